@@ -1,0 +1,24 @@
+from django.contrib import admin
+
+from common.admin_support import ReadOnlyAdmin
+from common.models import AuditLogEntry, OutboundEmail
+
+
+@admin.register(AuditLogEntry)
+class AuditLogEntryAdmin(ReadOnlyAdmin):
+    list_display = ("created_at", "organization", "mode", "actor_label", "action", "object_type", "object_id", "ip_address")
+    list_filter = ("action", "object_type", "actor_type", "mode")
+    search_fields = ("actor_label", "object_id", "action", "request_id")
+    date_hierarchy = "created_at"
+    list_select_related = ("organization",)
+
+    def has_view_permission(self, request, obj=None):
+        return request.user.is_staff
+
+
+@admin.register(OutboundEmail)
+class OutboundEmailAdmin(ReadOnlyAdmin):
+    list_display = ("created_at", "kind", "to", "status", "attempts", "sent_at", "next_attempt_at")
+    list_filter = ("status", "kind")
+    search_fields = ("to",)
+    exclude = ("context",)

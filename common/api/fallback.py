@@ -1,0 +1,16 @@
+from drf_spectacular.utils import extend_schema
+
+from common.api.views import V1APIView
+from common.errors import NotFound
+
+
+@extend_schema(exclude=True)
+class UnknownRouteView(V1APIView):
+    """Any path under /v1 that no route matches: a 404 in the envelope (rate-limited like the rest)."""
+
+    public = True
+    permission_classes = ()
+
+    def initial(self, request, *args, **kwargs):
+        super().initial(request, *args, **kwargs)
+        raise NotFound(f"No operation at {request.method} {request.path}.")

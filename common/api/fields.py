@@ -1,0 +1,17 @@
+import pycountry
+from rest_framework import serializers
+
+
+class CountryField(serializers.CharField):
+    """ISO 3166-1 alpha-2 country code, upper-cased."""
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("max_length", 2)
+        kwargs.setdefault("min_length", 2)
+        super().__init__(**kwargs)
+
+    def to_internal_value(self, data):
+        value = super().to_internal_value(data).upper()
+        if pycountry.countries.get(alpha_2=value) is None:
+            raise serializers.ValidationError(f"{value!r} is not an ISO 3166-1 alpha-2 country code.")
+        return value

@@ -1,0 +1,74 @@
+"""limit/offset pagination with each list's own default and maximum (spec "Limits").
+
+An out-of-range `limit` or `offset` is a 422, not silently clamped: the caller learns the maximum.
+"""
+
+from rest_framework import serializers
+from rest_framework.pagination import BasePagination
+from rest_framework.response import Response
+
+from common.errors import ValidationFailed, flatten_details
+
+
+class PageQuery(serializers.Serializer):
+    limit = serializers.IntegerField(required=False, min_value=1)
+    offset = serializers.IntegerField(required=False, min_value=0, default=0)
+
+
+def page_params(query_params, *, default: int, maximum: int) -> tuple[int, int]:
+    serializer = PageQuery(data={k: query_params[k] for k in ("limit", "offset") if k in query_params})
+    if not serializer.is_valid():
+        raise ValidationFailed(details=flatten_details(serializer.errors))
+    limit = serializer.validated_data.get("limit", default)
+    if limit > maximum:
+        raise ValidationFailed.for_field("limit", f"Ensure this value is less than or equal to {maximum}.")
+    return limit, serializer.validated_data["offset"]
+
+
+class LimitOffsetPagination(BasePagination):
+    """Response: {"data": [...], "total": n, "limit": l, "offset": o, "has_more": bool}."""
+
+    default_limit = 20
+    max_limit = 100
+
+    def __init__(self, default_limit: int | None = None, max_limit: int | None = None):
+        self.default_limit = default_limit or self.default_limit
+        self.max_limit = max_limit or self.max_limit
+
+    def paginate_queryset(self, queryset, request, view=None):
+        if hasattr(queryset, "ordered") and not queryset.ordered:
+            raise TypeError("refusing to paginate an unordered queryset")
+        self.limit, self.offset = page_params(request.query_params, default=self.default_limit, maximum=self.max_limit)
+        self.total = queryset.count()
+        return list(queryset[self.offset:self.offset + self.limit])
+
+    def get_paginated_response(self, data):
+        return Response({
+            "data": data, "total": self.total, "limit": self.limit, "offset": self.offset,
+            "has_more": self.offset + len(data) < self.total,
+        })
+
+    def get_paginated_response_schema(self, schema):
+        return {
+            "type": "object",
+            "required": ["data", "total", "limit", "offset", "has_more"],
+            "properties": {
+                "data": schema,
+                "total": {"type": "integer"},
+                "limit": {"type": "integer"},
+                "offset": {"type": "integer"},
+                "has_more": {"type": "boolean"},
+            },
+        }
+
+    def get_schema_operation_parameters(self, view):
+        return [
+            {"name": "limit", "in": "query", "required": False,
+             "schema": {"type": "integer", "minimum": 1, "maximum": self.max_limit, "default": self.default_limit}},
+            {"name": "offset", "in": "query", "required": False, "schema": {"type": "integer", "minimum": 0, "default": 0}},
+        ]
+
+
+def paginator(default: int, maximum: int):
+    """A pagination class for a list with this default and maximum: `pagination_class = paginator(50, 200)`."""
+    return type(f"Page{default}Max{maximum}", (LimitOffsetPagination,), {"default_limit": default, "max_limit": maximum})

@@ -1,0 +1,75 @@
+"""The /v1 base: every API view and viewset inherits `V1APIView` or `V1ViewSet`.
+
+They add to DRF: the per-key rate limit, counted right after authentication (so even a request
+refused by role counts) with its headers on every response; tenant scoping through one guarded
+`get_queryset`; limit/offset pagination with each list's own default and maximum.
+"""
+
+from rest_framework import viewsets
+from rest_framework.views import APIView
+
+from common import ratelimit
+from common.errors import RateLimited
+from common.principal import Principal
+
+
+class RateLimitedMixin:
+    def perform_authentication(self, request):
+        super().perform_authentication(request)
+        principal = request.auth
+        if isinstance(principal, Principal) and principal.is_api_key and self._limits_enabled():
+            result = ratelimit.check_api_key(principal.api_key)
+            request.rate_limit = result
+            if not result.allowed:
+                raise RateLimited(
+                    f"Rate limit of {result.limit} requests per minute exceeded; retry after "
+                    f"{result.reset_at} (Unix time).",
+                    headers=result.headers(),
+                )
+
+    @staticmethod
+    def _limits_enabled() -> bool:
+        from django.conf import settings
+
+        return settings.RATE_LIMIT_ENABLED
+
+    def finalize_response(self, request, response, *args, **kwargs):
+        response = super().finalize_response(request, response, *args, **kwargs)
+        result = getattr(request, "rate_limit", None)
+        if result is not None:
+            for name, value in result.headers().items():
+                response[name] = value
+        return response
+
+
+class TenantScopedMixin:
+    """`get_queryset` scopes `base_queryset()` to the caller's organization (and mode, for
+    per-mode records) and refuses an unordered result, so pagination is stable."""
+
+    def base_queryset(self):
+        raise NotImplementedError
+
+    @property
+    def principal(self) -> Principal:
+        return self.request.auth
+
+    def get_queryset(self):
+        queryset = self.base_queryset()
+        scope = getattr(queryset.model, "tenant_scope", None)
+        if scope is None:
+            raise TypeError(f"{queryset.model.__name__} declares no tenant_scope")
+        filters = {"organization": self.principal.organization}
+        if "mode" in scope:
+            filters["mode"] = self.principal.mode
+        queryset = queryset.filter(**filters)
+        if not queryset.ordered:
+            raise TypeError(f"{type(self).__name__}: unordered queryset")
+        return queryset
+
+
+class V1APIView(RateLimitedMixin, APIView):
+    pass
+
+
+class V1ViewSet(RateLimitedMixin, TenantScopedMixin, viewsets.GenericViewSet):
+    lookup_value_converter = "uuid"

@@ -1,0 +1,52 @@
+"""/health (readiness: database, cache and broker) and /health/live (liveness: constant JSON)."""
+
+import time
+
+from django.conf import settings
+from django.core.cache import cache
+from django.db import connection
+from django.http import JsonResponse
+from django.views.decorators.http import require_GET
+
+
+def _timed(check) -> dict:
+    started = time.perf_counter()
+    try:
+        detail = check() or {}
+        return {"ok": True, "latency_ms": round((time.perf_counter() - started) * 1000, 2), **detail}
+    except Exception as exc:  # noqa: BLE001 - a failing dependency is reported, not raised
+        return {"ok": False, "error": f"{type(exc).__name__}: {exc}"[:300]}
+
+
+def _database():
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT 1")
+    return {"engine": connection.vendor}
+
+
+def _cache():
+    cache.set("health:probe", "1", 10)
+    if cache.get("health:probe") != "1":
+        raise RuntimeError("cache did not return what was written")
+    return {"backend": "redis" if settings.REDIS_URL else "database"}
+
+
+def _broker():
+    from config.celery import app
+
+    with app.connection_for_write() as conn:
+        conn.ensure_connection(max_retries=1, timeout=2)
+        return {"transport": conn.transport_cls if isinstance(conn.transport_cls, str) else conn.transport.driver_type}
+
+
+@require_GET
+def health(request):
+    checks = {"database": _timed(_database), "cache": _timed(_cache), "broker": _timed(_broker)}
+    healthy = all(check["ok"] for check in checks.values())
+    body = {"status": "ok" if healthy else "degraded", "version": settings.SPECTACULAR_SETTINGS["VERSION"], **checks}
+    return JsonResponse(body, status=200 if healthy else 503)
+
+
+@require_GET
+def live(request):
+    return JsonResponse({"status": "ok"})

@@ -1,0 +1,104 @@
+import re
+import uuid
+
+from django.conf import settings
+from django.http import JsonResponse
+
+from common.context import RequestContext, bind_request, unbind_request
+from common.errors import error_response, json_error
+
+REQUEST_ID_PATTERN = re.compile(r"^[A-Za-z0-9._-]{1,64}$")
+
+
+def is_api_path(path: str) -> bool:
+    return path.startswith("/v1/") or path == "/v1" or path.startswith("/health")
+
+
+def client_ip(request) -> str | None:
+    if getattr(settings, "TRUST_X_FORWARDED_FOR", False):
+        forwarded = request.META.get("HTTP_X_FORWARDED_FOR", "")
+        if forwarded:
+            return forwarded.split(",")[0].strip()
+    return request.META.get("REMOTE_ADDR") or None
+
+
+class RequestContextMiddleware:
+    """Gives every request an id (the caller's X-Request-Id when sane) and binds it, with the
+    client IP, for the audit writer; echoes the id back."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        incoming = request.META.get("HTTP_X_REQUEST_ID", "")
+        request_id = incoming if REQUEST_ID_PATTERN.match(incoming) else f"req_{uuid.uuid4().hex}"
+        request.request_id = request_id
+        token = bind_request(
+            RequestContext(request_id=request_id, ip=client_ip(request),
+                           user_agent=request.META.get("HTTP_USER_AGENT", "")[:255])
+        )
+        try:
+            response = self.get_response(request)
+        finally:
+            unbind_request(token)
+        response["X-Request-Id"] = request_id
+        return response
+
+
+class BodySizeLimitMiddleware:
+    """Refuses bodies over the limit before reading them: 413 in the envelope."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        try:
+            length = int(request.META.get("CONTENT_LENGTH") or 0)
+        except ValueError:
+            return json_error(400, "BAD_REQUEST", "Content-Length is not a number.")
+        content_type = request.META.get("CONTENT_TYPE", "")
+        limit = settings.MAX_UPLOAD_BYTES if content_type.startswith("multipart/") else settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+        if length > limit and is_api_path(request.path):
+            return json_error(413, "PAYLOAD_TOO_LARGE", f"The request body is larger than {limit} bytes.")
+        return self.get_response(request)
+
+
+class ApiExceptionMiddleware:
+    """Under /v1 and /health, anything Django itself answers (404 of an unknown route, an error
+    outside DRF, a 500) comes back in the JSON error envelope, never as an HTML page or a trace."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        response = self.get_response(request)
+        if is_api_path(request.path) and response.status_code >= 400 and not isinstance(response, JsonResponse):
+            content_type = response.get("Content-Type", "")
+            if not content_type.startswith("application/json"):
+                return self._replace(response)
+        return response
+
+    def process_exception(self, request, exception):
+        if not is_api_path(request.path):
+            return None
+        code_status, body, headers = error_response(exception)
+        response = JsonResponse(body, status=code_status)
+        for name, value in headers.items():
+            response[name] = value
+        return response
+
+    @staticmethod
+    def _replace(response):
+        messages = {
+            400: ("BAD_REQUEST", "The request was malformed."),
+            403: ("FORBIDDEN", "Forbidden."),
+            404: ("NOT_FOUND", "Not found."),
+            405: ("METHOD_NOT_ALLOWED", "Method not allowed."),
+            413: ("PAYLOAD_TOO_LARGE", "The request body is larger than allowed."),
+        }
+        code, message = messages.get(response.status_code, ("INTERNAL_ERROR", "An internal error occurred."))
+        if response.status_code >= 500:
+            code_status = 500
+        else:
+            code_status = response.status_code
+        return json_error(code_status, code, message)

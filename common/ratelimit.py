@@ -1,0 +1,112 @@
+"""Sliding-window rate limiting (spec "Limits"): an exact log of request times per bucket.
+
+A request is counted when fewer than `limit` requests of the same bucket fall in the last
+`window` seconds. django-ratelimit, the design card's package, counts in fixed windows and cannot
+answer "when does the window reset" exactly, so it is not used here (docs/decisions.md).
+
+Two backends with the same behaviour:
+- Redis (REDIS_URL set): one Lua script per check, atomic on the server, times from Redis's clock
+  so web processes on several machines agree.
+- Database (embedded default): a row lock on the bucket, then count and insert in one transaction.
+"""
+
+import math
+import time
+import uuid
+from dataclasses import dataclass
+from functools import lru_cache
+
+from django.conf import settings
+from django.db import transaction
+
+from common.models import RateLimitBucket, RateLimitHit
+
+
+@dataclass(frozen=True)
+class LimitResult:
+    allowed: bool
+    limit: int
+    remaining: int
+    reset_at: int  # Unix seconds when the oldest counted request leaves the window
+
+    def headers(self) -> dict[str, str]:
+        return {
+            "X-RateLimit-Limit": str(self.limit),
+            "X-RateLimit-Remaining": str(self.remaining),
+            "X-RateLimit-Reset": str(self.reset_at),
+        }
+
+
+# KEYS[1] bucket; ARGV: window_ms, limit, member suffix, count (1 = record, 0 = peek)
+_REDIS_SCRIPT = """
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local window = tonumber(ARGV[1])
+local limit = tonumber(ARGV[2])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
+local count = redis.call('ZCARD', KEYS[1])
+local allowed = 0
+if count < limit then
+  allowed = 1
+  if ARGV[4] == '1' then
+    redis.call('ZADD', KEYS[1], now, now .. '-' .. ARGV[3])
+    count = count + 1
+    redis.call('PEXPIRE', KEYS[1], window)
+  end
+end
+local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+local first = now
+if oldest[2] then first = tonumber(oldest[2]) end
+return {allowed, count, first + window}
+"""
+
+
+@lru_cache(maxsize=1)
+def _redis_script():
+    import redis
+
+    client = redis.Redis.from_url(settings.REDIS_URL)
+    return client.register_script(_REDIS_SCRIPT)
+
+
+def _redis_check(bucket: str, limit: int, window: int, record: bool) -> LimitResult:
+    allowed, count, reset_ms = _redis_script()(
+        keys=[f"rl:{bucket}"], args=[window * 1000, limit, uuid.uuid4().hex[:12], "1" if record else "0"]
+    )
+    return LimitResult(bool(allowed), limit, max(limit - int(count), 0), math.ceil(int(reset_ms) / 1000))
+
+
+def _database_check(bucket: str, limit: int, window: int, record: bool) -> LimitResult:
+    now = time.time()
+    with transaction.atomic():
+        RateLimitBucket.objects.get_or_create(bucket=bucket)
+        RateLimitBucket.objects.select_for_update().filter(bucket=bucket).update(touched_at=now)
+        RateLimitHit.objects.filter(bucket=bucket, at__lte=now - window).delete()
+        times = list(RateLimitHit.objects.filter(bucket=bucket).order_by("at").values_list("at", flat=True)[:limit])
+        allowed = len(times) < limit
+        if allowed and record:
+            RateLimitHit.objects.create(bucket=bucket, at=now)
+            times.append(now)
+    first = times[0] if times else now
+    return LimitResult(allowed, limit, max(limit - len(times), 0), math.ceil(first + window))
+
+
+def check(bucket: str, *, limit: int, window: int | None = None, record: bool = True) -> LimitResult:
+    """Count one request against `bucket` (when `record`) and say whether it is allowed."""
+    window = window or settings.RATE_LIMIT_WINDOW_SECONDS
+    backend = _redis_check if settings.REDIS_URL else _database_check
+    return backend(bucket, limit, window, record)
+
+
+def reset(bucket: str) -> None:
+    """Forget a bucket (after a successful login, for the failure counter)."""
+    if settings.REDIS_URL:
+        _redis_script().registered_client.delete(f"rl:{bucket}")
+    else:
+        RateLimitHit.objects.filter(bucket=bucket).delete()
+
+
+def check_api_key(api_key) -> LimitResult:
+    """The per-key limit of the key's tier. Each key is its own bucket, so test and live keys
+    (always distinct keys) are counted apart."""
+    return check(f"key:{api_key.pk}", limit=settings.RATE_LIMIT_TIERS[api_key.tier])

@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class ComplianceConfig(AppConfig):
+    name = "compliance"
+    default_auto_field = "django.db.models.BigAutoField"

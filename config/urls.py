@@ -1,0 +1,34 @@
+from django.contrib import admin
+from django.urls import include, path, re_path
+from drf_spectacular.views import SpectacularJSONAPIView, SpectacularRedocView, SpectacularSwaggerView
+from rest_framework.routers import SimpleRouter
+
+from common import health
+from common.api.fallback import UnknownRouteView
+from organizations.api.views import ApiKeyViewSet, OrganizationsView
+
+developer = SimpleRouter(trailing_slash=False)
+developer.register("api-keys", ApiKeyViewSet, basename="api-key")
+
+v1 = [
+    path("openapi.json", SpectacularJSONAPIView.as_view(), name="openapi"),
+    path("docs", SpectacularSwaggerView.as_view(url_name="openapi"), name="docs"),
+    path("redoc", SpectacularRedocView.as_view(url_name="openapi"), name="redoc"),
+    path("auth/", include("accounts.api.urls")),
+    path("organizations", OrganizationsView.as_view()),
+    path("organizations/", include("organizations.api.urls")),
+    path("developer/", include(developer.urls)),
+]
+
+urlpatterns = [
+    path("health", health.health, name="health"),
+    path("health/live", health.live, name="health-live"),
+    path("v1/", include(v1)),
+    re_path(r"^v1(/.*)?$", UnknownRouteView.as_view()),
+    path("accounts/", include("accounts.urls")),
+    path("admin/", admin.site.urls),
+]
+
+admin.site.site_header = "Compliance console"
+admin.site.site_title = "Compliance console"
+admin.site.index_title = "Investigations and administration"

@@ -1,0 +1,121 @@
+from functools import partial
+
+from django.contrib import admin
+from django.template.response import TemplateResponse
+
+from common.admin_support import admin_principal, run_service
+from organizations import services
+from organizations.models import ApiKey, Invitation, Membership, Organization
+
+
+class MembershipInline(admin.TabularInline):
+    model = Membership
+    extra = 0
+    fields = ("user", "role", "created_at")
+    readonly_fields = ("user", "role", "created_at")
+    can_delete = False
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(Organization)
+class OrganizationAdmin(admin.ModelAdmin):
+    list_display = ("name", "slug", "four_eyes_filing", "created_at")
+    search_fields = ("name", "slug")
+    readonly_fields = ("created_at", "updated_at")
+    inlines = [MembershipInline]
+
+
+@admin.register(Membership)
+class MembershipAdmin(admin.ModelAdmin):
+    list_display = ("user", "organization", "role", "created_at")
+    list_filter = ("role", "organization")
+    search_fields = ("user__email", "organization__slug")
+    list_select_related = ("user", "organization")
+    readonly_fields = ("organization", "user", "created_at")
+    fields = ("organization", "user", "role", "created_at")
+
+    def has_add_permission(self, request):
+        return False  # members join through invitations
+
+    def save_model(self, request, obj, form, change):
+        principal = admin_principal(request, obj.organization)
+        run_service(request, lambda: services.member_role_change(principal=principal, user_id=obj.user_id, role=obj.role))
+
+    def delete_model(self, request, obj):
+        principal = admin_principal(request, obj.organization)
+        run_service(request, lambda: services.member_remove(principal=principal, user_id=obj.user_id))
+
+
+@admin.register(Invitation)
+class InvitationAdmin(admin.ModelAdmin):
+    list_display = ("email", "organization", "role", "status", "invited_by", "expires_at")
+    list_filter = ("organization", "role")
+    search_fields = ("email",)
+    readonly_fields = ("organization", "email", "role", "invited_by", "expires_at", "accepted_at", "accepted_by", "revoked_at")
+    actions = ["revoke"]
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+    @admin.action(description="Revoke the selected invitations")
+    def revoke(self, request, queryset):
+        for invitation in queryset:
+            principal = admin_principal(request, invitation.organization)
+            run_service(request, partial(services.invitation_revoke, principal=principal, invitation_id=invitation.pk),
+                        f"Revoked the invitation of {invitation.email}.")
+
+
+@admin.register(ApiKey)
+class ApiKeyAdmin(admin.ModelAdmin):
+    """Creating a key here shows the secret once, on the page that follows; it is never stored."""
+
+    list_display = ("name", "organization", "mode", "tier", "role", "prefix", "is_active", "last_used_at", "created_at")
+    list_filter = ("mode", "tier", "role", "organization")
+    search_fields = ("name", "prefix")
+    actions = ["revoke"]
+
+    def get_fields(self, request, obj=None):
+        if obj is None:
+            return ("organization", "name", "mode", "tier", "role")
+        return ("organization", "name", "mode", "tier", "role", "prefix", "created_by", "created_at", "last_used_at",
+                "revoked_at", "revoked_by")
+
+    def get_readonly_fields(self, request, obj=None):
+        return () if obj is None else self.get_fields(request, obj)
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+    def save_model(self, request, obj, form, change):
+        if change:
+            return
+        principal = admin_principal(request, obj.organization, obj.mode)
+        issued = {}
+
+        def issue():
+            issued["key"] = services.api_key_create(principal=principal, name=obj.name, mode=obj.mode, tier=obj.tier, role=obj.role)
+
+        if run_service(request, issue):
+            obj.pk = issued["key"].api_key.pk
+            obj._state.adding = False
+            request._issued_secret = issued["key"].secret
+
+    def response_add(self, request, obj, post_url_continue=None):
+        secret = getattr(request, "_issued_secret", None)
+        if secret is None:
+            return super().response_add(request, obj, post_url_continue)
+        return TemplateResponse(request, "admin/organizations/apikey/created.html",
+                                {**self.admin_site.each_context(request), "api_key": obj, "secret": secret,
+                                 "opts": self.model._meta, "title": "API key created"})
+
+    @admin.action(description="Revoke the selected API keys")
+    def revoke(self, request, queryset):
+        for api_key in queryset:
+            principal = admin_principal(request, api_key.organization, api_key.mode)
+            run_service(request, partial(services.api_key_revoke, principal=principal, api_key_id=api_key.pk),
+                        f"Revoked {api_key}.")

@@ -1,0 +1,135 @@
+from rest_framework import serializers
+
+from accounts.api.serializers import UserResponse
+from common.api.fields import CountryField
+from common.api.serializers import StrictSerializer
+from organizations.choices import Mode, Role, Tier, TinType
+from organizations.models import ApiKey, Invitation, Membership, Organization
+
+
+class AddressSerializer(StrictSerializer):
+    line1 = serializers.CharField(max_length=200)
+    city = serializers.CharField(max_length=100)
+    state = serializers.CharField(max_length=100, required=False, allow_blank=True, default="")
+    postal_code = serializers.CharField(max_length=20, required=False, allow_blank=True, default="")
+    country = CountryField()
+
+
+class FilerProfileSerializer(StrictSerializer):
+    """Who files: the institution's identity on a SAR or CTR (FinCEN "Filing Institution")."""
+
+    legal_name = serializers.CharField(max_length=150, required=False)
+    tin = serializers.RegexField(r"^[0-9A-Za-z-]{4,25}$", required=False,
+                                 error_messages={"invalid": "The TIN must be 4–25 letters, digits or dashes."})
+    tin_type = serializers.ChoiceField(choices=TinType.choices, required=False)
+    address = AddressSerializer(required=False)
+    primary_regulator = serializers.CharField(max_length=100, required=False)
+    contact_office = serializers.CharField(max_length=100, required=False)
+    contact_phone = serializers.RegexField(r"^\+?[0-9 ()-]{6,20}$", required=False,
+                                           error_messages={"invalid": "Use digits, spaces, +, (, ) and -."})
+
+
+class OrganizationCreateRequest(StrictSerializer):
+    name = serializers.CharField(max_length=200)
+    slug = serializers.SlugField(max_length=60, required=False)
+    filer_profile = FilerProfileSerializer(required=False)
+
+
+class OrganizationUpdateRequest(StrictSerializer):
+    name = serializers.CharField(max_length=200, required=False)
+    filer_profile = FilerProfileSerializer(required=False)
+    four_eyes_filing = serializers.BooleanField(required=False)
+
+
+class OrganizationResponse(serializers.ModelSerializer):
+    filer_profile = FilerProfileSerializer()
+    role = serializers.SerializerMethodField(help_text="The caller's role in this organization.")
+
+    class Meta:
+        model = Organization
+        fields = ["id", "name", "slug", "filer_profile", "four_eyes_filing", "role", "created_at", "updated_at"]
+        read_only_fields = fields
+
+    def get_role(self, org) -> str | None:
+        return self.context.get("role")
+
+
+class InviteRequest(StrictSerializer):
+    email = serializers.EmailField(max_length=254)
+    role = serializers.ChoiceField(choices=Role.choices, default=Role.VIEWER)
+
+
+class InvitationResponse(serializers.ModelSerializer):
+    status = serializers.CharField(read_only=True)
+    invited_by = serializers.EmailField(source="invited_by.email", allow_null=True, default=None)
+
+    class Meta:
+        model = Invitation
+        fields = ["id", "email", "role", "status", "invited_by", "created_at", "expires_at", "accepted_at", "revoked_at"]
+        read_only_fields = fields
+
+
+class InvitationCreatedResponse(InvitationResponse):
+    """The token is the link's; it is returned to the admin as well, to share another way."""
+
+    token = serializers.CharField(read_only=True)
+    accept_url = serializers.CharField(read_only=True)
+
+    class Meta(InvitationResponse.Meta):
+        fields = [*InvitationResponse.Meta.fields, "token", "accept_url"]
+        read_only_fields = fields
+
+
+class InvitationPreviewResponse(serializers.Serializer):
+    id = serializers.UUIDField()
+    organization_name = serializers.CharField(source="organization.name")
+    email = serializers.EmailField()
+    role = serializers.CharField()
+    status = serializers.CharField()
+    invited_by = serializers.EmailField(source="invited_by.email", allow_null=True, default=None)
+    expires_at = serializers.DateTimeField()
+
+
+class TokenQuery(StrictSerializer):
+    token = serializers.CharField(max_length=500)
+
+
+class UpdateRoleRequest(StrictSerializer):
+    role = serializers.ChoiceField(choices=Role.choices)
+
+
+class MemberResponse(serializers.ModelSerializer):
+    user = UserResponse()
+    user_id = serializers.UUIDField()
+    joined_at = serializers.DateTimeField(source="created_at")
+
+    class Meta:
+        model = Membership
+        fields = ["user_id", "user", "role", "joined_at"]
+        read_only_fields = fields
+
+
+class ApiKeyCreateRequest(StrictSerializer):
+    name = serializers.CharField(max_length=100)
+    mode = serializers.ChoiceField(choices=Mode.choices)
+    tier = serializers.ChoiceField(choices=Tier.choices, default=Tier.STANDARD)
+    role = serializers.ChoiceField(choices=Role.choices, default=Role.L3_OFFICER)
+
+
+class ApiKeyResponse(serializers.ModelSerializer):
+    created_by = serializers.EmailField(source="created_by.email", allow_null=True, default=None)
+    is_active = serializers.BooleanField()
+
+    class Meta:
+        model = ApiKey
+        fields = ["id", "name", "mode", "tier", "role", "prefix", "is_active", "created_by", "created_at",
+                  "last_used_at", "revoked_at"]
+        read_only_fields = fields
+
+
+class ApiKeyCreatedResponse(ApiKeyResponse):
+    key = serializers.CharField(help_text="The secret. Shown once: store it now.")
+
+    class Meta(ApiKeyResponse.Meta):
+        fields = [*ApiKeyResponse.Meta.fields, "key"]
+        read_only_fields = fields

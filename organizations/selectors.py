@@ -1,0 +1,71 @@
+import uuid
+from datetime import timedelta
+
+from django.core import signing
+from django.utils import timezone
+
+from common.secrets import secret_hash
+from organizations.models import ApiKey, Invitation, Membership, Organization
+
+INVITATION_SALT = "organizations.invitation"
+
+
+def api_key_by_secret(secret: str) -> ApiKey | None:
+    """The active key with this secret, its organization loaded; records use at most every minute."""
+    api_key = (
+        ApiKey.objects.select_related("organization")
+        .filter(key_hash=secret_hash(secret), revoked_at__isnull=True)
+        .first()
+    )
+    if api_key is not None:
+        now = timezone.now()
+        if api_key.last_used_at is None or now - api_key.last_used_at > timedelta(minutes=1):
+            ApiKey.objects.filter(pk=api_key.pk).update(last_used_at=now)
+    return api_key
+
+
+def api_keys_of(organization: Organization):
+    return ApiKey.objects.filter(organization=organization).select_related("created_by").order_by("-created_at", "id")
+
+
+def memberships_of(user) -> list[Membership]:
+    return list(Membership.objects.filter(user=user).select_related("organization").order_by("created_at", "id"))
+
+
+def membership_for_request(*, user, organization_ref: str | None) -> Membership | None:
+    """The membership a session acts through: the organization named (id or slug), else the first."""
+    memberships = Membership.objects.filter(user=user).select_related("organization").order_by("created_at", "id")
+    if organization_ref:
+        try:
+            return memberships.filter(organization_id=uuid.UUID(organization_ref)).first()
+        except ValueError:
+            return memberships.filter(organization__slug=organization_ref).first()
+    return memberships.first()
+
+
+def members_of(organization: Organization):
+    return Membership.objects.filter(organization=organization).select_related("user").order_by("created_at", "id")
+
+
+def member(organization: Organization, user_id) -> Membership | None:
+    return members_of(organization).filter(user_id=user_id).first()
+
+
+def invitations_of(organization: Organization):
+    return Invitation.objects.filter(organization=organization).select_related("invited_by").order_by("-created_at", "id")
+
+
+def invitation_token(invitation: Invitation) -> str:
+    return signing.dumps(str(invitation.pk), salt=INVITATION_SALT)
+
+
+def invitation_by_token(token: str) -> Invitation | None:
+    try:
+        invitation_id = uuid.UUID(signing.loads(token, salt=INVITATION_SALT))
+    except (signing.BadSignature, ValueError, TypeError):
+        return None
+    return Invitation.objects.select_related("organization", "invited_by").filter(pk=invitation_id).first()
+
+
+def organization_by_slug(slug: str) -> Organization | None:
+    return Organization.objects.filter(slug=slug).first()
