@@ -13,3 +13,8 @@ from config.settings import *  # noqa: E402,F403
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 CELERY_TASK_ALWAYS_EAGER = True
 CELERY_TASK_EAGER_PROPAGATES = True
+
+# A file, not memory, so that subprocesses the tests start (a real Celery worker, gunicorn) see
+# the same test database. pytest-xdist appends the worker id to the name.
+if IS_SQLITE:  # noqa: F405
+    DATABASES["default"]["TEST"] = {"NAME": os.path.join(DATA_DIR, "test.sqlite3")}  # noqa: F405
