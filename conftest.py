@@ -92,3 +92,13 @@ def api():
         return client
 
     return make
+
+
+@pytest.fixture(autouse=True)
+def _fresh_rate_limits(request, settings):
+    """Redis buckets survive a test's rollback: clear this run's after each test that used the DB."""
+    yield
+    if settings.REDIS_URL and {"db", "transactional_db", "django_db_setup"} & set(request.fixturenames):
+        from common import ratelimit
+
+        ratelimit.reset_all()

@@ -39,6 +39,10 @@ class Unauthenticated(ServiceError):
     code = "UNAUTHENTICATED"
     default_message = "Authentication credentials were missing or invalid."
 
+    def __init__(self, message: str | None = None, **kwargs):
+        kwargs.setdefault("headers", {"WWW-Authenticate": 'Bearer realm="api"'})
+        super().__init__(message, **kwargs)
+
 
 class Forbidden(ServiceError):
     status_code = 403

@@ -1,9 +1,13 @@
 """Enqueueing Celery tasks once the current transaction commits (DESIGN §6): a task never runs
 against rows it cannot see yet, and a rolled-back change enqueues nothing."""
 
+import logging
 from functools import partial
 
 from django.db import transaction
+from kombu.exceptions import OperationalError
+
+logger = logging.getLogger("common.outbox")
 
 
 def enqueue_on_commit(task, *args, **kwargs) -> None:
@@ -13,7 +17,5 @@ def enqueue_on_commit(task, *args, **kwargs) -> None:
 def _send(task, args, kwargs):
     try:
         task.apply_async(args=args, kwargs=kwargs)
-    except Exception:  # noqa: BLE001 - a broker outage only delays: beat sweepers pick the row up
-        import logging
-
-        logging.getLogger("common.tasks").warning("could not enqueue %s; the sweeper will retry", task.name)
+    except (OperationalError, OSError):  # a broker outage only delays: beat sweepers pick the row up
+        logger.warning("could not enqueue %s; the sweeper will retry", task.name, exc_info=True)

@@ -69,9 +69,13 @@ def _redis_script():
     return client.register_script(_REDIS_SCRIPT)
 
 
+def redis_key(bucket: str) -> str:
+    return f"{settings.RATE_LIMIT_KEY_PREFIX}:rl:{bucket}"
+
+
 def _redis_check(bucket: str, limit: int, window: int, record: bool) -> LimitResult:
     allowed, count, reset_ms = _redis_script()(
-        keys=[f"rl:{bucket}"], args=[window * 1000, limit, uuid.uuid4().hex[:12], "1" if record else "0"]
+        keys=[redis_key(bucket)], args=[window * 1000, limit, uuid.uuid4().hex[:12], "1" if record else "0"]
     )
     return LimitResult(bool(allowed), limit, max(limit - int(count), 0), math.ceil(int(reset_ms) / 1000))
 
@@ -101,9 +105,19 @@ def check(bucket: str, *, limit: int, window: int | None = None, record: bool = 
 def reset(bucket: str) -> None:
     """Forget a bucket (after a successful login, for the failure counter)."""
     if settings.REDIS_URL:
-        _redis_script().registered_client.delete(f"rl:{bucket}")
+        _redis_script().registered_client.delete(redis_key(bucket))
     else:
         RateLimitHit.objects.filter(bucket=bucket).delete()
+
+
+def reset_all() -> None:
+    """Forget every bucket of this deployment (tests; an operator after an incident)."""
+    if settings.REDIS_URL:
+        client = _redis_script().registered_client
+        for key in client.scan_iter(match=redis_key("*"), count=1000):
+            client.delete(key)
+    else:
+        RateLimitHit.objects.all().delete()
 
 
 def check_api_key(api_key) -> LimitResult:

@@ -121,6 +121,7 @@ else:
         }
     }
 
+RATE_LIMIT_KEY_PREFIX = os.environ.get("CACHE_KEY_PREFIX", "svc")
 RATE_LIMIT_WINDOW_SECONDS = 60
 RATE_LIMIT_TIERS = {"standard": 100, "premium": 1000}
 RATE_LIMIT_ENABLED = env_bool("RATE_LIMIT_ENABLED", True)
@@ -231,10 +232,19 @@ CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 4
 CELERY_TASK_TIME_LIMIT = 300
-CELERY_TASK_SOFT_TIME_LIMIT = 240
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
 CELERY_TIMEZONE = "UTC"
+
+# --- Webhooks (docs/webhooks.md) --------------------------------------------------------------
+# Outbound deliveries refuse private, loopback and link-local destinations unless this is true
+# (local receivers, tests); WEBHOOK_CA_BUNDLE names a CA file trusted besides the public ones.
+WEBHOOK_ALLOW_PRIVATE_NETWORKS = env_bool("WEBHOOK_ALLOW_PRIVATE_NETWORKS", False)
+WEBHOOK_CA_BUNDLE = os.environ.get("WEBHOOK_CA_BUNDLE", "")
+# Shared secrets of the inbound provider callbacks; a provider without one has its callbacks refused.
+KYB_WEBHOOK_SECRET = os.environ.get("KYB_WEBHOOK_SECRET", "")
+IDENTITY_WEBHOOK_SECRET = os.environ.get("IDENTITY_WEBHOOK_SECRET", "")
+CHAIN_WEBHOOK_SECRET = os.environ.get("CHAIN_WEBHOOK_SECRET", "")
 
 # --- Locale, static ---------------------------------------------------------------------------
 LANGUAGE_CODE = "en-us"

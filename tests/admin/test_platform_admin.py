@@ -1,0 +1,49 @@
+"""The console's platform screens: API keys shown once, revocation, members through the services."""
+
+import hashlib
+import re
+
+import pytest
+
+from common.models import AuditLogEntry
+from organizations.models import ApiKey, Membership
+
+pytestmark = pytest.mark.django_db
+
+
+def test_creating_a_key_shows_the_secret_once(admin_client, org):
+    response = admin_client.post("/admin/organizations/apikey/add/", {
+        "organization": org.pk, "name": "console key", "mode": "live", "tier": "premium", "role": "l2_investigator",
+    })
+    assert response.status_code == 200
+    secret = re.search(rb'id="api-key-secret"[^>]*>(sk_live_[0-9A-Za-z]+)<', response.content).group(1).decode()
+    stored = ApiKey.objects.get(name="console key")
+    assert stored.key_hash == hashlib.sha256(secret.encode()).hexdigest()
+    assert (stored.mode, stored.tier, stored.role) == ("live", "premium", "l2_investigator")
+    assert secret.encode() not in admin_client.get(f"/admin/organizations/apikey/{stored.pk}/change/").content
+    assert AuditLogEntry.objects.filter(action="api_key.created", object_id=str(stored.pk)).exists()
+
+
+def test_revoke_action_calls_the_service(admin_client, org, key, api):
+    secret = key(org)
+    stored = ApiKey.objects.get(prefix=secret[:12])
+    response = admin_client.post("/admin/organizations/apikey/", {"action": "revoke", "_selected_action": [stored.pk]}, follow=True)
+    assert response.status_code == 200
+    stored.refresh_from_db()
+    assert stored.revoked_at is not None
+    assert api(secret).get("/v1/developer/api-keys").status_code == 401
+
+
+def test_demoting_the_last_admin_is_refused_in_the_console_too(admin_client, org):
+    membership = Membership.objects.get(organization=org, role="admin")
+    response = admin_client.post(f"/admin/organizations/membership/{membership.pk}/change/", {"role": "viewer"}, follow=True)
+    assert b"last admin" in response.content
+    membership.refresh_from_db()
+    assert membership.role == "admin"
+
+
+def test_console_pages_render(admin_client, org):
+    for url in ("/admin/", "/admin/organizations/organization/", f"/admin/organizations/organization/{org.pk}/change/",
+                "/admin/accounts/user/", "/admin/organizations/apikey/", "/admin/common/auditlogentry/",
+                "/admin/organizations/invitation/", "/admin/common/outboundemail/"):
+        assert admin_client.get(url).status_code == 200, url

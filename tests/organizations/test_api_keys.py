@@ -1,0 +1,101 @@
+"""/v1/developer/api-keys and the key lifecycle: shown once, hashed at rest, revocable."""
+
+import hashlib
+
+import pytest
+
+from common.models import AuditLogEntry
+from organizations.models import ApiKey
+
+pytestmark = pytest.mark.django_db
+
+
+def create(client, **body):
+    return client.post("/v1/developer/api-keys", {"name": "ci", "mode": "live", **body}, format="json")
+
+
+class TestCreate:
+    def test_admin_session_gets_the_key_once(self, api, member, org):
+        user, token = member(org, "admin")
+        response = create(api(token), tier="premium", role="l1_analyst")
+        body = response.json()
+        assert response.status_code == 201, body
+        assert body["key"].startswith("sk_live_") and len(body["key"]) >= 8 + 32
+        assert (body["mode"], body["tier"], body["role"], body["prefix"]) == ("live", "premium", "l1_analyst", body["key"][:12])
+        stored = ApiKey.objects.get(pk=body["id"])
+        assert stored.key_hash == hashlib.sha256(body["key"].encode()).hexdigest()
+        assert body["key"] not in str(ApiKey.objects.filter(pk=body["id"]).values().first())
+        listed = api(token).get("/v1/developer/api-keys").json()
+        assert "key" not in listed["data"][0]
+        assert AuditLogEntry.objects.get(action="api_key.created", object_id=body["id"]).actor_label == user.email
+
+    def test_defaults(self, api, member, org):
+        _, token = member(org, "admin")
+        body = create(api(token), mode="test").json()
+        assert (body["tier"], body["role"]) == ("standard", "l3_officer") and body["key"].startswith("sk_test_")
+
+    def test_the_new_key_works_with_its_role(self, api, member, org):
+        _, token = member(org, "admin")
+        secret = create(api(token), role="viewer").json()["key"]
+        assert api(secret).get("/v1/developer/api-keys").status_code == 403  # viewer < admin
+
+    def test_needs_a_user_session_and_admin(self, api, member, org, key):
+        assert create(api(key(org, role="admin"))).status_code == 403
+        _, officer = member(org, "l3_officer")
+        assert create(api(officer)).status_code == 403
+        assert create(api()).status_code == 401
+        assert not ApiKey.objects.filter(name="ci").exists()
+
+    @pytest.mark.parametrize("body", [{"mode": "prod"}, {"tier": "gold"}, {"role": "root"}, {"name": ""}, {"secret": "x"}])
+    def test_bad_input(self, api, member, org, body):
+        _, token = member(org, "admin")
+        response = create(api(token), **body)
+        assert response.status_code == 422 and response.json()["error"]["code"] == "VALIDATION_ERROR"
+        assert not ApiKey.objects.filter(name="ci").exists()
+
+
+class TestListAndRevoke:
+    def test_list_is_paginated_and_tenant_scoped(self, api, org, other_org, key):
+        admin_key = key(org)
+        for _ in range(3):
+            key(org, mode="live")
+        key(other_org)
+        body = api(admin_key).get("/v1/developer/api-keys?limit=2").json()
+        assert body["total"] == 4 and len(body["data"]) == 2 and body["has_more"] is True
+        assert {k["mode"] for k in api(admin_key).get("/v1/developer/api-keys").json()["data"]} == {"test", "live"}
+
+    @pytest.mark.parametrize("query", ["limit=0", "limit=101", "limit=x", "offset=-1"])
+    def test_bad_pagination(self, api, org, key, query):
+        response = api(key(org)).get(f"/v1/developer/api-keys?{query}")
+        assert response.status_code == 422
+
+    def test_revoke_stops_the_key(self, api, member, org, key):
+        _, token = member(org, "admin")
+        victim = key(org, role="admin")
+        victim_id = ApiKey.objects.get(prefix=victim[:12]).pk
+        assert api(victim).get("/v1/developer/api-keys").status_code == 200
+        response = api(token).delete(f"/v1/developer/api-keys/{victim_id}")
+        assert response.status_code == 200 and response.json()["is_active"] is False
+        refused = api(victim).get("/v1/developer/api-keys")
+        assert refused.status_code == 401 and refused.json()["error"]["code"] == "UNAUTHENTICATED"
+        assert AuditLogEntry.objects.filter(action="api_key.revoked", object_id=str(victim_id)).count() == 1
+        assert api(token).delete(f"/v1/developer/api-keys/{victim_id}").status_code == 200  # idempotent
+        assert AuditLogEntry.objects.filter(action="api_key.revoked", object_id=str(victim_id)).count() == 1
+
+    def test_other_organizations_key_is_404(self, api, org, other_org, key):
+        foreign = ApiKey.objects.get(prefix=key(other_org)[:12])
+        response = api(key(org)).delete(f"/v1/developer/api-keys/{foreign.pk}")
+        assert response.status_code == 404
+        foreign.refresh_from_db()
+        assert foreign.revoked_at is None
+
+    def test_lower_roles_cannot_list(self, api, org, key):
+        assert api(key(org, role="l3_officer")).get("/v1/developer/api-keys").status_code == 403
+
+    def test_malformed_credentials(self, api, org):
+        for header in ("Basic abc", "Bearer", "Bearer sk_test_unknown", "Bearer xyz"):
+            client = api()
+            client.credentials(HTTP_AUTHORIZATION=header)
+            response = client.get("/v1/developer/api-keys")
+            assert response.status_code == 401, header
+            assert response["WWW-Authenticate"].startswith("Bearer")

@@ -1,0 +1,53 @@
+"""The published OpenAPI document is a contract: 3.1, version 0.1.0, every operation with schemas."""
+
+import pytest
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(scope="module")
+def schema(django_db_blocker):
+    from django.test import Client
+
+    with django_db_blocker.unblock():
+        response = Client().get("/v1/openapi.json")
+    assert response.status_code == 200 and "json" in response["Content-Type"]
+    return response.json()
+
+
+def test_document_header(schema):
+    assert schema["openapi"] == "3.1.0"
+    assert schema["info"]["version"] == "0.1.0" and schema["info"]["title"]
+
+
+def test_every_operation_has_an_id_responses_and_error_schema(schema):
+    operations = [(path, method, op) for path, item in schema["paths"].items() for method, op in item.items()]
+    assert len(operations) >= 20
+    ids = [op["operationId"] for _, _, op in operations]
+    assert len(ids) == len(set(ids))
+    for path, method, op in operations:
+        assert path.startswith("/v1/"), path
+        success = [code for code in op["responses"] if code.startswith("2")]
+        assert success, (path, method)
+        if method != "get":
+            assert "422" in op["responses"], (path, method)
+    assert schema["components"]["schemas"]["Error"]["required"] == ["error"]
+
+
+def test_request_and_response_bodies_are_real_schemas(schema):
+    login = schema["paths"]["/v1/auth/login"]["post"]
+    assert "requestBody" in login
+    ref = login["responses"]["200"]["content"]["application/json"]["schema"]["$ref"].rsplit("/", 1)[1]
+    assert set(schema["components"]["schemas"][ref]["properties"]) == {"user", "session_token", "expires_at"}
+
+
+def test_the_document_validates_as_openapi_31(schema):
+    from openapi_spec_validator import validate
+
+    validate(schema)
+
+
+def test_swagger_and_redoc_pages(client):
+    for url in ("/v1/docs", "/v1/redoc"):
+        response = client.get(url)
+        assert response.status_code == 200 and b"openapi.json" in response.content
