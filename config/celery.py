@@ -7,3 +7,10 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 app = Celery("compliance")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+
+# Static beat entries; django-celery-beat's DatabaseScheduler copies them into its tables.
+app.conf.beat_schedule = {
+    **(app.conf.beat_schedule or {}),
+    "webhooks.sweep_deliveries": {"task": "webhooks.sweep_deliveries", "schedule": 5.0},
+    "webhooks.sweep_callbacks": {"task": "webhooks.sweep_callbacks", "schedule": 60.0},
+}

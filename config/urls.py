@@ -5,10 +5,13 @@ from rest_framework.routers import SimpleRouter
 
 from common import health
 from common.api.fallback import UnknownRouteView
-from organizations.api.views import ApiKeyViewSet, OrganizationsView
+from organizations.api.views import ApiKeyViewSet, OrganizationsView, WhoAmIView
+from webhooks.api.urls import inbound_urlpatterns
+from webhooks.api.views import WebhookEndpointViewSet
 
 developer = SimpleRouter(trailing_slash=False)
 developer.register("api-keys", ApiKeyViewSet, basename="api-key")
+developer.register("webhook-endpoints", WebhookEndpointViewSet, basename="webhook-endpoint")
 
 v1 = [
     path("openapi.json", SpectacularJSONAPIView.as_view(), name="openapi"),
@@ -19,6 +22,8 @@ v1 = [
     path("organizations/", include("organizations.api.urls")),
     path("developer/", include(developer.urls)),
 ]
+    path("monitoring/", include("monitoring.api.urls")),
+    path("webhooks/", include(inbound_urlpatterns)),
 
 urlpatterns = [
     path("health", health.health, name="health"),

@@ -1,0 +1,1 @@
+"""Notifications: other apps call `notification_create` in their own transactions."""

@@ -1,0 +1,37 @@
+"""Notification writes: created by the services where their events happen; marked read by a member."""
+
+from django.db import transaction
+from django.utils import timezone
+
+from common.audit import audit_record
+from common.errors import NotFound, ValidationFailed
+from common.principal import Principal
+from monitoring.models import Notification, NotificationType
+
+
+@transaction.atomic
+def notification_create(*, organization, mode: str, type: str, title: str, body: str = "", entity_id=None,
+                        alert_id=None, case_id=None) -> Notification:
+    """Called inside the transaction of the change it reports (an alert raised, a case assigned ...)."""
+    if type not in NotificationType.values:
+        raise ValidationFailed.for_field("type", f"Unknown notification type {type!r}.")
+    return Notification.objects.create(
+        organization=organization, mode=mode, type=type, title=title[:200], body=body,
+        entity_id=entity_id, alert_id=alert_id, case_id=case_id,
+    )
+
+
+@transaction.atomic
+def notification_mark_read(*, principal: Principal, notification_id) -> Notification:
+    """Idempotent: marking a read notification again changes nothing and records nothing."""
+    notification = Notification.objects.select_for_update().filter(
+        pk=notification_id, organization=principal.organization, mode=principal.mode,
+    ).first()
+    if notification is None:
+        raise NotFound("No notification of yours has this id.")
+    if not notification.read:
+        notification.read, notification.read_at = True, timezone.now()
+        notification.save(update_fields=["read", "read_at", "updated_at"])
+        audit_record(actor=principal, action="notification.read", object_type="notification", object_id=notification.pk,
+                     organization=principal.organization, mode=principal.mode, after={"read": True})
+    return notification

@@ -1,0 +1,230 @@
+"""Deliveries to real HTTPS receivers on loopback: signatures, the retry schedule, permanent failure
+and manual retry, redirects, idempotency and the SSRF guard."""
+
+import datetime as dt
+import hashlib
+import hmac
+import json
+
+import pytest
+
+from tests.webhooks.conftest import alert_data, principal_of
+from tests.webhooks.receiver import HANG
+from webhooks import delivery, services
+from webhooks.models import Delivery, DeliveryStatus
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def emit(org, django_capture_on_commit_callbacks):
+    """emit(**overrides) → the alert.created event, its on-commit work (the eager delivery task) run."""
+
+    def run(**overrides):
+        with django_capture_on_commit_callbacks(execute=True):
+            return services.event_emit(organization=org, mode="test", type="alert.created", data=alert_data(**overrides))
+
+    return run
+
+
+@pytest.fixture
+def sweep(django_capture_on_commit_callbacks):
+    def run() -> list[str]:
+        with django_capture_on_commit_callbacks(execute=True):
+            return delivery.delivery_sweep()
+
+    return run
+
+
+def expected_signature(secret: str, request) -> str:
+    """An independent check: stdlib hmac over the raw bytes the receiver got."""
+    message = request.headers["x-svc-timestamp"].encode() + b"." + request.body
+    return hmac.new(secret.encode(), message, hashlib.sha256).hexdigest()
+
+
+def test_delivers_the_signed_envelope(local_receivers, receiver, make_endpoint, emit):
+    hook = receiver()
+    endpoint = make_endpoint(hook.url())
+
+    event = emit()
+
+    (request,) = hook.requests
+    assert hmac.compare_digest(request.headers["x-svc-signature"], expected_signature(endpoint.signing_secret, request))
+    assert abs(int(request.headers["x-svc-timestamp"]) - dt.datetime.now(dt.UTC).timestamp()) < 30
+    assert request.headers["content-type"] == "application/json"
+    assert request.path == "/hooks"
+    assert json.loads(request.body) == {
+        "id": event.public_id, "type": "alert.created", "created_at": event.created_at.isoformat().replace("+00:00", "Z"),
+        "data": {**alert_data(), "created_at": "2026-01-02T03:04:05Z"},
+    }
+    stored = Delivery.objects.get(event=event)
+    assert (stored.status, stored.attempts, stored.last_status) == (DeliveryStatus.SUCCEEDED, 1, 200)
+    assert stored.delivered_at is not None and stored.next_attempt_at is None
+    (attempt,) = stored.attempt_log.all()
+    assert (attempt.number, attempt.status_code, attempt.error) == (1, 200, "")
+    assert attempt.finished_at is not None and attempt.duration_ms is not None
+
+
+def test_two_failures_then_success_makes_three_attempts_at_the_scheduled_delays(
+        local_receivers, receiver, make_endpoint, emit, sweep, clock):
+    hook = receiver(lambda n, request: 500 if n < 2 else 200)
+    make_endpoint(hook.url())
+    start = clock.now()
+
+    event = emit()
+    stored = Delivery.objects.get(event=event)
+    assert (stored.status, stored.attempts, stored.last_status) == ("pending", 1, 500)
+    assert stored.next_attempt_at == start + dt.timedelta(seconds=5)
+    assert "HTTP 500" in stored.last_error
+
+    clock.advance(seconds=4.9)
+    assert sweep() == [] and len(hook.requests) == 1  # not due yet
+
+    clock.set(start + dt.timedelta(seconds=5))
+    assert sweep() == [str(stored.pk)]
+    stored.refresh_from_db()
+    assert (stored.attempts, stored.next_attempt_at) == (2, start + dt.timedelta(seconds=35))
+
+    clock.set(start + dt.timedelta(seconds=35))
+    sweep()
+    stored.refresh_from_db()
+    assert (stored.status, stored.attempts, stored.last_status) == (DeliveryStatus.SUCCEEDED, 3, 200)
+    assert [r.answered for r in hook.requests] == [500, 500, 200]
+    assert {r.event_id for r in hook.requests} == {event.public_id}
+    attempts = list(stored.attempt_log.order_by("number"))
+    assert [a.at - start for a in attempts] == [dt.timedelta(0), dt.timedelta(seconds=5), dt.timedelta(seconds=35)]
+    assert [a.status_code for a in attempts] == [500, 500, 200]
+    assert stored.delivered_at == start + dt.timedelta(seconds=35)
+
+    clock.advance(hours=5)
+    assert sweep() == [] and len(hook.requests) == 3  # a delivered event is never sent again
+
+
+def test_a_receiver_that_never_answers_fails_after_seven_attempts_and_manual_retry_delivers(
+        local_receivers, receiver, make_endpoint, emit, sweep, clock, api, key, org, django_capture_on_commit_callbacks):
+    fixed = {"yes": False}
+    hook = receiver(lambda n, request: 200 if fixed["yes"] else HANG, hang_seconds=6)
+    endpoint = make_endpoint(hook.url())
+    start = clock.now()
+
+    event = emit()
+    stored = Delivery.objects.get(event=event)
+    schedule = [5, 30, 120, 900, 3600, 14400]
+    for attempt_number, delay in enumerate(schedule, start=1):
+        assert (stored.status, stored.attempts) == ("pending", attempt_number)
+        assert "timed out" in stored.last_error and stored.last_status is None
+        clock.set(stored.next_attempt_at)
+        assert stored.next_attempt_at - stored.attempt_log.get(number=attempt_number).finished_at == dt.timedelta(seconds=delay)
+        sweep()
+        stored.refresh_from_db()
+    assert (stored.status, stored.attempts, stored.next_attempt_at) == (DeliveryStatus.FAILED, 7, None)
+    assert stored.attempt_log.count() == 7 and len(hook.requests) == 7
+    assert clock.now() - start == dt.timedelta(seconds=sum(schedule))
+    clock.advance(days=1)
+    assert sweep() == []
+
+    fixed["yes"] = True
+    client = api(key(org))
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(f"/v1/developer/webhook-endpoints/{endpoint.pk}/deliveries/{stored.pk}/retry")
+    assert response.status_code == 202, response.json()
+    assert (response.json()["status"], response.json()["attempts"]) == ("pending", 7)  # the worker takes it from here
+    assert len(hook.acknowledged()) == 1 and hook.acknowledged()[0].event_id == event.public_id
+    stored.refresh_from_db()
+    assert (stored.status, stored.last_status, stored.attempts) == (DeliveryStatus.SUCCEEDED, 200, 8)
+
+    again = client.post(f"/v1/developer/webhook-endpoints/{endpoint.pk}/deliveries/{stored.pk}/retry")
+    assert again.status_code == 409 and again.json()["error"]["code"] == "CONFLICT"
+    assert len(hook.requests) == 8
+
+
+def test_a_failed_manual_retry_leaves_the_delivery_failed(local_receivers, receiver, make_endpoint, emit, clock, org,
+                                                          django_capture_on_commit_callbacks):
+    hook = receiver(lambda n, request: 503)
+    endpoint = make_endpoint(hook.url())
+    event = emit()
+    Delivery.objects.filter(event=event).update(status=DeliveryStatus.FAILED, attempts=7, next_attempt_at=None)
+    stored = Delivery.objects.get(event=event)
+
+    with django_capture_on_commit_callbacks(execute=True):
+        services.delivery_retry(principal=principal_of(org), endpoint_id=endpoint.pk, delivery_id=stored.pk)
+
+    stored.refresh_from_db()
+    assert (stored.status, stored.attempts, stored.last_status, stored.next_attempt_at) == ("failed", 8, 503, None)
+
+
+def test_redirects_are_not_followed(local_receivers, receiver, make_endpoint, emit):
+    target = receiver()
+    hook = receiver(lambda n, request: (302, {"Location": target.url("/elsewhere")}))
+    make_endpoint(hook.url())
+
+    event = emit()
+
+    stored = Delivery.objects.get(event=event)
+    assert (stored.status, stored.last_status) == ("pending", 302)
+    assert "not followed" in stored.last_error
+    assert target.requests == []
+
+
+def test_a_succeeded_delivery_is_never_claimed_again(local_receivers, receiver, make_endpoint, emit, clock):
+    hook = receiver()
+    make_endpoint(hook.url())
+    event = emit()
+    stored = Delivery.objects.get(event=event)
+
+    clock.advance(hours=1)
+    assert delivery.delivery_attempt(stored.pk) is None
+    Delivery.objects.filter(pk=stored.pk).update(next_attempt_at=clock.now())  # even if made due by hand
+    assert delivery.delivery_attempt(stored.pk) is None
+    assert len(hook.requests) == 1
+
+
+def test_a_disabled_endpoint_gets_nothing_and_the_delivery_fails(local_receivers, receiver, make_endpoint, emit,
+                                                                  admin_principal, django_capture_on_commit_callbacks):
+    hook = receiver()
+    endpoint = make_endpoint(hook.url())
+    with django_capture_on_commit_callbacks(execute=False):
+        event = services.event_emit(organization=endpoint.organization, mode="test", type="alert.created", data=alert_data())
+    services.endpoint_update(principal=admin_principal, endpoint_id=endpoint.pk, changes={"enabled": False})
+
+    delivery.delivery_attempt(Delivery.objects.get(event=event).pk)
+
+    stored = Delivery.objects.get(event=event)
+    assert (stored.status, stored.last_error) == ("failed", "the endpoint is disabled: not sent")
+    assert hook.requests == []
+
+
+def test_rotating_the_secret_signs_with_the_new_one(local_receivers, receiver, make_endpoint, emit, admin_principal):
+    hook = receiver()
+    endpoint = make_endpoint(hook.url())
+    old = endpoint.signing_secret
+    rotated = services.endpoint_rotate_secret(principal=admin_principal, endpoint_id=endpoint.pk)
+
+    emit()
+
+    (request,) = hook.requests
+    assert rotated.signing_secret != old
+    assert request.headers["x-svc-signature"] == expected_signature(rotated.signing_secret, request)
+    assert request.headers["x-svc-signature"] != expected_signature(old, request)
+
+
+def test_tls_is_verified(settings, receiver, make_endpoint, emit, local_receivers):
+    hook = receiver()
+    make_endpoint(hook.url())
+    settings.WEBHOOK_CA_BUNDLE = ""  # the test CA is no longer trusted
+
+    event = emit()
+
+    stored = Delivery.objects.get(event=event)
+    assert stored.status == "pending" and "TLS error" in stored.last_error
+    assert hook.requests == []
+
+
+def test_an_ipv6_receiver_is_reached_with_its_certificate_verified(receiver, make_endpoint, emit, local_receivers):
+    hook = receiver(host="::1")
+    make_endpoint(hook.url())
+
+    event = emit()
+
+    assert [r.event_id for r in hook.acknowledged()] == [event.public_id]
+    assert Delivery.objects.get(event=event).status == "succeeded"

@@ -1,0 +1,217 @@
+"""Webhook writes: endpoints (create, update, delete, rotate the secret, send a test event), the
+`event_emit` other apps call inside their own transactions, and the manual retry of a delivery.
+
+The delivery attempts themselves are in webhooks.delivery.
+"""
+
+from urllib.parse import urlsplit
+
+from django.conf import settings
+from django.db import transaction
+
+from common.audit import audit_record
+from common.errors import Conflict, NotFound, ValidationFailed
+from common.outbox import enqueue_on_commit
+from common.permissions import require_role
+from common.principal import Principal
+from organizations.choices import Role
+from webhooks import catalogue, clock, signing
+from webhooks.models import Delivery, DeliveryStatus, Event, WebhookEndpoint
+from webhooks.transport import address_refusal, literal_address
+
+EDITABLE_FIELDS = ("url", "event_types", "enabled", "description")
+MAX_ENDPOINTS_PER_MODE = 20
+
+
+def _state(endpoint: WebhookEndpoint) -> dict:
+    """What the audit log keeps of an endpoint: never the secret."""
+    return {field: getattr(endpoint, field) for field in EDITABLE_FIELDS}
+
+
+def _audit(principal: Principal, action: str, obj, **changes) -> None:
+    audit_record(actor=principal, action=action, object_type=obj._meta.model_name, object_id=obj.pk,
+                 organization=principal.organization, mode=principal.mode, **changes)
+
+
+# --- Validation --------------------------------------------------------------------------------
+
+def checked_url(url: str) -> str:
+    """HTTPS only, with a host, no credentials; an address literal (or localhost) must be public
+    unless private networks are allowed. Host names are checked again at every delivery."""
+    url = url.strip()
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - raises ValueError on a malformed port
+    except ValueError:
+        raise ValidationFailed.for_field("url", "This is not a valid URL.") from None
+    if parts.scheme != "https":
+        raise ValidationFailed.for_field("url", "The URL must use https://.")
+    if not parts.hostname:
+        raise ValidationFailed.for_field("url", "The URL has no host.")
+    if parts.username is not None or parts.password is not None:
+        raise ValidationFailed.for_field("url", "Credentials in the URL are not supported: use the signature to authenticate us.")
+    if parts.fragment:
+        raise ValidationFailed.for_field("url", "The URL may not have a #fragment.")
+    if not settings.WEBHOOK_ALLOW_PRIVATE_NETWORKS:
+        address = literal_address(parts.hostname)
+        reason = address_refusal(address) if address else ("loopback" if parts.hostname == "localhost" else None)
+        if reason:
+            raise ValidationFailed.for_field("url", f"The URL points to a {reason} address; only public destinations are allowed.")
+    return url
+
+
+def checked_event_types(event_types: list[str]) -> list[str]:
+    known = set(catalogue.subscribable_types())
+    unknown = [name for name in event_types if name not in known]
+    if unknown:
+        raise ValidationFailed(details=[{"field": "event_types", "message": f"Unknown event type {name!r}."} for name in unknown])
+    if not event_types:
+        raise ValidationFailed.for_field("event_types", "Subscribe to at least one event type.")
+    return list(dict.fromkeys(event_types))
+
+
+def _endpoint_locked(principal: Principal, endpoint_id) -> WebhookEndpoint:
+    endpoint = WebhookEndpoint.objects.select_for_update().filter(
+        pk=endpoint_id, organization=principal.organization, mode=principal.mode,
+    ).first()
+    if endpoint is None:
+        raise NotFound("No webhook endpoint of yours has this id.")
+    return endpoint
+
+
+# --- Endpoints ---------------------------------------------------------------------------------
+
+@transaction.atomic
+def endpoint_create(*, principal: Principal, url: str, event_types: list[str], description: str = "",
+                    enabled: bool = True) -> WebhookEndpoint:
+    """The returned endpoint carries its signing secret: the only time it is shown."""
+    require_role(principal, Role.ADMIN)
+    url, event_types = checked_url(url), checked_event_types(event_types)
+    count = WebhookEndpoint.objects.filter(organization=principal.organization, mode=principal.mode).count()
+    if count >= MAX_ENDPOINTS_PER_MODE:
+        raise Conflict(f"At most {MAX_ENDPOINTS_PER_MODE} webhook endpoints per mode: delete one first.")
+    endpoint = WebhookEndpoint.objects.create(
+        organization=principal.organization, mode=principal.mode, url=url, event_types=event_types,
+        description=description, enabled=enabled, signing_secret=signing.new_signing_secret(),
+    )
+    _audit(principal, "webhook_endpoint.created", endpoint, after=_state(endpoint))
+    return endpoint
+
+
+@transaction.atomic
+def endpoint_update(*, principal: Principal, endpoint_id, changes: dict) -> WebhookEndpoint:
+    require_role(principal, Role.ADMIN)
+    endpoint = _endpoint_locked(principal, endpoint_id)
+    before = _state(endpoint)
+    if "url" in changes:
+        changes["url"] = checked_url(changes["url"])
+    if "event_types" in changes:
+        changes["event_types"] = checked_event_types(changes["event_types"])
+    for field in EDITABLE_FIELDS:
+        if field in changes:
+            setattr(endpoint, field, changes[field])
+    endpoint.save()
+    _audit(principal, "webhook_endpoint.updated", endpoint, before=before, after=_state(endpoint))
+    return endpoint
+
+
+@transaction.atomic
+def endpoint_delete(*, principal: Principal, endpoint_id) -> None:
+    """Deletes the endpoint and its deliveries; the events stay."""
+    require_role(principal, Role.ADMIN)
+    endpoint = _endpoint_locked(principal, endpoint_id)
+    _audit(principal, "webhook_endpoint.deleted", endpoint, before=_state(endpoint))
+    endpoint.delete()
+
+
+@transaction.atomic
+def endpoint_rotate_secret(*, principal: Principal, endpoint_id) -> WebhookEndpoint:
+    """A new secret signs every attempt from now on, retries of older events included."""
+    require_role(principal, Role.ADMIN)
+    endpoint = _endpoint_locked(principal, endpoint_id)
+    endpoint.signing_secret = signing.new_signing_secret()
+    endpoint.secret_rotated_at = clock.now()
+    endpoint.save(update_fields=["signing_secret", "secret_rotated_at", "updated_at"])
+    _audit(principal, "webhook_endpoint.secret_rotated", endpoint)
+    return endpoint
+
+
+@transaction.atomic
+def endpoint_send_test(*, principal: Principal, endpoint_id) -> Delivery:
+    """A `webhook.test` event for this endpoint alone, delivered (and retried) like any other."""
+    require_role(principal, Role.ADMIN)
+    endpoint = _endpoint_locked(principal, endpoint_id)
+    if not endpoint.enabled:
+        raise Conflict("The endpoint is disabled: enable it before sending a test event.")
+    event = _event_create(principal.organization, principal.mode, catalogue.TEST_EVENT_TYPE, {
+        "endpoint_id": str(endpoint.pk), "message": "A test event sent from the compliance service.",
+    })
+    (delivery,) = _deliveries_create(event, [endpoint])
+    _audit(principal, "webhook_endpoint.test_sent", endpoint, after={"event_id": event.public_id})
+    return delivery
+
+
+# --- Events ------------------------------------------------------------------------------------
+
+@transaction.atomic
+def event_emit(*, organization, mode: str, type: str, data: dict) -> Event:
+    """Write the event and one delivery per enabled endpoint of (organization, mode) subscribed to
+    its type; the deliveries are enqueued when the caller's transaction commits.
+
+    `data` must have exactly the catalogue's fields (webhooks.catalogue); PayloadError otherwise.
+    """
+    if type == catalogue.TEST_EVENT_TYPE:
+        raise catalogue.PayloadError("webhook.test events are sent with endpoint_send_test")
+    event = _event_create(organization, mode, type, data)
+    endpoints = [
+        endpoint for endpoint in WebhookEndpoint.objects.filter(organization=organization, mode=mode, enabled=True)
+        if endpoint.subscribes_to(type)
+    ]
+    _deliveries_create(event, endpoints)
+    return event
+
+
+def _event_create(organization, mode: str, type: str, data: dict) -> Event:
+    payload = catalogue.event_payload(type, data)
+    return Event.objects.create(organization=organization, mode=mode, public_id=signing.new_event_id(), type=type, data=payload)
+
+
+def _deliveries_create(event: Event, endpoints: list[WebhookEndpoint]) -> list[Delivery]:
+    from webhooks import tasks
+
+    now = clock.now()
+    deliveries = Delivery.objects.bulk_create([
+        Delivery(organization_id=event.organization_id, mode=event.mode, event=event, endpoint=endpoint,
+                 next_attempt_at=now, enqueued_at=now)
+        for endpoint in endpoints
+    ])
+    for delivery in deliveries:
+        enqueue_on_commit(tasks.deliver, str(delivery.pk))
+    return deliveries
+
+
+# --- Manual retry ------------------------------------------------------------------------------
+
+@transaction.atomic
+def delivery_retry(*, principal: Principal, endpoint_id, delivery_id) -> Delivery:
+    """One more attempt of a permanently failed delivery, now. If it fails too, the delivery is
+    failed again (the automatic schedule is not restarted); it can be retried again."""
+    require_role(principal, Role.ADMIN)
+    endpoint = _endpoint_locked(principal, endpoint_id)
+    delivery = Delivery.objects.select_for_update().filter(pk=delivery_id, endpoint=endpoint).first()
+    if delivery is None:
+        raise NotFound("No delivery of this endpoint has this id.")
+    if not DeliveryStatus.can_retry_manually(delivery.status):
+        raise Conflict(f"Only a failed delivery can be retried; this one is {delivery.status}.")
+    if not endpoint.enabled:
+        raise Conflict("The endpoint is disabled: enable it before retrying.")
+    now = clock.now()
+    Delivery.objects.filter(pk=delivery.pk, status=DeliveryStatus.FAILED).update(
+        status=DeliveryStatus.PENDING, next_attempt_at=now, enqueued_at=now,
+    )
+    _audit(principal, "webhook_delivery.retried", delivery, before={"status": delivery.status, "attempts": delivery.attempts})
+    from webhooks import tasks
+
+    enqueue_on_commit(tasks.deliver, str(delivery.pk))
+    delivery.refresh_from_db()
+    return delivery

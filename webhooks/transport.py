@@ -1,0 +1,172 @@
+"""The outbound POST: resolve, refuse non-public destinations, connect to the address that was checked.
+
+The host is resolved once; every resolved address must be public (unless the setting
+WEBHOOK_ALLOW_PRIVATE_NETWORKS allows private ones), and the connection goes to that address
+while TLS still verifies the certificate for the URL's host name (SNI and hostname check). So a
+DNS answer that changes between the check and the connect (rebinding) cannot reach an inside
+address. Redirects are never followed; the timeout is 5 s to connect and 5 s per read.
+"""
+
+import ipaddress
+import socket
+import ssl
+import threading
+import time
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+import certifi
+import urllib3
+from django.conf import settings
+
+TIMEOUT = urllib3.Timeout(connect=5.0, read=5.0)
+MAX_ERROR_BODY = 300
+MAX_DRAINED_BODY = 64 * 1024
+USER_AGENT = "compliance-service-webhooks/0.1"
+
+
+class DestinationRefused(Exception):
+    """The URL may not be called: not HTTPS, unresolvable, or a non-public address."""
+
+
+@dataclass(frozen=True)
+class Outcome:
+    status_code: int | None
+    error: str
+    duration_ms: int
+
+    @property
+    def succeeded(self) -> bool:
+        return self.status_code is not None and 200 <= self.status_code < 300
+
+
+def address_refusal(ip: ipaddress.IPv4Address | ipaddress.IPv6Address) -> str | None:
+    """Why an address may not be called (loopback, private, link-local, ...), or None if public."""
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    for label, flag in (("loopback", ip.is_loopback), ("link-local", ip.is_link_local), ("multicast", ip.is_multicast),
+                        ("unspecified", ip.is_unspecified), ("private", ip.is_private), ("reserved", ip.is_reserved)):
+        if flag:
+            return label
+    if not ip.is_global:
+        return "not globally routable"
+    return None
+
+
+def literal_address(host: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    try:
+        return ipaddress.ip_address(host.strip("[]"))
+    except ValueError:
+        return None
+
+
+def resolve_destination(host: str, port: int) -> str:
+    """The address to connect to: the first one resolved, after every resolved one passed the guard."""
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except (socket.gaierror, UnicodeError) as exc:
+        raise DestinationRefused(f"cannot resolve {host}: {exc}") from None
+    addresses = list(dict.fromkeys(info[4][0] for info in infos))
+    if not addresses:
+        raise DestinationRefused(f"{host} resolves to no address")
+    if not settings.WEBHOOK_ALLOW_PRIVATE_NETWORKS:
+        for address in addresses:
+            reason = address_refusal(ipaddress.ip_address(address.split("%")[0]))
+            if reason:
+                raise DestinationRefused(f"{host} resolves to {address}, a {reason} address; refused")
+    return addresses[0]
+
+
+_contexts: dict[str, ssl.SSLContext] = {}
+_pools: dict[tuple, urllib3.HTTPSConnectionPool] = {}
+_lock = threading.Lock()
+MAX_POOLS = 256
+
+
+def _ssl_context() -> ssl.SSLContext:
+    """Public CAs plus the file WEBHOOK_CA_BUNDLE names (a private CA of a customer or of tests)."""
+    extra = settings.WEBHOOK_CA_BUNDLE or ""
+    context = _contexts.get(extra)
+    if context is None:
+        context = ssl.create_default_context(cafile=certifi.where())
+        if extra:
+            context.load_verify_locations(cafile=extra)
+        _contexts[extra] = context
+    return context
+
+
+def _pool(address: str, port: int, host: str) -> urllib3.HTTPSConnectionPool:
+    """Kept per (address, port, host name) so a receiver's connection is reused between deliveries."""
+    key = (address, port, host, settings.WEBHOOK_CA_BUNDLE or "")
+    with _lock:
+        pool = _pools.get(key)
+        if pool is None:
+            if len(_pools) >= MAX_POOLS:
+                for old in _pools.values():
+                    old.close()
+                _pools.clear()
+            pool = urllib3.HTTPSConnectionPool(
+                address, port, timeout=TIMEOUT, maxsize=4, retries=False,
+                server_hostname=host, assert_hostname=host, ssl_context=_ssl_context(),
+            )
+            _pools[key] = pool
+    return pool
+
+
+def _host_header(host: str, port: int) -> str:
+    shown = f"[{host}]" if ":" in host else host
+    return shown if port == 443 else f"{shown}:{port}"
+
+
+def _target(url: str) -> tuple[str, int, str]:
+    parts = urlsplit(url)
+    if parts.scheme != "https" or not parts.hostname:
+        raise DestinationRefused("only https:// URLs are called")
+    path = parts.path or "/"
+    return parts.hostname, parts.port or 443, f"{path}?{parts.query}" if parts.query else path
+
+
+def post(url: str, body: bytes, headers: dict[str, str]) -> Outcome:
+    """POST `body` to `url`; any failure is an Outcome with an error, never an exception."""
+    started = time.monotonic()
+
+    def done(status_code: int | None, error: str) -> Outcome:
+        return Outcome(status_code, error, int((time.monotonic() - started) * 1000))
+
+    try:
+        host, port, path = _target(url)
+        address = resolve_destination(host, port)
+    except DestinationRefused as exc:
+        return done(None, str(exc))
+    all_headers = {"Host": _host_header(host, port), "Content-Type": "application/json", "User-Agent": USER_AGENT, **headers}
+    try:
+        response = _pool(address, port, host).urlopen(
+            "POST", path, body=body, headers=all_headers, redirect=False, retries=False,
+            assert_same_host=False, preload_content=False,
+        )
+    except urllib3.exceptions.HTTPError as exc:
+        return done(None, _describe(exc))
+    try:
+        excerpt = response.read(MAX_ERROR_BODY, decode_content=False)
+        if response.length_remaining is not None and response.length_remaining <= MAX_DRAINED_BODY:
+            response.drain_conn()  # a small rest is read so the connection can be reused
+        else:
+            response.close()
+    except urllib3.exceptions.HTTPError as exc:
+        return done(None, _describe(exc))
+    finally:
+        response.release_conn()
+    status = response.status
+    if 200 <= status < 300:
+        return done(status, "")
+    if 300 <= status < 400:
+        return done(status, f"HTTP {status}: redirect to {response.headers.get('Location', '?')} not followed")
+    return done(status, f"HTTP {status}: {excerpt.decode('utf-8', 'replace')}".strip())
+
+
+def _describe(exc: Exception) -> str:
+    if isinstance(exc, urllib3.exceptions.TimeoutError):
+        return f"timed out: {exc}"[:500]
+    if isinstance(exc, urllib3.exceptions.SSLError):
+        return f"TLS error: {exc}"[:500]
+    return f"{type(exc).__name__}: {exc}"[:500]
