@@ -1,0 +1,680 @@
+"""The prepared context a rule reads, and the window and aggregation helpers every family shares.
+
+Nothing here touches the database or the clock. The storage layer builds one `EntityContext` per entity
+per batch (events, the entity, its history, the organization's lists and network); the engine cuts the
+history at each event (`EntityHistory.view_at`) so that windows are measured back from the event's own
+timestamp and a replay sees exactly what live traffic saw.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime, timedelta
+from decimal import Decimal
+from typing import Any, ClassVar, Literal, Protocol
+from zoneinfo import ZoneInfo
+
+Direction = Literal["in", "out", "self"]
+AddressKey = tuple[int | None, str]
+"""(chain_id, address). chain_id None in a list entry means "on every chain" (e.g. an OFAC EVM address)."""
+Params = Mapping[str, Any]
+
+TRANSACTION = "transaction"
+WIRE_IN, WIRE_OUT, ACH_IN, ACH_OUT = "wire_in", "wire_out", "ach_in", "ach_out"
+CARD_LOAD, CARD_PURCHASE, CARD_ATM, CARD_REFUND = "card_load", "card_purchase", "card_atm", "card_refund"
+CHECK_DEPOSIT, CHECK_PURCHASE = "check_deposit", "check_purchase"
+FIAT_EVENT_TYPES = (WIRE_IN, WIRE_OUT, ACH_IN, ACH_OUT, CARD_LOAD, CARD_PURCHASE, CARD_ATM, CARD_REFUND, CHECK_DEPOSIT, CHECK_PURCHASE)
+EVENT_KINDS = frozenset((TRANSACTION, *FIAT_EVENT_TYPES))
+# Money moving to the customer (in) or away from it (out); a refund credits the customer.
+FIAT_INFLOWS = frozenset({WIRE_IN, ACH_IN, CARD_LOAD, CARD_REFUND, CHECK_DEPOSIT})
+FIAT_OUTFLOWS = frozenset({WIRE_OUT, ACH_OUT, CARD_PURCHASE, CARD_ATM, CHECK_PURCHASE})
+WIRE_EVENTS = frozenset({WIRE_IN, WIRE_OUT})
+ACH_EVENTS = frozenset({ACH_IN, ACH_OUT})
+CARD_EVENTS = frozenset({CARD_LOAD, CARD_PURCHASE, CARD_ATM, CARD_REFUND})
+CARD_TYPES = ("credit", "debit", "prepaid")
+CHECK_TYPES = ("personal", "business", "cashier", "money_order")
+DEPOSIT_METHODS = ("teller", "atm", "rdc_mobile", "rdc_desktop")
+
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+ONE_MICROSECOND = timedelta(microseconds=1)
+MICROS_PER_HOUR = 3_600_000_000
+MICROS_PER_DAY = 24 * MICROS_PER_HOUR
+
+
+def micros(ts: datetime) -> int:
+    """Exact integer microseconds since the epoch: window bounds compare without float rounding."""
+    return (ts - EPOCH) // ONE_MICROSECOND
+
+
+def span(*, hours: int = 0, days: int = 0) -> int:
+    return hours * MICROS_PER_HOUR + days * MICROS_PER_DAY
+
+
+def _require_aware(ts: datetime) -> None:
+    if ts.tzinfo is None or ts.utcoffset() is None:
+        raise ValueError("timestamps must be timezone-aware (UTC)")
+
+
+# --- Events -------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Transaction:
+    """A crypto or API-submitted transfer, seen from the entity it is evaluated for."""
+
+    id: str
+    timestamp: datetime
+    direction: Direction
+    amount: Decimal
+    usd_value: Decimal | None
+    counterparty_address: str
+    chain_id: int = 0
+    tx_hash: str = ""
+    from_address: str = ""
+    to_address: str = ""
+    asset: str = ""
+    counterparty_entity_id: str | None = None
+    travel_rule_present: bool = False
+    kind: ClassVar[str] = TRANSACTION
+
+    def __post_init__(self) -> None:
+        _require_aware(self.timestamp)
+
+    @property
+    def counterparty_key(self) -> AddressKey:
+        return (self.chain_id, self.counterparty_address)
+
+    @property
+    def own_addresses(self) -> tuple[str, ...]:
+        """The entity's side of the transfer (both sides for a transfer between its own wallets)."""
+        if self.direction == "in":
+            return (self.to_address,)
+        if self.direction == "out":
+            return (self.from_address,)
+        return (self.from_address, self.to_address)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class FiatEvent:
+    """A wire, ACH, card or check event of the entity (spec "Fiat event")."""
+
+    id: str
+    timestamp: datetime
+    event_type: str
+    amount: Decimal
+    usd_value: Decimal | None
+    currency: str = "USD"
+    counterparty_name: str = ""
+    counterparty_bank: str = ""
+    card_type: str | None = None
+    merchant_category_code: str | None = None
+    merchant_country: str | None = None
+    check_type: str | None = None
+    check_number: str | None = None
+    deposit_method: str | None = None
+
+    def __post_init__(self) -> None:
+        _require_aware(self.timestamp)
+        if self.event_type not in EVENT_KINDS or self.event_type == TRANSACTION:
+            raise ValueError(f"unknown fiat event type {self.event_type!r}")
+
+    @property
+    def kind(self) -> str:
+        return self.event_type
+
+    @property
+    def direction(self) -> Direction:
+        return "in" if self.event_type in FIAT_INFLOWS else "out"
+
+
+Event = Transaction | FiatEvent
+
+
+# --- The entity, the organization's lists and network ---------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PeerGroupStats:
+    """30-day volume statistics of the entity's peer group (computed by storage, the entity excluded)."""
+
+    size: int
+    mean_volume_usd: Decimal
+    stddev_volume_usd: Decimal
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Entity:
+    id: str
+    status: str = "approved"
+    jurisdiction: str | None = None
+    entity_type: str | None = None
+    created_at: datetime | None = None
+    onboarded_at: datetime | None = None
+    expected_monthly_volume_usd: Decimal | None = None
+    peer_group: PeerGroupStats | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CounterpartyEntity:
+    """Another customer of the organization, as far as rules about counterparties need it."""
+
+    id: str
+    jurisdiction: str | None = None
+    status: str = "approved"
+    adverse_findings_at: tuple[datetime, ...] = ()
+    """When its alerts were disposed true-positive and when reports on it were filed (rule 33)."""
+
+
+class NameScreener(Protocol):
+    """Screens a payment counterparty name against sanctions lists (rule 34); see `names.py`."""
+
+    def best_match(self, name: str) -> NameMatch | None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class NameMatch:
+    listed_name: str
+    source: str
+    score: Decimal
+
+
+class _NoNames:
+    def best_match(self, name: str) -> NameMatch | None:
+        return None
+
+
+DEFAULT_HIGH_RISK_JURISDICTIONS = frozenset({"KP", "IR", "MM"})
+DEFAULT_PRIVACY_ASSETS = frozenset({"XMR", "ZEC", "DASH"})
+DEFAULT_HIGH_RISK_MCCS = frozenset({"4829", "6051", "6211", "7995", "5993"})
+
+
+def _lookup(mapping: Mapping[AddressKey, Any], chain_id: int, address: str) -> Any:
+    found = mapping.get((chain_id, address))
+    return found if found is not None else mapping.get((None, address))
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class OrgLists:
+    """The organization's editable lists (RULES.md, last section); defaults are the seeded values."""
+
+    asset_prices: Mapping[str, Decimal] = field(default_factory=lambda: {"USD": Decimal(1)})
+    address_tags: Mapping[AddressKey, frozenset[str]] = field(default_factory=dict)
+    sanctioned_addresses: Mapping[AddressKey, str] = field(default_factory=dict)
+    blocked_addresses: frozenset[AddressKey] = frozenset()
+    high_risk_jurisdictions: frozenset[str] = DEFAULT_HIGH_RISK_JURISDICTIONS
+    privacy_assets: frozenset[str] = DEFAULT_PRIVACY_ASSETS
+    high_risk_mccs: frozenset[str] = DEFAULT_HIGH_RISK_MCCS
+    sanctions_names: NameScreener = field(default_factory=_NoNames)
+
+    def tags_for(self, chain_id: int, address: str) -> frozenset[str]:
+        return _lookup(self.address_tags, chain_id, address) or frozenset()
+
+    def usd_rate(self, label: str) -> Decimal | None:
+        return self.asset_prices.get(label.upper())
+
+    def sanctions_source(self, chain_id: int, address: str) -> str | None:
+        """Which list puts the address off limits: a loaded sanctions list, a `sanctions` tag or the block list."""
+        listed = _lookup(self.sanctioned_addresses, chain_id, address)
+        if listed:
+            return listed
+        if "sanctions" in self.tags_for(chain_id, address):
+            return "address tag: sanctions"
+        blocked = (chain_id, address) in self.blocked_addresses or (None, address) in self.blocked_addresses
+        return "block list" if blocked else None
+
+
+class TransferGraph:
+    """Transfers between the organization's registered wallets, indexed by recipient (rule 15 traces cycles)."""
+
+    __slots__ = ("_arrivals",)
+
+    def __init__(self, transfers: Iterable[Transaction] = ()) -> None:
+        arrivals: dict[AddressKey, list[tuple[int, Transaction]]] = {}
+        for transfer in transfers:
+            arrivals.setdefault((transfer.chain_id, transfer.to_address), []).append((micros(transfer.timestamp), transfer))
+        for edges in arrivals.values():
+            edges.sort(key=lambda edge: edge[0])
+        self._arrivals = arrivals
+
+    def arrivals(self, chain_id: int, address: str, *, since_us: int, until_us: int) -> Iterator[Transaction]:
+        """Transfers into the wallet with since_us ≤ time ≤ until_us."""
+        edges = self._arrivals.get((chain_id, address), ())
+        start = bisect_left(edges, since_us, key=lambda edge: edge[0])
+        for at, transfer in edges[start:]:
+            if at > until_us:
+                return
+            yield transfer
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class OrgNetwork:
+    """What the organization knows about wallets and other customers, shared by every entity of a batch."""
+
+    registered_wallets: Mapping[AddressKey, str] = field(default_factory=dict)
+    entities: Mapping[str, CounterpartyEntity] = field(default_factory=dict)
+    flagged_wallets: frozenset[AddressKey] = frozenset()
+    transfers: TransferGraph = field(default_factory=TransferGraph)
+
+    def counterparty_entity_id(self, tx: Transaction) -> str | None:
+        return tx.counterparty_entity_id or _lookup(self.registered_wallets, tx.chain_id, tx.counterparty_address)
+
+    def is_flagged(self, chain_id: int, address: str) -> bool:
+        return (chain_id, address) in self.flagged_wallets or (None, address) in self.flagged_wallets
+
+
+# --- History and its per-event view ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Volume:
+    """A USD sum over a window; events without a price are left out and counted."""
+
+    usd: Decimal
+    events: int
+    unpriced: int
+
+
+class _RunningVolume:
+    """Prefix sums of USD values so that any window's volume costs two bisects."""
+
+    __slots__ = ("_priced", "_unpriced", "_usd")
+
+    def __init__(self, values: Iterable[Decimal | None], counted: Iterable[bool]) -> None:
+        usd, priced, unpriced = [Decimal(0)], [0], [0]
+        for value, include in zip(values, counted, strict=True):
+            has_value = include and value is not None
+            usd.append(usd[-1] + value if has_value else usd[-1])
+            priced.append(priced[-1] + has_value)
+            unpriced.append(unpriced[-1] + (include and value is None))
+        self._usd, self._priced, self._unpriced = usd, priced, unpriced
+
+    def between(self, lo: int, hi: int) -> Volume:
+        return Volume(self._usd[hi] - self._usd[lo], self._priced[hi] - self._priced[lo], self._unpriced[hi] - self._unpriced[lo])
+
+
+def _by_time(event: Event) -> datetime:
+    return event.timestamp
+
+
+class EntityHistory:
+    """The entity's recent transactions and fiat events, each in time order.
+
+    Load at least `EngineSettings.lookback()` before the batch's first event and include the batch's own
+    events. Ties keep the given order, so pass same-timestamp events in ingestion order.
+    `earlier_activity_at`: the latest timestamp among the entity's events *not* loaded here (dormancy, rule 10).
+    `first_activity_at`: the entity's first event ever (rule 18's "≥ 7 days of history").
+    `known_counterparties`: counterparties the entity dealt with before the loaded span (rule 14, optional).
+    """
+
+    __slots__ = (
+        "earlier_activity_at", "fiat_events", "first_activity_at", "transactions", "_known",
+        "_fiat_at", "_fiat_index", "_fiat_volume", "_first_contacts", "_tx_at", "_tx_index", "_tx_volume",
+    )  # fmt: skip
+
+    def __init__(
+        self,
+        transactions: Iterable[Transaction] = (),
+        fiat_events: Iterable[FiatEvent] = (),
+        *,
+        earlier_activity_at: datetime | None = None,
+        first_activity_at: datetime | None = None,
+        known_counterparties: Iterable[AddressKey] = (),
+    ) -> None:
+        self.transactions: tuple[Transaction, ...] = tuple(sorted(transactions, key=_by_time))
+        self.fiat_events: tuple[FiatEvent, ...] = tuple(sorted(fiat_events, key=_by_time))
+        self.earlier_activity_at = earlier_activity_at
+        self.first_activity_at = first_activity_at or self._earliest()
+        self._tx_at = [micros(tx.timestamp) for tx in self.transactions]
+        self._fiat_at = [micros(ev.timestamp) for ev in self.fiat_events]
+        self._tx_index = {tx.id: i for i, tx in enumerate(self.transactions)}
+        self._fiat_index = {ev.id: i for i, ev in enumerate(self.fiat_events)}
+        self._tx_volume = _RunningVolume((tx.usd_value for tx in self.transactions), (tx.direction != "self" for tx in self.transactions))
+        self._fiat_volume = _RunningVolume((ev.usd_value for ev in self.fiat_events), (True for _ in self.fiat_events))
+        self._known = frozenset(known_counterparties)
+        self._first_contacts = self._find_first_contacts(set(self._known))
+
+    def _earliest(self) -> datetime | None:
+        # Older activity exists but its start is unknown: its latest moment is a conservative lower bound.
+        if self.earlier_activity_at:
+            return self.earlier_activity_at
+        return min((events[0].timestamp for events in (self.transactions, self.fiat_events) if events), default=None)
+
+    def _find_first_contacts(self, seen: set[AddressKey]) -> frozenset[str]:
+        first = set()
+        for tx in self.transactions:
+            if tx.counterparty_key not in seen:
+                seen.add(tx.counterparty_key)
+                first.add(tx.id)
+        return frozenset(first)
+
+    def __contains__(self, event: Event) -> bool:
+        index = self._tx_index if isinstance(event, Transaction) else self._fiat_index
+        return event.id in index
+
+    def including(self, event: Event) -> EntityHistory:
+        """A copy with the event added (when storage evaluates an event it has not loaded): O(n)."""
+        txs, fiat = list(self.transactions), list(self.fiat_events)
+        (txs if isinstance(event, Transaction) else fiat).append(event)
+        return EntityHistory(
+            txs,
+            fiat,
+            earlier_activity_at=self.earlier_activity_at,
+            first_activity_at=self.first_activity_at,
+            known_counterparties=self._known,
+        )
+
+    def view_at(self, event: Event) -> HistoryView:
+        history = self if event in self else self.including(event)
+        return HistoryView(history, event)
+
+
+class HistoryView:
+    """The history as it stood when `event` happened: windows end at the event (inclusive) and reach back.
+
+    Same-channel events are cut at the event's position; the other channel stops strictly before its
+    timestamp. Window starts are inclusive: with a 24 h window an event exactly 24 h earlier counts.
+    Results are cached per view, because the 50 rules ask for the same few windows.
+    """
+
+    __slots__ = ("_cache", "_fiat_end", "_fiat_prior", "_h", "_tx_end", "_tx_prior", "at", "at_us", "event")
+
+    def __init__(self, history: EntityHistory, event: Event) -> None:
+        self._h, self.event, self.at = history, event, event.timestamp
+        self.at_us = micros(event.timestamp)
+        self._cache: dict[tuple, Any] = {}
+        if isinstance(event, Transaction):
+            self._tx_prior = history._tx_index[event.id]
+            self._tx_end = self._tx_prior + 1
+            self._fiat_prior = self._fiat_end = bisect_left(history._fiat_at, self.at_us)
+        else:
+            self._fiat_prior = history._fiat_index[event.id]
+            self._fiat_end = self._fiat_prior + 1
+            self._tx_prior = self._tx_end = bisect_left(history._tx_at, self.at_us)
+
+    @property
+    def history(self) -> EntityHistory:
+        return self._h
+
+    def transactions(self, *, hours: int = 0, days: int = 0, direction: Direction | None = None) -> Sequence[Transaction]:
+        """Transactions in [event time − window, event], optionally of one direction, in time order."""
+        key = (TRANSACTION, hours, days, direction)
+        if key not in self._cache:
+            lo = bisect_left(self._h._tx_at, self.at_us - span(hours=hours, days=days), 0, self._tx_end)
+            window = self._h.transactions[lo : self._tx_end]
+            self._cache[key] = window if direction is None else [tx for tx in window if tx.direction == direction]
+        return self._cache[key]
+
+    def fiat_events(self, *, hours: int = 0, days: int = 0, types: frozenset[str] | None = None) -> Sequence[FiatEvent]:
+        """Fiat events in [event time − window, event], optionally of some event types, in time order."""
+        key = ("fiat", hours, days, types)
+        if key not in self._cache:
+            lo = bisect_left(self._h._fiat_at, self.at_us - span(hours=hours, days=days), 0, self._fiat_end)
+            window = self._h.fiat_events[lo : self._fiat_end]
+            self._cache[key] = window if types is None else [ev for ev in window if ev.event_type in types]
+        return self._cache[key]
+
+    def transaction_volume(self, *, hours: int = 0, days: int = 0, ending_hours_ago: int = 0) -> Volume:
+        """USD moved in transactions (own-wallet transfers excluded) over the window.
+
+        With `ending_hours_ago` the window ends that long before the event (exclusive), e.g. a baseline.
+        """
+        return self._volume(self._h._tx_at, self._h._tx_volume, self._tx_end, span(hours=hours, days=days), ending_hours_ago)
+
+    def fiat_volume(self, *, hours: int = 0, days: int = 0) -> Volume:
+        return self._volume(self._h._fiat_at, self._h._fiat_volume, self._fiat_end, span(hours=hours, days=days), 0)
+
+    def _volume(self, times: list[int], running: _RunningVolume, end: int, width: int, ending_hours_ago: int) -> Volume:
+        stop = self.at_us - span(hours=ending_hours_ago)
+        hi = end if not ending_hours_ago else bisect_left(times, stop, 0, end)
+        return running.between(bisect_left(times, stop - width, 0, hi), hi)
+
+    def all_channels_volume(self, *, days: int) -> Volume:
+        crypto, fiat = self.transaction_volume(days=days), self.fiat_volume(days=days)
+        return Volume(crypto.usd + fiat.usd, crypto.events + fiat.events, crypto.unpriced + fiat.unpriced)
+
+    def previous_activity_at(self) -> datetime | None:
+        """When the entity was last active before this event, on any channel."""
+        candidates = [self._h.earlier_activity_at] if self._h.earlier_activity_at else []
+        if self._tx_prior:
+            candidates.append(self._h.transactions[self._tx_prior - 1].timestamp)
+        if self._fiat_prior:
+            candidates.append(self._h.fiat_events[self._fiat_prior - 1].timestamp)
+        return max(candidates, default=None)
+
+    def earlier_transactions(self) -> Sequence[Transaction]:
+        """Every loaded transaction before this event."""
+        return self._h.transactions[: self._tx_prior]
+
+    def is_first_contact(self, tx: Transaction) -> bool:
+        """The entity had not dealt with this counterparty before this transaction (as far as storage knows)."""
+        return tx.id in self._h._first_contacts
+
+
+# --- What a rule returns --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    """The rule fired: the measured values that crossed its parameters and the events involved."""
+
+    measured: Mapping[str, Any]
+    events: tuple[Event, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Skip:
+    """The rule could not be evaluated (e.g. no USD price); recorded, distinct from "no hit"."""
+
+    reason: str
+
+
+Outcome = Hit | Skip | None
+
+
+def hit(events: Iterable[Event], **measured: Any) -> Hit:
+    return Hit(measured, tuple(events))
+
+
+def no_price(event: Event) -> Skip:
+    label = event.asset if isinstance(event, Transaction) else event.currency
+    return Skip(f"no USD price for {label or 'the asset'}")
+
+
+def value_at_least(event: Event, threshold: Decimal) -> Outcome:
+    """The one-event value clause: the event itself is worth at least `threshold` USD."""
+    if event.usd_value is None:
+        return no_price(event)
+    return hit((event,), usd_value=event.usd_value) if event.usd_value >= threshold else None
+
+
+def count_at_least(events: Sequence[Event], min_count: int, **measured: Any) -> Outcome:
+    """The count clause: at least `min_count` events in the window."""
+    return hit(events, count=len(events), **measured) if len(events) >= min_count else None
+
+
+def either(*outcomes: Outcome) -> Outcome:
+    """A rule with several clauses: the first hit wins; otherwise a skip (a clause could not be judged)."""
+    skipped = None
+    for outcome in outcomes:
+        if isinstance(outcome, Hit):
+            return outcome
+        skipped = skipped or outcome
+    return skipped
+
+
+@dataclass(frozen=True, slots=True)
+class RuleInput:
+    """Everything one rule may read for one event."""
+
+    event: Event
+    context: EntityContext
+    history: HistoryView
+
+    @property
+    def entity(self) -> Entity:
+        return self.context.entity
+
+    @property
+    def lists(self) -> OrgLists:
+        return self.context.lists
+
+    @property
+    def network(self) -> OrgNetwork:
+        return self.context.network
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class EntityContext:
+    """Built by storage once per entity per batch; the engine evaluates every event of the entity against it."""
+
+    entity: Entity
+    history: EntityHistory = field(default_factory=EntityHistory)
+    own_wallets: frozenset[AddressKey] = frozenset()
+    wallet_first_seen: Mapping[AddressKey, datetime] = field(default_factory=dict)
+    lists: OrgLists = field(default_factory=OrgLists)
+    network: OrgNetwork = field(default_factory=OrgNetwork)
+
+    def input_for(self, event: Event) -> RuleInput:
+        return RuleInput(event, self, self.history.view_at(event))
+
+
+# --- Shared aggregation helpers -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class UsdBand:
+    """floor ≤ value < ceiling (or ≤ ceiling when inclusive); an unpriced value is never in the band."""
+
+    floor: Decimal
+    ceiling: Decimal
+    ceiling_inclusive: bool = False
+
+    def holds(self, value: Decimal | None) -> bool:
+        if value is None or value < self.floor:
+            return False
+        return value <= self.ceiling if self.ceiling_inclusive else value < self.ceiling
+
+
+def percent_of(value: Decimal, pct: Decimal) -> Decimal:
+    return value * pct / 100
+
+
+def usd_total(events: Iterable[Event]) -> Volume:
+    total, priced, unpriced = Decimal(0), 0, 0
+    for event in events:
+        if event.usd_value is None:
+            unpriced += 1
+        else:
+            total, priced = total + event.usd_value, priced + 1
+    return Volume(total, priced, unpriced)
+
+
+def address_label(key: AddressKey) -> str:
+    chain_id, address = key
+    return f"{chain_id}:{address}" if chain_id is not None else address
+
+
+def normalize_party(name: str | None) -> str:
+    """A counterparty or merchant name compared loosely: case, spacing and punctuation ignored."""
+    return " ".join("".join(ch if ch.isalnum() else " " for ch in (name or "").casefold()).split())
+
+
+def ratio(part: Decimal, whole: Decimal) -> Decimal:
+    return (part / whole).quantize(Decimal("0.0001")) if whole else Decimal(0)
+
+
+@dataclass(frozen=True, slots=True)
+class PassThrough:
+    """An inflow and the later outflows that carried most of it away (layering, mirroring)."""
+
+    inflow: Event
+    outflows: tuple[Event, ...]
+    outflow_usd: Decimal
+
+    @property
+    def share(self) -> Decimal:
+        return ratio(self.outflow_usd, self.inflow.usd_value or Decimal(0))
+
+    def measured(self) -> dict[str, Any]:
+        return {
+            "inflow_id": self.inflow.id, "inflow_usd": self.inflow.usd_value, "inflow_at": self.inflow.timestamp,
+            "outflow_usd": self.outflow_usd, "outflow_count": len(self.outflows), "outflow_share": self.share,
+        }  # fmt: skip
+
+
+def latest_pass_through(inflows: Sequence[Event], outflows: Sequence[Event], min_pct: Decimal) -> PassThrough | None:
+    """The most recent priced inflow whose later outflows (up to now) total ≥ min_pct of it.
+
+    Both sequences in time order; one backward sweep, so the cost is linear in the window.
+    """
+    taken, total, j = [], Decimal(0), len(outflows)
+    for inflow in reversed(inflows):
+        while j and outflows[j - 1].timestamp >= inflow.timestamp:
+            j -= 1
+            if outflows[j].usd_value is not None:
+                total += outflows[j].usd_value
+                taken.append(outflows[j])
+        if inflow.usd_value and total >= percent_of(inflow.usd_value, min_pct):
+            return PassThrough(inflow, tuple(reversed(taken)), total)
+    return None
+
+
+def pass_through_episodes(inflows: Sequence[Event], outflows: Sequence[Event], min_pct: Decimal, follow_us: int) -> list[PassThrough]:
+    """Separate episodes, oldest first, of an inflow drained by ≥ min_pct within `follow_us` after it.
+
+    An episode's outflows are not reused: the next inflow counts only once the previous one is drained.
+    """
+    episodes: list[PassThrough] = []
+    busy_until = None
+    for inflow in inflows:
+        if not inflow.usd_value or (busy_until and inflow.timestamp < busy_until):
+            continue
+        episode = _drain(inflow, outflows, percent_of(inflow.usd_value, min_pct), micros(inflow.timestamp) + follow_us)
+        if episode:
+            episodes.append(episode)
+            busy_until = episode.outflows[-1].timestamp
+    return episodes
+
+
+def _drain(inflow: Event, outflows: Sequence[Event], needed: Decimal, until_us: int) -> PassThrough | None:
+    taken, total = [], Decimal(0)
+    for outflow in outflows:
+        if outflow.timestamp < inflow.timestamp or outflow.usd_value is None:
+            continue
+        if micros(outflow.timestamp) > until_us:
+            break
+        taken.append(outflow)
+        total += outflow.usd_value
+        if total >= needed:
+            return PassThrough(inflow, tuple(taken), total)
+    return None
+
+
+def business_day(ts: datetime, zone: ZoneInfo, closed_days: frozenset[date]) -> date:
+    """The business day an event posts to: its local date, rolled past weekends and closed days.
+
+    31 CFR 1010.313 aggregates per business day; a Saturday deposit posts on Monday.
+    """
+    day = ts.astimezone(zone).date()
+    while day.weekday() >= 5 or day in closed_days:
+        day += timedelta(days=1)
+    return day
+
+
+def json_ready(value: Any) -> Any:
+    """Evidence as JSON: Decimals as strings, datetimes ISO 8601, sets sorted, events by id."""
+    if isinstance(value, Decimal):
+        return format(value, "f")  # never exponent notation: 1E+1 reads as "10"
+    if isinstance(value, datetime | date):
+        return value.isoformat()
+    if isinstance(value, Mapping):
+        return {str(key): json_ready(item) for key, item in value.items()}
+    if isinstance(value, set | frozenset):
+        return sorted(json_ready(item) for item in value)
+    if isinstance(value, list | tuple):
+        return [json_ready(item) for item in value]
+    if isinstance(value, Transaction | FiatEvent):
+        return value.id
+    return value

@@ -1,0 +1,422 @@
+"""Rules 1–23, table-driven: the typology fires, just under each threshold stays silent, windows hold, boundaries."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from decimal import Decimal
+
+import pytest
+
+from monitoring.rules import CounterpartyEntity, Entity, OrgLists, OrgNetwork, TransferGraph
+from tests.monitoring.rules.builders import (
+    HIT,
+    NONE,
+    ONE_MINUTE,
+    OWN,
+    SKIP,
+    T0,
+    cases,
+    days,
+    fiat,
+    given,
+    hours,
+    minutes,
+    outcome,
+    run,
+    seconds,
+    series,
+    tx,
+)
+
+DAY = timedelta(days=1)
+
+
+def senders(n: int, usd: str = "500", **kw) -> list:
+    """n inbound transfers from n different senders during the hour before T0."""
+    return [tx(usd, cp=f"0xs{i}", ago=minutes(i + 1), **kw) for i in range(n)]
+
+
+LARGE_TRANSFER = {
+    "fires at the threshold": given(tx("10000"), expect=HIT),
+    "fires above it, any direction": given(tx("250000", direction="out"), expect=HIT),
+    "silent just under": given(tx("9999.99"), expect=NONE),
+    "skipped without a price": given(tx(None), expect=SKIP),
+    "override lowers the threshold": given(tx("6000"), expect=HIT, params={"threshold_usd": "5000"}),
+}
+
+SANCTIONS = OrgLists(
+    sanctioned_addresses={(1, "0xsdn"): "OFAC SDN", (None, "0xanychain"): "OFAC SDN"},
+    address_tags={(1, "0xtagged"): frozenset({"sanctions"})},
+    blocked_addresses=frozenset({(1, "0xblocked")}),
+)
+SANCTIONED_COUNTERPARTY = {
+    "loaded sanctions list": given(tx("1", cp="0xsdn"), expect=HIT, lists=SANCTIONS),
+    "chain-agnostic list entry, any chain": given(tx("1", cp="0xanychain", chain=137), expect=HIT, lists=SANCTIONS),
+    "sanctions tag": given(tx("1", cp="0xtagged", direction="out"), expect=HIT, lists=SANCTIONS),
+    "block list": given(tx(None, cp="0xblocked"), expect=HIT, lists=SANCTIONS),
+    "listed on another chain only": given(tx("1", cp="0xsdn", chain=56), expect=NONE, lists=SANCTIONS),
+    "clean counterparty": given(tx("1", cp="0xclean"), expect=NONE, lists=SANCTIONS),
+}
+
+STRUCTURING = {
+    "three in the band": given(tx("9000", ago=hours(5)), tx("9999.99", ago=hours(2)), tx("8000"), expect=HIT),
+    "band floor is inclusive": given(tx("8000", ago=hours(5)), tx("8000", ago=hours(2)), tx("8000"), expect=HIT),
+    "just under the band floor": given(tx("7999.99", ago=hours(5)), tx("9000", ago=hours(2)), tx("9000"), expect=NONE),
+    "at the threshold is not structuring": given(tx("10000", ago=hours(5)), tx("9000", ago=hours(2)), tx("9000"), expect=NONE),
+    "two only": given(tx("9000", ago=hours(2)), tx("9000"), expect=NONE),
+    "window start is inclusive": given(tx("9000", ago=hours(24)), tx("9000", ago=hours(2)), tx("9000"), expect=HIT),
+    "just outside the window": given(tx("9000", ago=hours(24) + seconds(1)), tx("9000", ago=hours(2)), tx("9000"), expect=NONE),
+    "directions differ": given(tx("9000", ago=hours(5), direction="out"), tx("9000", ago=hours(2)), tx("9000"), expect=NONE),
+    "outbound too": given(*(tx("9500", ago=hours(h), direction="out") for h in (3, 2, 0)), expect=HIT),
+    "skipped without a price": given(tx("9000", ago=hours(5)), tx("9000", ago=hours(2)), tx(None), expect=SKIP),
+    "override: two suffice": given(tx("9000", ago=hours(2)), tx("9000"), expect=HIT, params={"min_count": 2}),
+}
+
+PASS_THROUGH = {
+    "90 % out within a day": given(tx("10000", ago=hours(5)), tx("9000", direction="out"), expect=HIT),
+    "split outflows add up": given(
+        tx("10000", ago=hours(5)), tx("5000", ago=hours(3), direction="out"), tx("4000", direction="out"), expect=HIT
+    ),
+    "just under 90 %": given(tx("10000", ago=hours(5)), tx("8999.99", direction="out"), expect=NONE),
+    "inflow exactly 24 h before": given(tx("10000", ago=hours(24)), tx("9000", direction="out"), expect=HIT),
+    "inflow just outside the window": given(tx("10000", ago=hours(24) + seconds(1)), tx("9000", direction="out"), expect=NONE),
+    "outflow before the inflow does not count": given(
+        tx("5000", ago=hours(6), direction="out"), tx("10000", ago=hours(5)), tx("4000", direction="out"), expect=NONE
+    ),
+    "evaluated on outflows only": given(tx("9000", ago=hours(5), direction="out"), tx("10000"), expect=NONE),
+    "skipped without a price": given(tx("10000", ago=hours(5)), tx(None, direction="out"), expect=SKIP),
+}
+
+HIGH_VELOCITY = {
+    "20 in an hour": given(series(19, lambda a: tx("1", ago=a), every=seconds(150)), tx("1"), expect=HIT),
+    "19 in an hour": given(series(18, lambda a: tx("1", ago=a), every=seconds(150)), tx("1"), expect=NONE),
+    "oldest exactly 1 h before": given(
+        series(19, lambda a: tx("1", ago=a), every=seconds(190), start=hours(1) - seconds(190 * 18)), tx("1"), expect=HIT
+    ),
+    "oldest just outside the hour": given(
+        series(19, lambda a: tx("1", ago=a), every=seconds(190), start=hours(1) - seconds(190 * 18) + seconds(1)), tx("1"), expect=NONE
+    ),
+    "100 in a day": given(series(99, lambda a: tx("1", ago=a), every=minutes(14)), tx("1"), expect=HIT),
+    "99 in a day": given(series(98, lambda a: tx("1", ago=a), every=minutes(14)), tx("1"), expect=NONE),
+    "count-based: runs without prices": given(series(19, lambda a: tx(None, ago=a), every=seconds(150)), tx(None), expect=HIT),
+}
+
+FAN_IN = {
+    "10 distinct senders": given(senders(9), tx("500", cp="0xlast"), expect=HIT),
+    "9 distinct senders": given(senders(8), tx("500", cp="0xlast"), expect=NONE),
+    "one sender ten times": given(series(9, lambda a: tx("500", ago=a)), tx("500"), expect=NONE),
+    "a sender just outside the window": given(
+        senders(8), tx("500", cp="0xold", ago=hours(24) + seconds(1)), tx("500", cp="0xlast"), expect=NONE
+    ),
+    "a sender exactly 24 h before": given(senders(8), tx("500", cp="0xold", ago=hours(24)), tx("500", cp="0xlast"), expect=HIT),
+    "evaluated on inflows only": given(senders(10), tx("500", direction="out"), expect=NONE),
+}
+
+FAN_OUT = {
+    "10 distinct recipients": given(senders(9, direction="out"), tx("500", cp="0xlast", direction="out"), expect=HIT),
+    "9 distinct recipients": given(senders(8, direction="out"), tx("500", cp="0xlast", direction="out"), expect=NONE),
+    "a recipient just outside the window": given(
+        senders(8, direction="out"),
+        tx("5", cp="0xold", direction="out", ago=hours(24) + seconds(1)),
+        tx("5", cp="0xlast", direction="out"),
+        expect=NONE,
+    ),
+    "inflows do not count": given(senders(9), tx("500", cp="0xlast", direction="out"), expect=NONE),
+}
+
+ROUND_AMOUNTS = {
+    "three round transfers in a week": given(tx("5000", ago=days(6)), tx("12000", ago=days(1)), tx("7000"), expect=HIT),
+    "round but under the minimum": given(tx("4000", ago=days(6)), tx("12000", ago=days(1)), tx("7000"), expect=NONE),
+    "not quite round": given(tx("5000.01", ago=days(6)), tx("12000", ago=days(1)), tx("7000"), expect=NONE),
+    "exactly 7 days before": given(tx("5000", ago=days(7)), tx("12000", ago=days(1)), tx("7000"), expect=HIT),
+    "just outside the week": given(tx("5000", ago=days(7) + seconds(1)), tx("12000", ago=days(1)), tx("7000"), expect=NONE),
+    "skipped without a price": given(tx("5000", ago=days(6)), tx("12000", ago=days(1)), tx(None), expect=SKIP),
+}
+
+NEW_WALLET = {
+    "wallet seen 6 days ago moves 5,000": given(tx("5000"), expect=HIT, context={"wallet_first_seen": {(1, OWN): T0 - days(6)}}),
+    "wallet exactly 7 days old": given(tx("5000"), expect=NONE, context={"wallet_first_seen": {(1, OWN): T0 - days(7)}}),
+    "just under the value": given(tx("4999.99"), expect=NONE, context={"wallet_first_seen": {(1, OWN): T0 - days(1)}}),
+    "outbound from a new wallet": given(tx("9000", direction="out"), expect=HIT, context={"wallet_first_seen": {(1, OWN): T0 - hours(1)}}),
+    "first seen unknown, no earlier use": given(tx("5000"), expect=HIT),
+    "first seen unknown, used 8 days ago": given(tx("1", ago=days(8)), tx("5000"), expect=NONE),
+    "skipped without a price": given(tx(None), expect=SKIP),
+    "old wallet without a price is not skipped": given(tx(None), expect=NONE, context={"wallet_first_seen": {(1, OWN): T0 - days(30)}}),
+}
+
+DORMANT = {
+    "180 days idle then 1,000": given(tx("5", ago=days(180)), tx("1000"), expect=HIT),
+    "idle a second short": given(tx("5", ago=days(180) - seconds(1)), tx("1000"), expect=NONE),
+    "just under the value": given(tx("5", ago=days(200)), tx("999.99"), expect=NONE),
+    "last activity before the loaded history": given(tx("1000"), expect=HIT, history={"earlier_activity_at": T0 - days(181)}),
+    "recent fiat activity counts": given(fiat("ach_in", "5", ago=days(3)), tx("5", ago=days(200)), tx("1000"), expect=NONE),
+    "never active, onboarded 200 days ago": given(tx("1000"), expect=HIT, entity=Entity(id="e", onboarded_at=T0 - days(200))),
+    "never active, onboarded last month": given(tx("1000"), expect=NONE, entity=Entity(id="e", onboarded_at=T0 - days(30))),
+    "skipped without a price": given(tx("5", ago=days(365)), tx(None), expect=SKIP),
+}
+
+TAGS = OrgLists(
+    address_tags={
+        (1, "0xmixer"): frozenset({"mixer"}),
+        (1, "0xransom"): frozenset({"ransomware"}),
+        (1, "0xexchange"): frozenset({"exchange"}),
+        (None, "0xdarknet"): frozenset({"darknet"}),
+    }
+)
+MIXER = {
+    "counterparty tagged mixer": given(tx("1", cp="0xmixer"), expect=HIT, lists=TAGS),
+    "no price needed": given(tx(None, cp="0xmixer", direction="out"), expect=HIT, lists=TAGS),
+    "other tags": given(tx("1", cp="0xexchange"), expect=NONE, lists=TAGS),
+    "override adds a category": given(tx("1", cp="0xexchange"), expect=HIT, lists=TAGS, params={"categories": ["mixer", "exchange"]}),
+}
+ILLICIT = {
+    "ransomware": given(tx("1", cp="0xransom"), expect=HIT, lists=TAGS),
+    "darknet on any chain": given(tx("1", cp="0xdarknet", chain=10), expect=HIT, lists=TAGS),
+    "a mixer is not in the illicit list": given(tx("1", cp="0xmixer"), expect=NONE, lists=TAGS),
+}
+PRIVACY = {
+    "XMR": given(tx("1", asset="XMR"), expect=HIT),
+    "label case does not matter": given(tx(None, asset="zec"), expect=HIT),
+    "BTC": given(tx("1", asset="BTC"), expect=NONE),
+    "the organization's own list": given(tx("1", asset="BTC"), expect=HIT, lists=OrgLists(privacy_assets=frozenset({"BTC"}))),
+}
+
+
+def peel(*values: str, start: int = 4, **kw) -> list:
+    """Outbound transfers to fresh addresses, one hour apart, the last at T0."""
+    n = len(values)
+    return [tx(v, direction="out", cp=f"0xpeel{start + i}", ago=hours(n - 1 - i), **kw) for i, v in enumerate(values)]
+
+
+PEEL_CHAIN = {
+    "four ever smaller to fresh addresses": given(peel("1000", "800", "600", "400"), expect=HIT),
+    "three only": given(peel("800", "600", "400"), expect=NONE),
+    "equal values break the chain": given(peel("1000", "600", "600", "400"), expect=NONE),
+    "a known counterparty breaks it": given(tx("5", cp="0xpeel5", ago=days(3)), peel("1000", "800", "600", "400"), expect=NONE),
+    "known before the loaded history": given(
+        peel("1000", "800", "600", "400"), expect=NONE, history={"known_counterparties": [(1, "0xpeel4")]}
+    ),
+    "first peel just outside the window": given(
+        tx("1000", direction="out", cp="0xfirst", ago=hours(24) + seconds(1)), peel("800", "600", "400"), expect=NONE
+    ),
+    "skipped without a price": given(peel("1000", "800", "600"), tx(None, direction="out", cp="0xfresh"), expect=SKIP),
+}
+
+
+def hop(sender: str, recipient: str, usd: str | None, ago: timedelta):
+    """A transfer in the organization's graph, seen from the entity when it touches its wallet."""
+    if recipient == OWN:
+        return tx(usd, ago=ago, direction="in", cp=sender)
+    if sender == OWN:
+        return tx(usd, ago=ago, direction="out", cp=recipient)
+    return tx(usd, ago=ago, cp=sender, own=recipient)  # between two other customers' wallets
+
+
+def cycle(*legs: tuple[str, str, str, timedelta], max_hops: int | None = None, expect: str | None):
+    """The legs are (sender, recipient, usd, ago); the last one (back to OWN at T0) is evaluated."""
+    transfers = [hop(*leg) for leg in legs]
+    own_transfers = [t for t in transfers if OWN in (t.from_address, t.to_address)]
+    network = OrgNetwork(transfers=TransferGraph(transfers))
+    params = {"max_hops": max_hops} if max_hops else {}
+    return given(own_transfers, expect=expect, network=network, params=params)
+
+
+CYCLIC_FLOW = {
+    "three hops back home": cycle((OWN, "0xa", "1000", days(3)), ("0xa", "0xb", "900", days(2)), ("0xb", OWN, "800", hours(0)), expect=HIT),
+    "two hops (round trip)": cycle((OWN, "0xa", "1000", days(1)), ("0xa", OWN, "500", hours(0)), expect=HIT),
+    "a hop under half the first": cycle(
+        (OWN, "0xa", "1000", days(3)), ("0xa", "0xb", "499.99", days(2)), ("0xb", OWN, "800", hours(0)), expect=NONE
+    ),
+    "too many hops": cycle(
+        (OWN, "0xa", "1000", days(4)),
+        ("0xa", "0xb", "900", days(3)),
+        ("0xb", "0xc", "900", days(2)),
+        ("0xc", "0xd", "900", days(1)),
+        ("0xd", OWN, "900", hours(0)),
+        expect=NONE,
+    ),
+    "five hops allowed by override": cycle(
+        (OWN, "0xa", "1000", days(4)),
+        ("0xa", "0xb", "900", days(3)),
+        ("0xb", "0xc", "900", days(2)),
+        ("0xc", "0xd", "900", days(1)),
+        ("0xd", OWN, "900", hours(0)),
+        max_hops=5,
+        expect=HIT,
+    ),
+    "first hop just outside the week": cycle((OWN, "0xa", "1000", days(7) + seconds(1)), ("0xa", OWN, "900", hours(0)), expect=NONE),
+    "first hop exactly a week before": cycle((OWN, "0xa", "1000", days(7)), ("0xa", OWN, "900", hours(0)), expect=HIT),
+    "hops out of time order do not chain": cycle(
+        (OWN, "0xa", "1000", days(1)), ("0xa", "0xb", "900", days(2)), ("0xb", OWN, "800", hours(0)), expect=NONE
+    ),
+    "no way back": cycle((OWN, "0xa", "1000", days(1)), ("0xz", OWN, "900", hours(0)), expect=NONE),
+    "skipped without a price": cycle((OWN, "0xa", "1000", days(1)), ("0xa", OWN, None, hours(0)), expect=SKIP),
+}
+
+SERVICES = OrgLists(address_tags={(1, "0xexchange"): frozenset({"exchange"}), (1, "0xmixer"): frozenset({"mixer"})})
+UNHOSTED = {
+    "unknown counterparty, 1,000": given(tx("1000", cp="0xunknown"), expect=HIT, lists=SERVICES),
+    "just under": given(tx("999.99", cp="0xunknown"), expect=NONE, lists=SERVICES),
+    "another customer": given(tx("5000", cp="0xcustomer", cp_entity="entity-2"), expect=NONE, lists=SERVICES),
+    "registered wallet resolved from the network": given(
+        tx("5000", cp="0xcustomer"), expect=NONE, lists=SERVICES, network=OrgNetwork(registered_wallets={(1, "0xcustomer"): "entity-2"})
+    ),
+    "known service": given(tx("5000", cp="0xexchange", direction="out"), expect=NONE, lists=SERVICES),
+    "a mixer is not a known service": given(tx("5000", cp="0xmixer"), expect=HIT, lists=SERVICES),
+    "own wallets": given(tx("5000", direction="self", cp="0xmine2"), expect=NONE),
+    "skipped without a price": given(tx(None, cp="0xunknown"), expect=SKIP),
+}
+
+
+def shuffles(n: int, **kw) -> list:
+    return [tx("10", direction="self", cp="0xmine2", ago=hours(i + 1), **kw) for i in range(n)]
+
+
+OWN_WALLET_LAYERING = {
+    "five own-wallet transfers in a day": given(shuffles(4), tx("10", direction="self", cp="0xmine2"), expect=HIT),
+    "four": given(shuffles(3), tx("10", direction="self", cp="0xmine2"), expect=NONE),
+    "one just outside the window": given(
+        shuffles(3),
+        tx("10", direction="self", cp="0xmine2", ago=hours(24) + seconds(1)),
+        tx("10", direction="self", cp="0xmine2"),
+        expect=NONE,
+    ),
+    "evaluated on own-wallet transfers only": given(shuffles(5), tx("10"), expect=NONE),
+}
+
+
+def baseline(n_days: int, usd: str = "100") -> list:
+    """One transfer a day in the baseline period (before the last 24 h)."""
+    return [tx(usd, cp=f"0xb{i}", ago=DAY + hours(1) + days(i)) for i in range(n_days)]
+
+
+LONG_LIVED = {"first_activity_at": T0 - days(400)}
+VOLUME_SPIKE = {
+    "5 × the daily average": given(baseline(30), tx("500"), expect=HIT, history=LONG_LIVED),
+    "just under 5 ×": given(baseline(30), tx("499.99"), expect=NONE, history=LONG_LIVED),
+    "a younger entity averages over fewer days": given(baseline(30), tx("500"), expect=NONE),
+    "transfers before the baseline do not count": given(baseline(30), tx("1000000", ago=days(31) + seconds(1)), tx("500"), expect=HIT),
+    "7 days of history": given(tx("100", ago=DAY + days(7)), tx("500"), expect=HIT),
+    "6 days of history": given(tx("100", ago=DAY + days(6)), tx("500"), expect=NONE),
+    "no baseline volume": given(tx("100", ago=hours(3)), tx("500"), expect=NONE, history={"first_activity_at": T0 - days(60)}),
+    "skipped without a price": given(baseline(30), tx(None), expect=SKIP, history=LONG_LIVED),
+}
+
+CONCENTRATION = {
+    "80 % with one unregistered counterparty": given(
+        tx("30000", cp="0xfunnel", ago=days(10)), tx("10000", cp="0xother", ago=days(5)), tx("10000", cp="0xfunnel"), expect=HIT
+    ),
+    "just under 80 %": given(
+        tx("30000", cp="0xfunnel", ago=days(10)), tx("10000.01", cp="0xother", ago=days(5)), tx("10000", cp="0xfunnel"), expect=NONE
+    ),
+    "volume just under 50,000": given(tx("39999.99", cp="0xfunnel", ago=days(10)), tx("10000", cp="0xfunnel"), expect=NONE),
+    "volume at 50,000, all with one": given(
+        tx("40000", cp="0xfunnel", ago=days(10)), tx("10000", cp="0xfunnel", direction="out"), expect=HIT
+    ),
+    "the big transfer just outside 30 days": given(
+        tx("40000", cp="0xfunnel", ago=days(30) + seconds(1)), tx("10000", cp="0xfunnel"), expect=NONE
+    ),
+    "the counterparty is a customer": given(
+        tx("40000", cp="0xc", cp_entity="e2", ago=days(3)), tx("10000", cp="0xc", cp_entity="e2"), expect=NONE
+    ),
+    "skipped without a price": given(tx("40000", cp="0xfunnel", ago=days(3)), tx(None, cp="0xfunnel"), expect=SKIP),
+}
+
+CHAIN_HOPPING = {
+    "three chains, 10,000": given(tx("4000", chain=1, ago=hours(5)), tx("3000", chain=137, ago=hours(3)), tx("3000", chain=56), expect=HIT),
+    "just under 10,000": given(
+        tx("4000", chain=1, ago=hours(5)), tx("3000", chain=137, ago=hours(3)), tx("2999.99", chain=56), expect=NONE
+    ),
+    "two chains": given(tx("9000", chain=1, ago=hours(5)), tx("3000", chain=137, ago=hours(3)), tx("3000", chain=137), expect=NONE),
+    "off-chain is not a chain": given(
+        tx("4000", chain=0, ago=hours(5)), tx("3000", chain=137, ago=hours(3)), tx("3000", chain=56), expect=NONE
+    ),
+    "first chain just outside the window": given(
+        tx("4000", chain=1, ago=hours(24) + seconds(1)), tx("3000", chain=137, ago=hours(3)), tx("7000", chain=56), expect=NONE
+    ),
+    "skipped without a price": given(
+        tx("4000", chain=1, ago=hours(5)), tx("9000", chain=137, ago=hours(3)), tx(None, chain=56), expect=SKIP
+    ),
+}
+
+TRAVEL_RULE = {
+    "to another customer without a record": given(tx("3000", direction="out", cp_entity="entity-2"), expect=HIT),
+    "with a record": given(tx("3000", direction="out", cp_entity="entity-2", travel=True), expect=NONE),
+    "just under": given(tx("2999.99", direction="out", cp_entity="entity-2"), expect=NONE),
+    "a known service": given(tx("3000", cp="0xexchange"), expect=HIT, lists=SERVICES),
+    "an unhosted wallet": given(tx("50000", cp="0xunknown"), expect=NONE),
+    "the entity's own other wallet": given(tx("5000", cp_entity="entity-1"), expect=NONE),
+    "skipped without a price": given(tx(None, direction="out", cp_entity="entity-2"), expect=SKIP),
+}
+
+COUNTERPARTIES = OrgNetwork(
+    entities={"e-ir": CounterpartyEntity(id="e-ir", jurisdiction="IR"), "e-fr": CounterpartyEntity(id="e-fr", jurisdiction="FR")}
+)
+JURISDICTION = {
+    "the entity is in KP": given(tx(None), expect=HIT, entity=Entity(id="e", jurisdiction="KP")),
+    "the counterparty customer is in IR": given(tx("1", cp_entity="e-ir"), expect=HIT, network=COUNTERPARTIES),
+    "neither": given(tx("1", cp_entity="e-fr"), expect=NONE, network=COUNTERPARTIES),
+    "the organization's own list": given(
+        tx("1", cp_entity="e-fr"), expect=HIT, network=COUNTERPARTIES, lists=OrgLists(high_risk_jurisdictions=frozenset({"FR"}))
+    ),
+}
+
+
+def smurfs(n: int, n_senders: int, usd: str = "500", gap: timedelta = ONE_MINUTE) -> list:
+    return [tx(usd, cp=f"0xsmurf{i % n_senders}", ago=gap * (i + 1)) for i in range(n)]
+
+
+SMURFING = {
+    "ten small inflows from five senders": given(smurfs(9, 5), tx("500", cp="0xsmurf0"), expect=HIT),
+    "nine": given(smurfs(8, 5), tx("500", cp="0xsmurf0"), expect=NONE),
+    "four senders": given(smurfs(9, 4), tx("500", cp="0xsmurf0"), expect=NONE),
+    "total just under 5,000": given(smurfs(9, 5), tx("499.99", cp="0xsmurf0"), expect=NONE),
+    "1,000 is not small": given(smurfs(9, 5), tx("1000", cp="0xsmurf0"), expect=NONE),
+    "the oldest just outside the window": given(
+        smurfs(8, 5), tx("500", cp="0xold", ago=hours(24) + seconds(1)), tx("500", cp="0xsmurf0"), expect=NONE
+    ),
+    "skipped without a price": given(smurfs(9, 5), tx(None, cp="0xsmurf0"), expect=SKIP),
+}
+
+TABLES = {
+    "large_transfer": LARGE_TRANSFER, "sanctioned_counterparty": SANCTIONED_COUNTERPARTY,
+    "structuring_below_threshold": STRUCTURING, "rapid_pass_through": PASS_THROUGH, "high_velocity": HIGH_VELOCITY,
+    "fan_in": FAN_IN, "fan_out": FAN_OUT, "round_amounts": ROUND_AMOUNTS, "new_wallet_large_transfer": NEW_WALLET,
+    "dormant_reactivation": DORMANT, "mixer_exposure": MIXER, "illicit_category_exposure": ILLICIT, "privacy_asset": PRIVACY,
+    "peel_chain": PEEL_CHAIN, "cyclic_flow": CYCLIC_FLOW, "unhosted_large_transfer": UNHOSTED,
+    "own_wallet_layering": OWN_WALLET_LAYERING, "volume_spike": VOLUME_SPIKE, "counterparty_concentration": CONCENTRATION,
+    "chain_hopping": CHAIN_HOPPING, "travel_rule_missing": TRAVEL_RULE, "high_risk_jurisdiction": JURISDICTION,
+    "smurfing_inbound": SMURFING,
+}  # fmt: skip
+
+
+@pytest.mark.parametrize(("code", "scenario"), [case for code, table in TABLES.items() for case in cases(code, table)])
+def test_rule(code, scenario):
+    assert outcome(run(code, scenario)) == scenario.expect
+
+
+def test_structuring_evidence_names_the_band_and_the_transfers():
+    scenario = STRUCTURING["three in the band"]
+    result = run("structuring_below_threshold", scenario)
+    assert result.evidence["parameters"] == {"threshold_usd": "10000", "band_floor_pct": "80", "min_count": 3, "window_hours": 24}
+    assert result.evidence["measured"] == {"direction": "in", "count": 3, "band_floor_usd": "8000", "total_usd": "26999.99"}
+    assert result.transaction_ids == tuple(e.id for e in scenario.events)
+
+
+def test_pass_through_evidence_measures_the_share():
+    result = run("rapid_pass_through", PASS_THROUGH["split outflows add up"])
+    assert result.evidence["measured"]["outflow_share"] == "0.9000"
+    assert result.evidence["measured"]["outflow_count"] == 2
+
+
+def test_cyclic_flow_lists_the_hops_in_order():
+    result = run("cyclic_flow", CYCLIC_FLOW["three hops back home"])
+    assert result.evidence["measured"]["hops"] == 3
+    assert result.evidence["measured"]["values_usd"] == ["1000", "900", "800"]
+    assert len(result.transaction_ids) == 3
+
+
+def test_volume_spike_reports_the_baseline():
+    measured = run("volume_spike", VOLUME_SPIKE["5 × the daily average"]).evidence["measured"]
+    assert (measured["window_usd"], measured["baseline_daily_usd"], measured["baseline_days"]) == ("500", "100.00", "30.00")
+    assert Decimal(measured["multiple"]) == 5
