@@ -1,0 +1,9 @@
+"""The onboarding app's models, one module per aggregate. Keep this file a plain list of imports."""
+
+from onboarding.models.sanctions import (  # noqa: F401
+    SanctionsAddress,
+    SanctionsDigitalAddress,
+    SanctionsEntry,
+    SanctionsList,
+    SanctionsName,
+)

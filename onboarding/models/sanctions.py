@@ -1,0 +1,141 @@
+"""Sanctions lists as loaded from their publishers (OFAC SDN, UN consolidated).
+
+The lists are global reference data, not tenant data: every organization screens against the same
+rows. They are written only by `onboarding.sanctions.loader` (the `load_sanctions` command) and read
+by the screening index (`onboarding.screening.index`), which keeps its own in-memory copy.
+
+Identity across reloads: a reload keeps the row (and so the `id`) of every entry whose
+(list, uid) is still published, and rewrites it only when its content changed. Refer to an entry
+from elsewhere by `(list.source, uid)` and compare `version_hash` to tell whether it changed since
+(for example to re-raise a hit that was marked a false positive).
+"""
+
+from django.db import models
+
+from common.models import BaseModel
+
+
+class SanctionsSource(models.TextChoices):
+    OFAC_SDN = "ofac_sdn", "OFAC Specially Designated Nationals"
+    UN_CONSOLIDATED = "un_consolidated", "UN Security Council consolidated list"
+
+
+class EntryKind(models.TextChoices):
+    INDIVIDUAL = "individual"
+    ENTITY = "entity"
+    VESSEL = "vessel"
+    AIRCRAFT = "aircraft"
+
+
+class NameKind(models.TextChoices):
+    PRIMARY = "primary"
+    ALIAS = "alias"
+    # OFAC "weak" a.k.a.s (quoted in the remarks) and UN aliases of quality "Low": nicknames and
+    # fragments the publishers themselves say are too broad to screen on alone.
+    WEAK_ALIAS = "weak_alias", "weak alias"
+    # The UN list's NAME_ORIGINAL_SCRIPT (Arabic, Cyrillic, ...): matched after transliteration.
+    ORIGINAL_SCRIPT = "original_script", "original script"
+
+
+class SanctionsList(BaseModel):
+    """One published list, with what is needed to tell whether a reload changed it."""
+
+    source = models.CharField(max_length=32, choices=SanctionsSource.choices, unique=True)
+    version = models.CharField(max_length=64, blank=True, default="", help_text="Publisher's version or generation stamp, if any.")
+    published_at = models.DateTimeField(null=True, blank=True)
+    loaded_at = models.DateTimeField(help_text="When the content last changed in this database.")
+    checked_at = models.DateTimeField(help_text="When a load last ran, changed or not.")
+    content_hash = models.CharField(max_length=64, help_text="SHA-256 of the source files as read.")
+    entry_count = models.PositiveIntegerField(default=0)
+    name_count = models.PositiveIntegerField(default=0)
+    address_count = models.PositiveIntegerField(default=0)
+    digital_address_count = models.PositiveIntegerField(default=0)
+    skipped_count = models.PositiveIntegerField(default=0, help_text="Malformed rows skipped by the parser.")
+    skipped_samples = models.JSONField(default=list, blank=True)
+    source_files = models.JSONField(default=list, blank=True)
+
+    class Meta:
+        ordering = ["source"]
+        verbose_name = "sanctions list"
+
+    def __str__(self):
+        return f"{self.get_source_display()} ({self.entry_count} entries)"
+
+
+class SanctionsEntry(BaseModel):
+    """A designated party: person, organization, vessel or aircraft."""
+
+    sanctions_list = models.ForeignKey(SanctionsList, on_delete=models.CASCADE, related_name="entries")
+    uid = models.CharField(max_length=64, help_text="The publisher's id: OFAC ent_num, UN DATAID.")
+    reference = models.CharField(max_length=64, blank=True, default="", help_text="UN reference number, e.g. QDi.001.")
+    kind = models.CharField(max_length=16, choices=EntryKind.choices)
+    primary_name = models.CharField(max_length=512)
+    title = models.CharField(max_length=512, blank=True, default="")
+    programs = models.JSONField(default=list, blank=True)
+    remarks = models.TextField(blank=True, default="")
+    birth_dates = models.JSONField(
+        default=list, blank=True, help_text='Listed dates of birth: "1966-09-08", "1966-09", "1966" or a range "1960/1962".'
+    )
+    countries = models.JSONField(default=list, blank=True, help_text="ISO 3166-1 alpha-2 codes: nationality, citizenship, addresses.")
+    listed_on = models.DateField(null=True, blank=True)
+    version_hash = models.CharField(max_length=64, help_text="SHA-256 of the entry's parsed content; changes when the entry does.")
+
+    class Meta:
+        ordering = ["sanctions_list", "uid"]
+        constraints = [models.UniqueConstraint(fields=["sanctions_list", "uid"], name="sanctions_entry_unique_uid")]
+        verbose_name = "sanctions entry"
+        verbose_name_plural = "sanctions entries"
+
+    def __str__(self):
+        return f"{self.primary_name} ({self.uid})"
+
+
+class SanctionsName(BaseModel):
+    """A name an entry is listed under; `normalized` is what the matcher compares."""
+
+    entry = models.ForeignKey(SanctionsEntry, on_delete=models.CASCADE, related_name="names")
+    name = models.CharField(max_length=512)
+    kind = models.CharField(max_length=16, choices=NameKind.choices)
+    qualifier = models.CharField(max_length=16, blank=True, default="", help_text="aka / fka / nka, or the UN alias quality.")
+    normalized = models.CharField(max_length=512)
+
+    class Meta:
+        ordering = ["entry", "kind", "name"]
+
+    def __str__(self):
+        return self.name
+
+
+class SanctionsAddress(BaseModel):
+    entry = models.ForeignKey(SanctionsEntry, on_delete=models.CASCADE, related_name="addresses")
+    street = models.CharField(max_length=512, blank=True, default="")
+    city = models.CharField(max_length=256, blank=True, default="", help_text="City, with state and postal code as listed by OFAC.")
+    state_province = models.CharField(max_length=128, blank=True, default="")
+    postal_code = models.CharField(max_length=64, blank=True, default="")
+    country = models.CharField(max_length=128, blank=True, default="")
+    country_code = models.CharField(max_length=2, blank=True, default="")
+    note = models.CharField(max_length=512, blank=True, default="")
+
+    class Meta:
+        ordering = ["entry", "country", "city"]
+        verbose_name_plural = "sanctions addresses"
+
+    def __str__(self):
+        return ", ".join(part for part in (self.street, self.city, self.country) if part)
+
+
+class SanctionsDigitalAddress(BaseModel):
+    """A digital-currency address from the OFAC remarks. `address` is the matching form
+    (EVM 0x and bech32 addresses lower-cased); `address_as_listed` keeps the publisher's text."""
+
+    entry = models.ForeignKey(SanctionsEntry, on_delete=models.CASCADE, related_name="digital_addresses")
+    currency = models.CharField(max_length=16, help_text="The list's currency label: XBT, ETH, USDT, ...")
+    address = models.CharField(max_length=128, db_index=True)
+    address_as_listed = models.CharField(max_length=128)
+
+    class Meta:
+        ordering = ["entry", "currency", "address"]
+        verbose_name_plural = "sanctions digital addresses"
+
+    def __str__(self):
+        return f"{self.currency} {self.address_as_listed}"

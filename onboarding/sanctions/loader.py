@@ -1,0 +1,188 @@
+"""Writing a parsed list into the database: one list, one transaction.
+
+`sanctions_list_load` replaces a list's content atomically: readers (the screening index of every
+process) see either the old list or the new one, never a half-loaded mix. Entries are reconciled by
+(list, uid) rather than dropped and re-inserted, so an unchanged entry keeps its row and id, and
+`version_hash` tells a changed entry from an unchanged one. A list whose files hash the same as last
+time is left untouched (only `checked_at` moves), so running the loader on a schedule is cheap.
+
+A parse that yields no entries at all is refused: an empty or truncated download must never wipe
+a sanctions list.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+from django.db import transaction
+from django.utils import timezone
+
+from common.audit import audit_record
+from onboarding.models.sanctions import (
+    EntryKind,
+    SanctionsAddress,
+    SanctionsDigitalAddress,
+    SanctionsEntry,
+    SanctionsList,
+    SanctionsName,
+)
+from onboarding.sanctions.records import ParsedEntry, ParsedList
+from onboarding.screening.normalize import normalize_name
+
+_CHUNK = 500
+_ADDRESS_LIMITS = {"street": 512, "city": 256, "state_province": 128, "postal_code": 64, "country": 128, "country_code": 2, "note": 512}
+_ENTRY_FIELDS = ("reference", "kind", "primary_name", "title", "programs", "remarks", "birth_dates", "countries", "listed_on")
+
+
+class EmptyListError(ValueError):
+    """The parsed list has no entries; loading it would delete the whole list."""
+
+
+@dataclass
+class LoadResult:
+    source: str
+    changed: bool
+    content_hash: str = ""
+    entries: int = 0
+    names: int = 0
+    addresses: int = 0
+    digital_addresses: int = 0
+    skipped: int = 0
+    added_uids: list[str] = field(default_factory=list)
+    changed_uids: list[str] = field(default_factory=list)
+    removed_uids: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+    def summary(self) -> dict:
+        return {
+            "source": self.source, "changed": self.changed, "entries": self.entries, "names": self.names,
+            "addresses": self.addresses, "digital_addresses": self.digital_addresses, "skipped": self.skipped,
+            "added": len(self.added_uids), "updated": len(self.changed_uids), "removed": len(self.removed_uids),
+        }
+
+
+def _chunks(items: list, size: int = _CHUNK):
+    for start in range(0, len(items), size):
+        yield items[start : start + size]
+
+
+def _entry_values(parsed: ParsedEntry) -> dict:
+    return {name: getattr(parsed, name) for name in _ENTRY_FIELDS} | {"version_hash": parsed.version_hash}
+
+
+def _children(entry: SanctionsEntry, parsed: ParsedEntry) -> tuple[list, list, list]:
+    individual = parsed.kind == EntryKind.INDIVIDUAL
+    names = [
+        SanctionsName(
+            entry=entry, name=name.name[:512], kind=name.kind, qualifier=name.qualifier,
+            normalized=normalize_name(name.name, individual=individual)[:512],
+        )
+        for name in parsed.names
+    ]
+    addresses = [
+        SanctionsAddress(entry=entry, **{key: getattr(address, key)[:limit] for key, limit in _ADDRESS_LIMITS.items()})
+        for address in parsed.addresses
+    ]
+    digital = [
+        SanctionsDigitalAddress(
+            entry=entry, currency=item.currency[:16], address=item.address[:128], address_as_listed=item.address_as_listed[:128]
+        )
+        for item in parsed.digital_addresses
+    ]
+    return names, addresses, digital
+
+
+def _write_children(pairs: list[tuple[SanctionsEntry, ParsedEntry]]) -> None:
+    names, addresses, digital = [], [], []
+    for entry, parsed in pairs:
+        entry_names, entry_addresses, entry_digital = _children(entry, parsed)
+        names += entry_names
+        addresses += entry_addresses
+        digital += entry_digital
+    SanctionsName.objects.bulk_create(names, batch_size=_CHUNK)
+    SanctionsAddress.objects.bulk_create(addresses, batch_size=_CHUNK)
+    SanctionsDigitalAddress.objects.bulk_create(digital, batch_size=_CHUNK)
+
+
+def _delete_children(entry_ids: list) -> None:
+    for chunk in _chunks(entry_ids):
+        for model in (SanctionsName, SanctionsAddress, SanctionsDigitalAddress):
+            model.objects.filter(entry_id__in=chunk).delete()
+
+
+def _reconcile(sanctions_list: SanctionsList, parsed: ParsedList, result: LoadResult, now) -> None:
+    existing = {uid: (pk, version) for uid, pk, version in sanctions_list.entries.values_list("uid", "id", "version_hash")}
+    incoming = {entry.uid: entry for entry in parsed.entries}
+    result.removed_uids = sorted(set(existing) - set(incoming))
+    removed_ids = [existing[uid][0] for uid in result.removed_uids]
+    _delete_children(removed_ids)
+    for chunk in _chunks(removed_ids):
+        SanctionsEntry.objects.filter(id__in=chunk).delete()
+
+    changed = [(uid, entry) for uid, entry in incoming.items() if uid in existing and existing[uid][1] != entry.version_hash]
+    result.changed_uids = [uid for uid, _entry in changed]
+    _delete_children([existing[uid][0] for uid, _entry in changed])
+    updated = [
+        SanctionsEntry(id=existing[uid][0], sanctions_list=sanctions_list, uid=uid, updated_at=now, **_entry_values(entry))
+        for uid, entry in changed
+    ]
+    if updated:
+        SanctionsEntry.objects.bulk_update(updated, [*_ENTRY_FIELDS, "version_hash", "updated_at"], batch_size=_CHUNK)
+
+    added = [entry for uid, entry in incoming.items() if uid not in existing]
+    result.added_uids = [entry.uid for entry in added]
+    created = SanctionsEntry.objects.bulk_create(
+        [SanctionsEntry(sanctions_list=sanctions_list, uid=entry.uid, **_entry_values(entry)) for entry in added], batch_size=_CHUNK
+    )
+    _write_children([*zip(updated, (entry for _uid, entry in changed), strict=True), *zip(created, added, strict=True)])
+
+
+def _record_list(parsed: ParsedList, now) -> SanctionsList:
+    sanctions_list = SanctionsList.objects.select_for_update().filter(source=parsed.source).first()
+    if sanctions_list is None:
+        sanctions_list = SanctionsList(source=parsed.source)
+    sanctions_list.version = parsed.version[:64]
+    sanctions_list.published_at = parsed.published_at
+    sanctions_list.loaded_at = sanctions_list.checked_at = now
+    sanctions_list.content_hash = parsed.content_hash
+    sanctions_list.entry_count = len(parsed.entries)
+    sanctions_list.name_count = parsed.name_count
+    sanctions_list.address_count = parsed.address_count
+    sanctions_list.digital_address_count = parsed.digital_address_count
+    sanctions_list.skipped_count = parsed.report.skipped
+    sanctions_list.skipped_samples = parsed.report.samples
+    sanctions_list.source_files = parsed.source_files
+    sanctions_list.save()
+    return sanctions_list
+
+
+@transaction.atomic
+def sanctions_list_load(parsed: ParsedList) -> LoadResult:
+    """Make the database's copy of `parsed.source` equal to `parsed`; a no-op if the files are unchanged."""
+    started = time.perf_counter()
+    if not parsed.entries:
+        raise EmptyListError(
+            f"{parsed.source}: the files gave no entries ({parsed.report.skipped} rows skipped); refusing to empty the list"
+        )
+    now = timezone.now()
+    result = LoadResult(
+        source=parsed.source, changed=False, content_hash=parsed.content_hash, entries=len(parsed.entries),
+        names=parsed.name_count, addresses=parsed.address_count,
+        digital_addresses=parsed.digital_address_count, skipped=parsed.report.skipped,
+    )
+    current = SanctionsList.objects.select_for_update().filter(source=parsed.source).first()
+    if current is not None and current.content_hash == parsed.content_hash:
+        SanctionsList.objects.filter(pk=current.pk).update(checked_at=now)
+        result.seconds = time.perf_counter() - started
+        return result
+    sanctions_list = _record_list(parsed, now)
+    _reconcile(sanctions_list, parsed, result, now)
+    result.changed = True
+    audit_record(
+        actor=None, action="sanctions_list.loaded", object_type="sanctions_list", object_id=sanctions_list.pk,
+        before={"content_hash": current.content_hash, "entry_count": current.entry_count} if current else None,
+        after={"content_hash": parsed.content_hash, **result.summary()},
+    )
+    result.seconds = time.perf_counter() - started
+    return result

@@ -1,0 +1,169 @@
+"""UN Security Council consolidated list (XML, `CONSOLIDATED_LIST` with INDIVIDUALS and ENTITIES).
+
+An individual's name is FIRST_NAME .. FOURTH_NAME in that order (the UN does not put the surname
+first). Aliases carry a QUALITY: 'Good' and 'a.k.a.'/'f.k.a.' are aliases, 'Low' is a weak alias
+(the UN's own "low quality" marker, like OFAC's quoted a.k.a.s); an empty alias element is the
+list's placeholder and is ignored. NAME_ORIGINAL_SCRIPT (Arabic, Cyrillic, ...) is kept as its own
+name kind. Dates of birth come as DATE, YEAR, or FROM_YEAR/TO_YEAR for a range.
+
+A document that is not well-formed is read with lxml's recovering parser: what can be read is
+loaded and every parser error is counted as a skipped row. Entries without an id or a name are
+skipped and counted.
+"""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+from pathlib import Path
+
+from lxml import etree
+
+from onboarding.models.sanctions import EntryKind, NameKind, SanctionsSource
+from onboarding.sanctions.countries import country_code
+from onboarding.sanctions.records import (
+    ParsedAddress,
+    ParsedEntry,
+    ParsedList,
+    ParsedName,
+    ParseReport,
+    clean,
+    content_hash,
+)
+
+_NAME_PARTS = ("FIRST_NAME", "SECOND_NAME", "THIRD_NAME", "FOURTH_NAME")
+_ALIAS_KINDS = {
+    "good": (NameKind.ALIAS, "good"), "low": (NameKind.WEAK_ALIAS, "low"),
+    "a.k.a.": (NameKind.ALIAS, "aka"), "f.k.a.": (NameKind.ALIAS, "fka"), "": (NameKind.ALIAS, ""),
+}
+
+
+def _text(element, path: str) -> str:
+    return clean(element.findtext(path))
+
+
+def _values(element, path: str) -> list[str]:
+    return [value for value in (clean(node.text) for node in element.findall(f"{path}/VALUE")) if value]
+
+
+def _date(value: str) -> date | None:
+    try:
+        return date.fromisoformat(value[:10])
+    except ValueError:
+        return None
+
+
+def _birth_dates(record) -> list[str]:
+    dates: list[str] = []
+    for node in record.findall("INDIVIDUAL_DATE_OF_BIRTH"):
+        exact, year = _text(node, "DATE"), _text(node, "YEAR")
+        start, end = _text(node, "FROM_YEAR"), _text(node, "TO_YEAR")
+        value = exact[:10] if _date(exact) else year if year.isdigit() else f"{start}/{end}" if start.isdigit() and end.isdigit() else ""
+        if value and value not in dates:
+            dates.append(value)
+    return dates
+
+
+def _names(record, primary: str, alias_tag: str) -> list[ParsedName]:
+    names = [ParsedName(primary, NameKind.PRIMARY)]
+    for node in record.findall(alias_tag):
+        alias = _text(node, "ALIAS_NAME")
+        kind, qualifier = _ALIAS_KINDS.get(_text(node, "QUALITY").lower(), (NameKind.ALIAS, ""))
+        if alias and all(existing.name.lower() != alias.lower() for existing in names):
+            names.append(ParsedName(alias, kind, qualifier))
+    for node in record.findall("NAME_ORIGINAL_SCRIPT"):
+        original = clean(node.text)
+        if original:
+            names.append(ParsedName(original, NameKind.ORIGINAL_SCRIPT))
+    return names
+
+
+def _addresses(record, tag: str) -> list[ParsedAddress]:
+    addresses = []
+    for node in record.findall(tag):
+        address = ParsedAddress(
+            street=_text(node, "STREET"),
+            city=_text(node, "CITY"),
+            state_province=_text(node, "STATE_PROVINCE"),
+            postal_code=_text(node, "ZIP_CODE"),
+            country=_text(node, "COUNTRY"),
+            country_code=country_code(_text(node, "COUNTRY")),
+            note=_text(node, "NOTE"),
+        )
+        if any((address.street, address.city, address.state_province, address.country, address.note)):
+            addresses.append(address)
+    return addresses
+
+
+def _countries(record, addresses: list[ParsedAddress]) -> list[str]:
+    places = [*_values(record, "NATIONALITY"), *(_text(node, "COUNTRY") for node in record.findall("INDIVIDUAL_PLACE_OF_BIRTH"))]
+    codes: list[str] = []
+    for code in [*(country_code(place) for place in places), *(address.country_code for address in addresses)]:
+        if code and code not in codes:
+            codes.append(code)
+    return codes
+
+
+def _entry(record, *, individual: bool) -> ParsedEntry:
+    if individual:
+        primary = " ".join(part for part in (_text(record, tag) for tag in _NAME_PARTS) if part)
+    else:
+        primary = _text(record, "FIRST_NAME")
+    addresses = _addresses(record, "INDIVIDUAL_ADDRESS" if individual else "ENTITY_ADDRESS")
+    program = _text(record, "UN_LIST_TYPE")
+    return ParsedEntry(
+        uid=_text(record, "DATAID"),
+        kind=EntryKind.INDIVIDUAL if individual else EntryKind.ENTITY,
+        primary_name=primary,
+        reference=_text(record, "REFERENCE_NUMBER"),
+        title="; ".join(_values(record, "TITLE")),
+        programs=[program] if program else [],
+        remarks=_text(record, "COMMENTS1"),
+        birth_dates=_birth_dates(record) if individual else [],
+        countries=_countries(record, addresses),
+        listed_on=_date(_text(record, "LISTED_ON")),
+        names=_names(record, primary, "INDIVIDUAL_ALIAS" if individual else "ENTITY_ALIAS") if primary else [],
+        addresses=addresses,
+    )
+
+
+def _published_at(root) -> datetime | None:
+    stamp = (root.get("dateGenerated") or "").replace("Z", "+00:00")
+    try:
+        return datetime.fromisoformat(stamp)
+    except ValueError:
+        return None
+
+
+def parse_un(path: str | Path) -> ParsedList:
+    """Read the UN consolidated list XML at `path`."""
+    path = Path(path)
+    blob = path.read_bytes()
+    report = ParseReport()
+    parser = etree.XMLParser(recover=True, resolve_entities=False, no_network=True, remove_comments=True)
+    try:
+        root = etree.fromstring(blob, parser)
+    except etree.XMLSyntaxError as error:
+        root = None
+        report.skip(file=path.name, line=0, reason=f"XML: {error}")
+    for error in parser.error_log:
+        report.skip(file=path.name, line=error.line, reason=f"XML: {error.message}")
+    entries: dict[str, ParsedEntry] = {}
+    for tag, individual in (("INDIVIDUALS/INDIVIDUAL", True), ("ENTITIES/ENTITY", False)):
+        for record in root.findall(tag) if root is not None else []:
+            entry = _entry(record, individual=individual)
+            if not entry.uid or not entry.primary_name:
+                report.skip(file=path.name, line=record.sourceline, reason="no DATAID" if not entry.uid else "no name")
+            elif entry.uid in entries:
+                report.skip(file=path.name, line=record.sourceline, reason=f"DATAID {entry.uid} repeated")
+            else:
+                entries[entry.uid] = entry
+    published = _published_at(root) if root is not None else None
+    return ParsedList(
+        source=SanctionsSource.UN_CONSOLIDATED,
+        content_hash=content_hash({"consolidated.xml": blob}),
+        entries=list(entries.values()),
+        report=report,
+        source_files=[str(path)],
+        version=root.get("dateGenerated", "") if root is not None else "",
+        published_at=published,
+    )

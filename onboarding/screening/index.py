@@ -1,0 +1,243 @@
+"""The in-memory screening index: every listed name, blocked by token, typo and sound.
+
+Why in memory: scoring a name against ~30,000 listed names one by one takes hundreds of
+milliseconds; looking up a handful of keys and scoring the few dozen names they lead to takes a
+millisecond or two. The index is derived from the database only, so every process (web, worker)
+builds the same one, and a list loaded by another process reaches this one at the next freshness
+check: at most every `INDEX_CHECK_SECONDS` one small query compares the lists' content hashes and
+load times with those the index was built from, and rebuilds it (about a second) if they differ.
+Nothing here queries the database per screening call.
+
+Blocking keys, per vocabulary token (a distinct normalised token of some listed name):
+- the token itself;
+- its single-character deletions, for tokens of 4+ letters (SymSpell): a query token that is one
+  edit away (insert, delete, substitute, transpose) from a listed token shares one of these keys;
+- its phonetic key (normalize.phonetic_key), for spelling variants further apart
+  ("mohammed"/"muhammad", an Arabic-script "hsyn"/"hussein").
+A name is a candidate when one of its tokens is reached; the matcher ranks candidates by how much
+of the query they can explain and scores only the best few in full.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from onboarding.screening.normalize import phonetic_key
+
+# How often a process re-checks that its index matches the lists in the database. Settings may
+# override it (SANCTIONS_INDEX_CHECK_SECONDS); a reload reaches every process within this time.
+INDEX_CHECK_SECONDS = 30.0
+DELETE_MIN_LENGTH = 4
+# A token in more names than this ("mohammed", "trading") is "broad": the matcher lets it add to
+# candidates reached through a rarer token instead of enumerating all of its names.
+BROAD_POSTINGS = 300
+
+
+@dataclass(frozen=True)
+class EntryRecord:
+    id: str
+    source: str
+    uid: str
+    reference: str
+    kind: str
+    primary_name: str
+    programs: tuple[str, ...]
+    birth_dates: tuple[str, ...]
+    countries: frozenset[str]
+    version_hash: str
+
+
+@dataclass(frozen=True)
+class NameRecord:
+    entry: int  # position in ScreeningIndex.entries
+    name: str
+    kind: str
+    tokens: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class DigitalAddressRecord:
+    entry: int
+    currency: str
+    address: str
+    address_as_listed: str
+
+
+@dataclass(frozen=True)
+class ListInfo:
+    source: str
+    version: str
+    content_hash: str
+    loaded_at: str
+    entry_count: int
+
+
+@dataclass
+class ScreeningIndex:
+    signature: tuple
+    lists: dict[str, ListInfo] = field(default_factory=dict)
+    entries: list[EntryRecord] = field(default_factory=list)
+    names: list[NameRecord] = field(default_factory=list)
+    addresses: dict[str, list[DigitalAddressRecord]] = field(default_factory=dict)
+    postings: dict[str, list[int]] = field(default_factory=dict)  # vocabulary token -> name positions
+    deletes: dict[str, list[str]] = field(default_factory=dict)  # deletion key -> vocabulary tokens
+    sounds: dict[str, list[str]] = field(default_factory=dict)  # phonetic key -> vocabulary tokens
+    weights: dict[str, float] = field(default_factory=dict)  # vocabulary token -> inverse document frequency
+    name_sizes: list[int] = field(default_factory=list)  # token count of each name, for candidate ranking
+    broad: dict[str, frozenset[int]] = field(default_factory=dict)  # tokens in many names -> their postings as a set
+    unseen_weight: float = 1.0
+    built_seconds: float = 0.0
+
+    def weight(self, token: str) -> float:
+        return self.weights.get(token, self.unseen_weight)
+
+    def similar_tokens(self, token: str) -> set[str]:
+        """Vocabulary tokens that may be the same word as `token`: equal, one edit away, or same sound."""
+        found: set[str] = set()
+        if token in self.postings:
+            found.add(token)
+        if len(token) >= DELETE_MIN_LENGTH:
+            for key in (token, *deletions(token)):
+                found.update(self.deletes.get(key, ()))
+        sound = phonetic_key(token)
+        if len(sound) >= 2:
+            found.update(self.sounds.get(sound, ()))
+        return found
+
+
+def deletions(token: str) -> set[str]:
+    return {token[:position] + token[position + 1 :] for position in range(len(token))}
+
+
+def _blocking_keys(index: ScreeningIndex) -> None:
+    deletes: dict[str, set[str]] = defaultdict(set)
+    sounds: dict[str, set[str]] = defaultdict(set)
+    for token in index.postings:
+        if len(token) >= DELETE_MIN_LENGTH:
+            deletes[token].add(token)
+            for key in deletions(token):
+                deletes[key].add(token)
+        sound = phonetic_key(token)
+        if len(sound) >= 2:
+            sounds[sound].add(token)
+    index.deletes = {key: sorted(tokens) for key, tokens in deletes.items()}
+    index.sounds = {key: sorted(tokens) for key, tokens in sounds.items()}
+
+
+def _idf(index: ScreeningIndex) -> None:
+    """Inverse document frequency over listed names: 'mohammed' weighs less than 'zawahiri'."""
+    total = max(len(index.names), 1)
+    index.weights = {token: math.log(1 + total / len(positions)) for token, positions in index.postings.items()}
+    index.unseen_weight = math.log(1 + total)
+
+
+def build_index_from_rows(signature: tuple, lists: list[ListInfo], entries: list[EntryRecord], names, addresses) -> ScreeningIndex:
+    """Build from plain rows: `names` as (entry id, name, kind, normalized), `addresses` as
+    (entry id, currency, address, as listed). Pure: no database access (the bench and tests use it)."""
+    started = time.perf_counter()
+    index = ScreeningIndex(signature=signature, lists={info.source: info for info in lists}, entries=list(entries))
+    position = {entry.id: number for number, entry in enumerate(index.entries)}
+    postings: dict[str, list[int]] = defaultdict(list)
+    for entry_id, name, kind, normalized in names:
+        tokens = tuple(normalized.split())
+        if entry_id not in position or not tokens:
+            continue
+        name_position = len(index.names)
+        index.names.append(NameRecord(position[entry_id], name, kind, tokens))
+        for token in set(tokens):
+            postings[token].append(name_position)
+    index.postings = dict(postings)
+    index.name_sizes = [len(name.tokens) for name in index.names]
+    index.broad = {token: frozenset(positions) for token, positions in postings.items() if len(positions) > BROAD_POSTINGS}
+    for entry_id, currency, address, listed in addresses:
+        if entry_id in position:
+            index.addresses.setdefault(address, []).append(DigitalAddressRecord(position[entry_id], currency, address, listed))
+    _idf(index)
+    _blocking_keys(index)
+    index.built_seconds = time.perf_counter() - started
+    return index
+
+
+def database_signature() -> tuple:
+    """What the index depends on: each list's source, content hash and load time (one small query)."""
+    from onboarding.models.sanctions import SanctionsList
+
+    rows = SanctionsList.objects.order_by("source").values_list("source", "content_hash", "loaded_at")
+    return tuple((source, content, loaded.isoformat()) for source, content, loaded in rows)
+
+
+def build_index() -> ScreeningIndex:
+    """Read the lists from the database and build the index (about a second for OFAC + UN)."""
+    from onboarding.models.sanctions import SanctionsDigitalAddress, SanctionsEntry, SanctionsList, SanctionsName
+
+    lists = [
+        ListInfo(row.source, row.version, row.content_hash, row.loaded_at.isoformat(), row.entry_count)
+        for row in SanctionsList.objects.order_by("source")
+    ]
+    signature = tuple((info.source, info.content_hash, info.loaded_at) for info in lists)
+    entry_columns = (
+        "id", "sanctions_list__source", "uid", "reference", "kind", "primary_name", "programs", "birth_dates", "countries", "version_hash",
+    )
+    entries = [
+        EntryRecord(
+            id=str(pk), source=source, uid=uid, reference=reference, kind=kind, primary_name=primary, programs=tuple(programs or ()),
+            birth_dates=tuple(birth_dates or ()), countries=frozenset(countries or ()), version_hash=version,
+        )
+        for pk, source, uid, reference, kind, primary, programs, birth_dates, countries, version in SanctionsEntry.objects.values_list(
+            *entry_columns
+        ).order_by("sanctions_list__source", "uid")
+    ]
+    name_rows = SanctionsName.objects.values_list("entry_id", "name", "kind", "normalized").order_by("entry_id", "kind", "name")
+    names = ((str(entry), name, kind, normalized) for entry, name, kind, normalized in name_rows.iterator(chunk_size=5000))
+    address_rows = SanctionsDigitalAddress.objects.values_list("entry_id", "currency", "address", "address_as_listed")
+    addresses = [(str(entry), currency, address, listed) for entry, currency, address, listed in address_rows]
+    return build_index_from_rows(signature, lists, entries, names, addresses)
+
+
+class _IndexHolder:
+    """One index per process, rebuilt when the database's lists no longer match it."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._index: ScreeningIndex | None = None
+        self._checked_at = 0.0
+
+    def get(self, *, max_age: float | None = None) -> ScreeningIndex:
+        max_age = _check_seconds() if max_age is None else max_age
+        index = self._index
+        if index is not None and time.monotonic() - self._checked_at < max_age:
+            return index
+        with self._lock:
+            if self._index is None or time.monotonic() - self._checked_at >= max_age:
+                if self._index is None or database_signature() != self._index.signature:
+                    self._index = build_index()
+                self._checked_at = time.monotonic()
+            return self._index
+
+    def invalidate(self) -> None:
+        with self._lock:
+            self._index = None
+            self._checked_at = 0.0
+
+
+def _check_seconds() -> float:
+    from django.conf import settings
+
+    return float(getattr(settings, "SANCTIONS_INDEX_CHECK_SECONDS", INDEX_CHECK_SECONDS))
+
+
+_holder = _IndexHolder()
+
+
+def get_index(*, max_age: float | None = None) -> ScreeningIndex:
+    """This process's index, checked against the database at most every `max_age` seconds."""
+    return _holder.get(max_age=max_age)
+
+
+def invalidate_index() -> None:
+    """Drop this process's index; the next screening call rebuilds it (the loader calls this)."""
+    _holder.invalidate()

@@ -1,0 +1,241 @@
+"""Screening a name or a wallet address against the loaded sanctions lists.
+
+    screen_name(name, *, kind=None, date_of_birth=None, country=None, limit=10, min_score=None) -> list[Hit]
+    screen_address(address, *, chain_id=None) -> list[Hit]
+
+Both read the process's in-memory index (onboarding.screening.index) and never query the database
+per call. A name is normalised (normalize.py), candidate listed names are found through the
+index's blocking keys, the most promising are scored in full (scoring.py), the best name of each
+listed entry is kept, a weak alias is capped at 0.9 of its score, and date of birth / country /
+kind move the score a little (evidence.py). Hits come back best first, one per listed entry.
+"""
+
+from __future__ import annotations
+
+import heapq
+from dataclasses import asdict, dataclass, field
+from datetime import date
+
+from onboarding.sanctions.addresses import canonical_address
+from onboarding.screening.evidence import weigh_evidence
+from onboarding.screening.index import EntryRecord, NameRecord, ScreeningIndex, get_index
+from onboarding.screening.normalize import is_abjad, name_tokens
+from onboarding.screening.scoring import NameScore, score_compact, score_tokens, token_similarity
+from onboarding.screening.thresholds import FAIL, PASS, REVIEW, fail_threshold, report_threshold, review_threshold
+
+# Listed names scored in full per query, after ranking all candidates by what their tokens can explain.
+CANDIDATE_LIMIT = 60
+# A weak alias ("a.k.a. 'BNC'", UN quality "Low") is too generic to be a confident match on its own.
+WEAK_ALIAS_FACTOR = 0.90
+
+
+class ListsNotLoaded(RuntimeError):
+    """No sanctions list is loaded: screening cannot say 'pass' (run `manage.py load_sanctions`)."""
+
+
+@dataclass(frozen=True)
+class Hit:
+    score: float
+    outcome: str  # pass | review | fail, by the thresholds in force
+    source: str  # sanctions list: ofac_sdn | un_consolidated
+    entry_id: str  # SanctionsEntry.pk (stable while the entry stays on the list)
+    entry_uid: str  # the publisher's id (OFAC ent_num, UN DATAID)
+    entry_kind: str
+    primary_name: str
+    matched_name: str  # the listed name that matched (primary, alias, ...), as listed
+    name_kind: str  # primary | alias | weak_alias | original_script | digital_address
+    method: str  # exact | reordered | token_set | initials | compact | exact_address
+    matched_fields: tuple[str, ...]
+    entry_version_hash: str
+    explanation: dict = field(default_factory=dict)  # JSON-serialisable, for the check's details
+    matched_address: str = ""
+
+    def as_dict(self) -> dict:
+        data = asdict(self)
+        data["matched_fields"] = list(self.matched_fields)
+        return data
+
+
+def _similarity_cache(abjad: bool):
+    cache: dict[tuple[str, str], tuple[float, str]] = {}
+
+    def similarity(query: str, listed: str) -> tuple[float, str]:
+        key = (query, listed)
+        if key not in cache:
+            cache[key] = token_similarity(query, listed, abjad=abjad)
+        return cache[key]
+
+    return similarity
+
+
+def _candidates(index: ScreeningIndex, tokens: tuple[str, ...], similarity) -> list[int]:
+    """Positions of the listed names most worth scoring: ranked by the weighted share of the query
+    their tokens can match, then by closeness of length.
+
+    Rare query tokens go first; a broad token (in hundreds of names) then only adds to names
+    already reached, unless nothing was reached yet. That keeps "Mohammed X" from walking every
+    Mohammed on the lists while still finding them all for a bare "Mohammed".
+    """
+    explained: dict[int, float] = {}
+    for token in sorted(set(tokens), key=lambda token: (-index.weight(token), token)):
+        if len(token) < 2:
+            continue  # an initial reaches too many names to block on
+        best: dict[int, float] = {}
+        for listed in index.similar_tokens(token):
+            value, _how = similarity(token, listed)
+            if value <= 0:
+                continue
+            gain = value * index.weight(listed)
+            members = index.broad.get(listed)
+            if members is not None and explained:
+                reach = [position for position in explained if position in members]
+            else:
+                reach = index.postings[listed]
+            for position in reach:
+                if gain > best.get(position, 0.0):
+                    best[position] = gain
+        for position, gain in best.items():
+            explained[position] = explained.get(position, 0.0) + gain
+    size, sizes = len(tokens), index.name_sizes
+    return heapq.nlargest(CANDIDATE_LIMIT, explained, key=lambda position: explained[position] - 0.05 * abs(sizes[position] - size))
+
+
+def _score_name(tokens: tuple[str, ...], name: NameRecord, index: ScreeningIndex, similarity) -> NameScore:
+    scored = score_tokens(tokens, name.tokens, weight=index.weight, similarity=similarity)
+    compact = score_compact(tokens, name.tokens)
+    if compact > scored.score:
+        scored.score, scored.method = compact, "compact"
+    if name.kind == "weak_alias":
+        scored.score *= WEAK_ALIAS_FACTOR
+    return scored
+
+
+def _explain(query: str, tokens, entry: EntryRecord, name: NameRecord, scored: NameScore, adjustments, score, context) -> dict:
+    info = context["lists"].get(entry.source)
+    matched_fields = ["name", *(a.field for a in adjustments if a.finding in ("match", "year_match"))]
+    return {
+        "list": entry.source,
+        "list_version": info.version if info else "",
+        "list_content_hash": info.content_hash if info else "",
+        "entry_id": entry.id,
+        "entry_uid": entry.uid,
+        "entry_reference": entry.reference,
+        "entry_kind": entry.kind,
+        "entry_version_hash": entry.version_hash,
+        "primary_name": entry.primary_name,
+        "programs": list(entry.programs),
+        "matched_name": name.name,
+        "name_kind": name.kind,
+        "method": scored.method,
+        "query": {"name": query, "normalized": " ".join(tokens)},
+        "listed_normalized": " ".join(name.tokens),
+        "token_matches": [asdict(match) for match in scored.matches],
+        "unmatched_query_tokens": scored.unmatched_query,
+        "unmatched_listed_tokens": scored.unmatched_listed,
+        "reordered": scored.reordered,
+        "name_score": round(scored.score, 4),
+        "weak_alias_factor": WEAK_ALIAS_FACTOR if name.kind == "weak_alias" else None,
+        "adjustments": [adjustment.as_dict() for adjustment in adjustments],
+        "matched_fields": matched_fields,
+        "score": score,
+        "outcome": _outcome(score, context["thresholds"]),
+        "thresholds": dict(context["thresholds"]),
+    }
+
+
+def _outcome(score: float, thresholds: dict) -> str:
+    return FAIL if score >= thresholds["fail"] else REVIEW if score >= thresholds["review"] else PASS
+
+
+def _context(index: ScreeningIndex) -> dict:
+    """What every hit of one call shares: the lists, and the thresholds read once from settings."""
+    return {"lists": index.lists, "thresholds": {"review": review_threshold(), "fail": fail_threshold()}}
+
+
+def _hit(query, tokens, entry: EntryRecord, name: NameRecord, scored: NameScore, adjustments, score: float, context) -> Hit:
+    explanation = _explain(query, tokens, entry, name, scored, adjustments, score, context)
+    return Hit(
+        score=score, outcome=explanation["outcome"], source=entry.source, entry_id=entry.id, entry_uid=entry.uid, entry_kind=entry.kind,
+        primary_name=entry.primary_name, matched_name=name.name, name_kind=name.kind, method=scored.method,
+        matched_fields=tuple(explanation["matched_fields"]), entry_version_hash=entry.version_hash, explanation=explanation,
+    )
+
+
+def _loaded_index(index: ScreeningIndex | None) -> ScreeningIndex:
+    index = index or get_index()
+    if not index.lists:
+        raise ListsNotLoaded("no sanctions list is loaded; run `manage.py load_sanctions`")
+    return index
+
+
+def screen_name(
+    name: str,
+    *,
+    kind: str | None = None,
+    date_of_birth: date | None = None,
+    country: str | None = None,
+    limit: int = 10,
+    min_score: float | None = None,
+    index: ScreeningIndex | None = None,
+) -> list[Hit]:
+    """Hits for `name` at or above `min_score` (default REPORT_THRESHOLD), best first, one per entry.
+
+    `kind` is 'individual' or 'business' (also 'entity', 'company', ...); `country` an ISO alpha-2
+    code or a country name. Raises ListsNotLoaded when no list is loaded.
+    """
+    index = _loaded_index(index)
+    floor = report_threshold() if min_score is None else min_score
+    individual = kind is not None and kind.strip().lower() == "individual"
+    tokens = name_tokens(name or "", individual=individual and "," in (name or ""))
+    if not tokens:
+        return []
+    similarity = _similarity_cache(is_abjad(name))
+    best: dict[int, tuple[NameScore, NameRecord]] = {}
+    for position in _candidates(index, tokens, similarity):
+        listed = index.names[position]
+        scored = _score_name(tokens, listed, index, similarity)
+        if listed.entry not in best or scored.score > best[listed.entry][0].score:
+            best[listed.entry] = (scored, listed)
+    hits = []
+    context = _context(index)
+    for entry_position, (scored, listed) in best.items():
+        entry = index.entries[entry_position]
+        adjustments = weigh_evidence(entry, kind=kind, date_of_birth=date_of_birth, country=country)
+        score = round(min(1.0, max(0.0, scored.score + sum(adjustment.effect for adjustment in adjustments))), 4)
+        if score >= floor:
+            hits.append(_hit(name, tokens, entry, listed, scored, adjustments, score, context))
+    hits.sort(key=lambda hit: (-hit.score, hit.source, hit.entry_uid))
+    return hits[:limit]
+
+
+def screen_address(address: str, *, chain_id: int | None = None, index: ScreeningIndex | None = None) -> list[Hit]:
+    """Hits (score 1.0) for a wallet address equal to a listed digital-currency address.
+
+    EVM (0x) and bech32 addresses compare case-insensitively, and any address on an EVM chain
+    (`chain_id` > 0); other addresses (base58) compare exactly. Raises ListsNotLoaded.
+    """
+    index = _loaded_index(index)
+    key = canonical_address(address, chain_id=chain_id)
+    context = _context(index)
+    hits = []
+    for record in index.addresses.get(key, []) if key else []:
+        entry = index.entries[record.entry]
+        info = index.lists.get(entry.source)
+        explanation = {
+            "list": entry.source, "list_version": info.version if info else "", "list_content_hash": info.content_hash if info else "",
+            "entry_id": entry.id, "entry_uid": entry.uid, "entry_reference": entry.reference, "entry_kind": entry.kind,
+            "entry_version_hash": entry.version_hash, "primary_name": entry.primary_name, "programs": list(entry.programs),
+            "query": {"address": address, "chain_id": chain_id, "normalized": key},
+            "currency": record.currency, "listed_address": record.address_as_listed, "method": "exact_address",
+            "matched_fields": ["digital_currency_address"], "score": 1.0, "outcome": _outcome(1.0, context["thresholds"]),
+            "thresholds": dict(context["thresholds"]),
+        }
+        hits.append(
+            Hit(
+                score=1.0, outcome=explanation["outcome"], source=entry.source, entry_id=entry.id, entry_uid=entry.uid,
+                entry_kind=entry.kind, primary_name=entry.primary_name, matched_name=entry.primary_name, name_kind="digital_address",
+                method="exact_address", matched_fields=("digital_currency_address",), entry_version_hash=entry.version_hash,
+                explanation=explanation, matched_address=record.address_as_listed,
+            )
+        )
+    return hits

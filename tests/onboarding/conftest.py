@@ -1,0 +1,65 @@
+"""Fixtures for the sanctions tests: the real OFAC SDN and UN lists, loaded once per test worker.
+
+The lists are loaded with the real `load_sanctions` command into the worker's test database,
+outside any test transaction, so every test of the worker sees them and rolls back only its own
+changes. (pytest-xdist with --dist loadfile: each worker loads them once, about ten seconds.)
+"""
+
+import io
+import shutil
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+from django.core.management import call_command
+
+from onboarding.screening.index import get_index, invalidate_index
+
+SANCTIONS_DIR = settings.BASE_DIR.parent / "shared" / "reference" / "sanctions"
+OFAC_DIR = SANCTIONS_DIR / "ofac"
+UN_FILE = SANCTIONS_DIR / "un" / "UN_consolidated.xml"
+
+
+@pytest.fixture(scope="session")
+def sanctions_load_output(django_db_setup, django_db_blocker) -> str:
+    """Load both real lists once; the command's output, for the tests that read it."""
+    out = io.StringIO()
+    with django_db_blocker.unblock():
+        call_command("load_sanctions", stdout=out)
+        invalidate_index()
+    return out.getvalue()
+
+
+@pytest.fixture(scope="session")
+def sanctions_index(sanctions_load_output, django_db_blocker):
+    """The in-memory screening index built from the real lists."""
+    with django_db_blocker.unblock():
+        invalidate_index()
+        return get_index(max_age=0)
+
+
+@pytest.fixture
+def fresh_index():
+    """Drop the process's index before and after a test that changes lists inside its transaction,
+    so no later test screens against a state that was rolled back."""
+    invalidate_index()
+    yield
+    invalidate_index()
+
+
+@pytest.fixture
+def ofac_copy(tmp_path) -> Path:
+    """A writable copy of the real OFAC CSV set."""
+    target = tmp_path / "ofac"
+    shutil.copytree(OFAC_DIR, target)
+    for path in target.iterdir():
+        path.chmod(0o644)
+    return target
+
+
+@pytest.fixture
+def un_copy(tmp_path) -> Path:
+    target = tmp_path / "UN_consolidated.xml"
+    shutil.copyfile(UN_FILE, target)
+    target.chmod(0o644)
+    return target
