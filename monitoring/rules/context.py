@@ -581,8 +581,8 @@ def normalize_party(name: str | None) -> str:
     return " ".join("".join(ch if ch.isalnum() else " " for ch in (name or "").casefold()).split())
 
 
-def ratio(part: Decimal, whole: Decimal) -> Decimal:
-    return (part / whole).quantize(Decimal("0.0001")) if whole else Decimal(0)
+def ratio(part: Decimal | int, whole: Decimal | int) -> Decimal:
+    return (Decimal(part) / Decimal(whole)).quantize(Decimal("0.0001")) if whole else Decimal(0)
 
 
 @dataclass(frozen=True, slots=True)

@@ -295,7 +295,13 @@ VOLUME_SPIKE = {
     "5 × the daily average": given(baseline(30), tx("500"), expect=HIT, history=LONG_LIVED),
     "just under 5 ×": given(baseline(30), tx("499.99"), expect=NONE, history=LONG_LIVED),
     "a younger entity averages over fewer days": given(baseline(30), tx("500"), expect=NONE),
-    "transfers before the baseline do not count": given(baseline(30), tx("1000000", ago=days(31) + seconds(1)), tx("500"), expect=HIT),
+    "a transfer just outside the baseline does not count": given(
+        baseline(30), tx("1000000", ago=days(31) + seconds(1)), tx("500"), expect=HIT
+    ),
+    "an earlier burst just outside the 24 h window": given(
+        baseline(30), tx("400", ago=hours(24) + seconds(1)), tx("100"), expect=NONE, history=LONG_LIVED
+    ),
+    "an earlier burst exactly 24 h before": given(baseline(30), tx("400", ago=hours(24)), tx("100"), expect=HIT, history=LONG_LIVED),
     "7 days of history": given(tx("100", ago=DAY + days(7)), tx("500"), expect=HIT),
     "6 days of history": given(tx("100", ago=DAY + days(6)), tx("500"), expect=NONE),
     "no baseline volume": given(tx("100", ago=hours(3)), tx("500"), expect=NONE, history={"first_activity_at": T0 - days(60)}),
@@ -379,15 +385,30 @@ SMURFING = {
 }
 
 TABLES = {
-    "large_transfer": LARGE_TRANSFER, "sanctioned_counterparty": SANCTIONED_COUNTERPARTY,
-    "structuring_below_threshold": STRUCTURING, "rapid_pass_through": PASS_THROUGH, "high_velocity": HIGH_VELOCITY,
-    "fan_in": FAN_IN, "fan_out": FAN_OUT, "round_amounts": ROUND_AMOUNTS, "new_wallet_large_transfer": NEW_WALLET,
-    "dormant_reactivation": DORMANT, "mixer_exposure": MIXER, "illicit_category_exposure": ILLICIT, "privacy_asset": PRIVACY,
-    "peel_chain": PEEL_CHAIN, "cyclic_flow": CYCLIC_FLOW, "unhosted_large_transfer": UNHOSTED,
-    "own_wallet_layering": OWN_WALLET_LAYERING, "volume_spike": VOLUME_SPIKE, "counterparty_concentration": CONCENTRATION,
-    "chain_hopping": CHAIN_HOPPING, "travel_rule_missing": TRAVEL_RULE, "high_risk_jurisdiction": JURISDICTION,
+    "large_transfer": LARGE_TRANSFER,
+    "sanctioned_counterparty": SANCTIONED_COUNTERPARTY,
+    "structuring_below_threshold": STRUCTURING,
+    "rapid_pass_through": PASS_THROUGH,
+    "high_velocity": HIGH_VELOCITY,
+    "fan_in": FAN_IN,
+    "fan_out": FAN_OUT,
+    "round_amounts": ROUND_AMOUNTS,
+    "new_wallet_large_transfer": NEW_WALLET,
+    "dormant_reactivation": DORMANT,
+    "mixer_exposure": MIXER,
+    "illicit_category_exposure": ILLICIT,
+    "privacy_asset": PRIVACY,
+    "peel_chain": PEEL_CHAIN,
+    "cyclic_flow": CYCLIC_FLOW,
+    "unhosted_large_transfer": UNHOSTED,
+    "own_wallet_layering": OWN_WALLET_LAYERING,
+    "volume_spike": VOLUME_SPIKE,
+    "counterparty_concentration": CONCENTRATION,
+    "chain_hopping": CHAIN_HOPPING,
+    "travel_rule_missing": TRAVEL_RULE,
+    "high_risk_jurisdiction": JURISDICTION,
     "smurfing_inbound": SMURFING,
-}  # fmt: skip
+}
 
 
 @pytest.mark.parametrize(("code", "scenario"), [case for code, table in TABLES.items() for case in cases(code, table)])
