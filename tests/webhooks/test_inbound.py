@@ -1,0 +1,222 @@
+"""Inbound provider callbacks: a valid signature is accepted once and ingested by the task; a wrong
+signature, a stale timestamp, a replay or a malformed body is refused with nothing stored."""
+
+import hashlib
+import hmac
+import json
+import logging
+import time
+import uuid
+
+import pytest
+
+from webhooks.inbound import handlers
+from webhooks.inbound import services as inbound
+from webhooks.models import InboundCallback
+
+pytestmark = pytest.mark.django_db
+
+SECRETS = {"kyb-provider": "kyb-secret-123", "identity-provider": "idv-secret-456", "chain-confirmation": "chain-secret-789"}
+HEADERS = {
+    "kyb-provider": ("x-kyb-signature", "x-kyb-timestamp"),
+    "identity-provider": ("x-payload-digest", "x-payload-digest-timestamp"),
+    "chain-confirmation": ("x-webhook-signature", "x-webhook-timestamp"),
+}
+PAYLOADS = {
+    "kyb-provider": {"event_id": "kyb_evt_1", "entity_id": str(uuid.uuid4()), "check_type": "kyb", "result": "pass",
+                     "score": 0.1, "completed_at": "2026-01-02T03:04:05Z"},
+    "identity-provider": {"event_id": "idv_evt_1", "entity_id": str(uuid.uuid4()), "verification_id": "ver_1",
+                          "status": "approved", "completed_at": "2026-01-02T03:04:05Z"},
+    "chain-confirmation": {"event_id": "chain_evt_1", "chain_id": 11155111, "tx_hash": "0x" + "ab" * 32,
+                           "status": "confirmed", "block_number": 123, "confirmations": 12, "confirmed_at": "2026-01-02T03:04:05Z"},
+}
+
+
+@pytest.fixture(autouse=True)
+def provider_secrets(settings):
+    settings.KYB_WEBHOOK_SECRET = SECRETS["kyb-provider"]
+    settings.IDENTITY_WEBHOOK_SECRET = SECRETS["identity-provider"]
+    settings.CHAIN_WEBHOOK_SECRET = SECRETS["chain-confirmation"]
+
+
+def signed(provider: str, body: bytes, *, timestamp: int | None = None, secret: str | None = None) -> dict:
+    timestamp = str(int(time.time()) if timestamp is None else timestamp)
+    digest = hmac.new((secret or SECRETS[provider]).encode(), timestamp.encode() + b"." + body, hashlib.sha256).hexdigest()
+    signature_header, timestamp_header = HEADERS[provider]
+    return {f"HTTP_{signature_header.upper().replace('-', '_')}": digest,
+            f"HTTP_{timestamp_header.upper().replace('-', '_')}": timestamp}
+
+
+def post(client, provider: str, body: bytes, headers: dict):
+    return client.generic("POST", f"/v1/webhooks/{provider}", body, content_type="application/json", **headers)
+
+
+def refused(response, status: int, code: str):
+    assert response.status_code == status, response.content
+    assert response.json()["error"]["code"] == code
+    assert not InboundCallback.objects.exists()
+
+
+@pytest.mark.parametrize("provider", list(PAYLOADS))
+def test_valid_callback_is_stored_and_ingested_once(client, provider, django_capture_on_commit_callbacks):
+    body = json.dumps(PAYLOADS[provider]).encode()
+    headers = signed(provider, body)
+
+    with django_capture_on_commit_callbacks(execute=True):
+        response = post(client, provider, body, headers)
+
+    assert response.status_code == 200, response.content
+    stored = InboundCallback.objects.get()
+    assert response.json() == {"id": str(stored.pk), "status": "received", "duplicate": False}
+    assert (stored.provider, stored.external_id, stored.body) == (provider, PAYLOADS[provider]["event_id"], body.decode())
+    assert stored.headers[HEADERS[provider][0]] == headers[next(iter(headers))]
+    # No handler is registered yet (entities and on-chain records come with other work): unhandled, with why.
+    assert stored.status == "unhandled" and "No handler is registered" in stored.result and stored.processed_at
+
+    replay = post(client, provider, body, headers)
+    assert replay.status_code == 409 and replay.json()["error"]["code"] == "CONFLICT"
+    assert InboundCallback.objects.count() == 1
+
+
+def test_a_registered_handler_processes_the_payload(client, django_capture_on_commit_callbacks):
+    seen = []
+
+    def handle(*, callback, payload):
+        seen.append((callback.pk, payload["result"], payload["entity_id"]))
+        return "compliance check recorded"
+
+    handlers.inbound_handler("kyb-provider")(handle)
+    try:
+        body = json.dumps(PAYLOADS["kyb-provider"]).encode()
+        with django_capture_on_commit_callbacks(execute=True):
+            post(client, "kyb-provider", body, signed("kyb-provider", body))
+    finally:
+        handlers.unregister("kyb-provider")
+    stored = InboundCallback.objects.get()
+    assert (stored.status, stored.result) == ("processed", "compliance check recorded")
+    assert seen == [(stored.pk, "pass", uuid.UUID(PAYLOADS["kyb-provider"]["entity_id"]))]
+
+
+def test_a_failing_handler_marks_the_callback_failed_and_it_can_be_reprocessed(client, django_capture_on_commit_callbacks, org):
+    def broken(*, callback, payload):
+        raise LookupError("entity not found")
+
+    handlers.inbound_handler("chain-confirmation")(broken)
+    try:
+        body = json.dumps(PAYLOADS["chain-confirmation"]).encode()
+        with django_capture_on_commit_callbacks(execute=True):
+            post(client, "chain-confirmation", body, signed("chain-confirmation", body))
+        stored = InboundCallback.objects.get()
+        assert (stored.status, stored.result) == ("failed", "LookupError: entity not found")
+
+        handlers.inbound_handler("chain-confirmation")(lambda *, callback, payload: "status update confirmed")
+        with django_capture_on_commit_callbacks(execute=True):
+            inbound.callback_reprocess(actor=None, callback_id=stored.pk)
+    finally:
+        handlers.unregister("chain-confirmation")
+    stored.refresh_from_db()
+    assert (stored.status, stored.result) == ("processed", "status update confirmed")
+
+
+def test_a_resent_event_with_a_fresh_signature_is_not_stored_twice(client):
+    body = json.dumps(PAYLOADS["kyb-provider"]).encode()
+    first = post(client, "kyb-provider", body, signed("kyb-provider", body, timestamp=int(time.time()) - 10))
+    again = post(client, "kyb-provider", body, signed("kyb-provider", body))
+    assert first.status_code == again.status_code == 200
+    assert again.json() == {"id": first.json()["id"], "status": "received", "duplicate": True}
+    assert InboundCallback.objects.count() == 1
+
+
+@pytest.mark.parametrize("provider", list(PAYLOADS))
+def test_wrong_signature_is_refused_with_a_security_log_line(client, provider, caplog):
+    body = json.dumps(PAYLOADS[provider]).encode()
+    with caplog.at_level(logging.WARNING, logger="security"):
+        refused(post(client, provider, body, signed(provider, body, secret="not-the-secret")), 401, "UNAUTHENTICATED")
+    assert any(r.name == "security" and "signature mismatch" in r.getMessage() for r in caplog.records)
+
+
+def test_a_signature_over_other_bytes_is_refused(client):
+    body = json.dumps(PAYLOADS["kyb-provider"]).encode()
+    headers = signed("kyb-provider", body)
+    tampered = body.replace(b'"pass"', b'"fail"')
+    refused(post(client, "kyb-provider", tampered, headers), 401, "UNAUTHENTICATED")
+
+
+@pytest.mark.parametrize("skew", [-301, 301, -100000])
+def test_a_stale_or_future_timestamp_is_refused(client, skew):
+    body = json.dumps(PAYLOADS["identity-provider"]).encode()
+    headers = signed("identity-provider", body, timestamp=int(time.time()) + skew)
+    response = post(client, "identity-provider", body, headers)
+    refused(response, 401, "UNAUTHENTICATED")
+    assert "300 seconds" in response.json()["error"]["message"]
+
+
+def test_a_timestamp_within_the_tolerance_is_accepted(client):
+    body = json.dumps(PAYLOADS["identity-provider"]).encode()
+    assert post(client, "identity-provider", body, signed("identity-provider", body, timestamp=int(time.time()) - 290)).status_code == 200
+
+
+@pytest.mark.parametrize("drop", ["signature", "timestamp", "both"])
+def test_missing_headers_are_refused(client, drop):
+    body = json.dumps(PAYLOADS["kyb-provider"]).encode()
+    headers = signed("kyb-provider", body)
+    signature, timestamp = list(headers)
+    if drop in ("signature", "both"):
+        headers.pop(signature)
+    if drop in ("timestamp", "both"):
+        headers.pop(timestamp)
+    refused(post(client, "kyb-provider", body, headers), 401, "UNAUTHENTICATED")
+
+
+@pytest.mark.parametrize("timestamp", ["abc", "-5", "1e9", "١٢٣", "99999999999999999999"])
+def test_malformed_timestamps_are_refused(client, timestamp):
+    body = json.dumps(PAYLOADS["kyb-provider"]).encode()
+    headers = signed("kyb-provider", body)
+    headers["HTTP_X_KYB_TIMESTAMP"] = timestamp
+    refused(post(client, "kyb-provider", body, headers), 401, "UNAUTHENTICATED")
+
+
+def test_a_non_ascii_signature_is_refused(client):
+    body = json.dumps(PAYLOADS["kyb-provider"]).encode()
+    headers = signed("kyb-provider", body)
+    headers["HTTP_X_KYB_SIGNATURE"] = "é" * 64
+    refused(post(client, "kyb-provider", body, headers), 401, "UNAUTHENTICATED")
+
+
+def test_no_configured_secret_refuses_everything(client, settings):
+    settings.KYB_WEBHOOK_SECRET = ""
+    body = json.dumps(PAYLOADS["kyb-provider"]).encode()
+    refused(post(client, "kyb-provider", body, signed("kyb-provider", body, secret="")), 401, "UNAUTHENTICATED")
+
+
+@pytest.mark.parametrize(("body", "status", "code"), [
+    (b"{not json", 400, "BAD_REQUEST"),
+    (b"[1, 2]", 400, "BAD_REQUEST"),
+    (b"\xff\xfe{}", 400, "BAD_REQUEST"),
+    ('{"a":1}'.encode("utf-16"), 400, "BAD_REQUEST"),
+    (b"", 400, "BAD_REQUEST"),
+    (json.dumps({"event_id": "x"}).encode(), 422, "VALIDATION_ERROR"),
+    (json.dumps({**PAYLOADS["kyb-provider"], "result": "maybe"}).encode(), 422, "VALIDATION_ERROR"),
+    (json.dumps({**PAYLOADS["kyb-provider"], "entity_id": "not-a-uuid"}).encode(), 422, "VALIDATION_ERROR"),
+])
+def test_a_malformed_body_with_a_valid_signature_is_refused(client, body, status, code):
+    refused(post(client, "kyb-provider", body, signed("kyb-provider", body)), status, code)
+
+
+def test_a_body_over_the_limit_is_refused(client):
+    body = json.dumps({**PAYLOADS["kyb-provider"], "details": {"blob": "x" * 300_000}}).encode()
+    refused(post(client, "kyb-provider", body, signed("kyb-provider", body)), 413, "PAYLOAD_TOO_LARGE")
+
+
+def test_the_sweeper_requeues_a_callback_whose_message_was_lost(client, clock, django_capture_on_commit_callbacks):
+    body = json.dumps(PAYLOADS["kyb-provider"]).encode()
+    post(client, "kyb-provider", body, signed("kyb-provider", body))  # its on-commit ingestion never runs: lost
+    stored = InboundCallback.objects.get()
+    assert stored.status == "received"
+
+    assert inbound.callback_sweep() == []
+    clock.advance(minutes=3)
+    with django_capture_on_commit_callbacks(execute=True):
+        assert inbound.callback_sweep() == [str(stored.pk)]
+    stored.refresh_from_db()
+    assert stored.status == "unhandled"

@@ -1,0 +1,119 @@
+"""A real Celery worker subprocess, killed in the middle of a delivery: after a restart every event
+is still delivered, and acknowledged once per event id from the receiver's point of view."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from celery import Celery
+from django.conf import settings as django_settings
+from django.db import connection
+
+from config.celery import app as project_app
+from tests.webhooks.conftest import alert_data
+from tests.webhooks.receiver import HANG
+from webhooks import services
+from webhooks.models import Delivery
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.timeout(180)]
+
+
+def database_url() -> str:
+    """The test database, for the subprocess (a file on SQLite, the test database on PostgreSQL)."""
+    db = connection.settings_dict
+    if connection.vendor == "sqlite":
+        return f"sqlite:///{db['NAME']}"
+    credentials = db["USER"] + (f":{db['PASSWORD']}" if db["PASSWORD"] else "")
+    return f"postgres://{credentials}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
+
+
+@pytest.fixture
+def broker_app(tmp_path):
+    """The tasks published by this test go to a filesystem broker in tmp_path, which the worker reads."""
+    queue = tmp_path / "broker" / "queue"
+    for folder in (queue, tmp_path / "broker" / "processed"):
+        folder.mkdir(parents=True)
+    publisher = Celery("webhook-kill-test", broker="filesystem://")
+    publisher.conf.update(
+        broker_transport_options={"data_folder_in": str(queue), "data_folder_out": str(queue),
+                                  "processed_folder": str(tmp_path / "broker" / "processed"), "store_processed": False},
+        task_always_eager=False, task_serializer="json", accept_content=["json"], task_ignore_result=True,
+    )
+    publisher.set_current()
+    yield publisher
+    project_app.set_current()
+
+
+class Worker:
+    def __init__(self, data_dir: Path, ca: Path):
+        self.data_dir, self.ca, self.process = data_dir, ca, None
+
+    def start(self, *, beat: bool = False) -> None:
+        env = {**os.environ, "DJANGO_SETTINGS_MODULE": "tests.webhooks.worker_settings", "DATABASE_URL": database_url(),
+               "DATA_DIR": str(self.data_dir), "CELERY_BROKER_URL": "filesystem://", "WEBHOOK_ALLOW_PRIVATE_NETWORKS": "true",
+               "WEBHOOK_CA_BUNDLE": str(self.ca), "CELERY_TASK_ALWAYS_EAGER": "false"}
+        command = [sys.executable, "-m", "celery", "-A", "config", "worker", "-c", "2", "-l", "WARNING",
+                   "--without-gossip", "--without-mingle", "--without-heartbeat"]
+        if beat:  # beat inside the worker: the static schedule's sweeper, as `make run` would run it
+            command += ["-B", "-s", str(self.data_dir / "beat-schedule")]
+        self.process = subprocess.Popen(command, cwd=django_settings.BASE_DIR, env=env, start_new_session=True,
+                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+    def kill(self) -> None:
+        """SIGKILL the whole process group: main process and pool children, no chance to clean up."""
+        if self.process and self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGKILL)
+            self.process.wait(10)
+
+
+@pytest.fixture
+def worker(tmp_path, tls):
+    running = Worker(tmp_path, tls.ca)
+    yield running
+    running.kill()  # its work is checked; a warm shutdown would only slow the suite
+
+
+def wait_until(condition, timeout: float) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.2)
+    return condition()
+
+
+def test_a_worker_killed_mid_delivery_still_delivers_each_event_once(local_receivers, receiver, make_endpoint, org,
+                                                                      broker_app, worker):
+    hook = receiver(lambda n, request: HANG if n == 0 else 200, hang_seconds=60)
+    make_endpoint(hook.url())
+
+    def emit():
+        return services.event_emit(organization=org, mode="test", type="alert.created", data=alert_data()).public_id
+
+    worker.start()
+    first = emit()
+    assert hook.wait_for(1, timeout=60), "the worker never posted the first event"
+    worker.kill()  # while the receiver holds the request: no answer ever reaches the worker
+    hook.release.set()
+    claimed = Delivery.objects.get(event__public_id=first)
+    assert (claimed.status, claimed.attempts) == ("pending", 1)
+
+    later = [emit() for _ in range(4)]  # queued while no worker runs
+    worker.start(beat=True)
+
+    everything = {first, *later}
+    assert wait_until(lambda: {r.event_id for r in hook.acknowledged()} == everything, timeout=90), hook.requests
+    acknowledged = [r.event_id for r in hook.acknowledged()]
+    assert sorted(acknowledged) == sorted(everything)  # once per event id
+    received = [r.event_id for r in hook.requests]
+    assert received.count(first) == 2 and all(received.count(event_id) == 1 for event_id in later)
+
+    deliveries = {d.event.public_id: d for d in Delivery.objects.select_related("event")}
+    assert {d.status for d in deliveries.values()} == {"succeeded"}
+    lost, delivered = deliveries[first].attempt_log.order_by("number")
+    assert (lost.number, lost.finished_at, lost.status_code) == (1, None, None)  # the attempt the kill interrupted
+    assert (delivered.number, delivered.status_code) == (2, 200)
