@@ -116,7 +116,7 @@ class DeliveryAdmin(ReadOnlyAdmin):
     actions = ["retry"]
 
     def get_queryset(self, request):
-        return selectors.failed_first(super().get_queryset(request))
+        return selectors.failed_first(Delivery.objects.all())  # annotated before the list orders by the rank
 
     def get_ordering(self, request):
         return ("status_rank", "-created_at", "id")
