@@ -26,7 +26,7 @@ import time
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from onboarding.screening.normalize import phonetic_key
+from onboarding.screening.normalize import name_tokens, phonetic_key
 
 # How often a process re-checks that its index matches the lists in the database. Settings may
 # override it (SANCTIONS_INDEX_CHECK_SECONDS); a reload reaches every process within this time.
@@ -136,15 +136,22 @@ def _idf(index: ScreeningIndex) -> None:
 
 
 def build_index_from_rows(signature: tuple, lists: list[ListInfo], entries: list[EntryRecord], names, addresses) -> ScreeningIndex:
-    """Build from plain rows: `names` as (entry id, name, kind, normalized), `addresses` as
-    (entry id, currency, address, as listed). Pure: no database access (the bench and tests use it)."""
+    """Build from plain rows: `names` as (entry id, name, kind), `addresses` as (entry id, currency,
+    address, as listed). Pure: no database access.
+
+    Listed names are normalised here, by the same code that normalises the queries of this process,
+    rather than read from SanctionsName.normalized: after a deploy that changes the normalisation,
+    both sides still agree even though the stored column was written by the old code.
+    """
     started = time.perf_counter()
     index = ScreeningIndex(signature=signature, lists={info.source: info for info in lists}, entries=list(entries))
     position = {entry.id: number for number, entry in enumerate(index.entries)}
     postings: dict[str, list[int]] = defaultdict(list)
-    for entry_id, name, kind, normalized in names:
-        tokens = tuple(normalized.split())
-        if entry_id not in position or not tokens:
+    for entry_id, name, kind in names:
+        if entry_id not in position:
+            continue
+        tokens = name_tokens(name, individual=index.entries[position[entry_id]].kind == "individual")
+        if not tokens:
             continue
         name_position = len(index.names)
         index.names.append(NameRecord(position[entry_id], name, kind, tokens))
@@ -191,8 +198,8 @@ def build_index() -> ScreeningIndex:
             *entry_columns
         ).order_by("sanctions_list__source", "uid")
     ]
-    name_rows = SanctionsName.objects.values_list("entry_id", "name", "kind", "normalized").order_by("entry_id", "kind", "name")
-    names = ((str(entry), name, kind, normalized) for entry, name, kind, normalized in name_rows.iterator(chunk_size=5000))
+    name_rows = SanctionsName.objects.values_list("entry_id", "name", "kind").order_by("entry_id", "kind", "name")
+    names = ((str(entry), name, kind) for entry, name, kind in name_rows.iterator(chunk_size=5000))
     address_rows = SanctionsDigitalAddress.objects.values_list("entry_id", "currency", "address", "address_as_listed")
     addresses = [(str(entry), currency, address, listed) for entry, currency, address, listed in address_rows]
     return build_index_from_rows(signature, lists, entries, names, addresses)

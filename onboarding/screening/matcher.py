@@ -20,7 +20,14 @@ from onboarding.sanctions.addresses import canonical_address
 from onboarding.screening.evidence import weigh_evidence
 from onboarding.screening.index import EntryRecord, NameRecord, ScreeningIndex, get_index
 from onboarding.screening.normalize import is_abjad, name_tokens
-from onboarding.screening.scoring import NameScore, score_compact, score_tokens, token_similarity
+from onboarding.screening.scoring import (
+    MAJOR_SHARE_INDIVIDUAL,
+    MAJOR_SHARE_ORGANIZATION,
+    NameScore,
+    score_compact,
+    score_tokens,
+    token_similarity,
+)
 from onboarding.screening.thresholds import FAIL, PASS, REVIEW, fail_threshold, report_threshold, review_threshold
 
 # Listed names scored in full per query, after ranking all candidates by what their tokens can explain.
@@ -101,7 +108,9 @@ def _candidates(index: ScreeningIndex, tokens: tuple[str, ...], similarity) -> l
 
 
 def _score_name(tokens: tuple[str, ...], name: NameRecord, index: ScreeningIndex, similarity) -> NameScore:
-    scored = score_tokens(tokens, name.tokens, weight=index.weight, similarity=similarity)
+    individual = index.entries[name.entry].kind == "individual"
+    share = MAJOR_SHARE_INDIVIDUAL if individual else MAJOR_SHARE_ORGANIZATION
+    scored = score_tokens(tokens, name.tokens, weight=index.weight, similarity=similarity, major_share=share)
     compact = score_compact(tokens, name.tokens)
     if compact > scored.score:
         scored.score, scored.method = compact, "compact"
@@ -217,25 +226,29 @@ def screen_address(address: str, *, chain_id: int | None = None, index: Screenin
     index = _loaded_index(index)
     key = canonical_address(address, chain_id=chain_id)
     context = _context(index)
-    hits = []
+    by_entry: dict[int, list] = {}
     for record in index.addresses.get(key, []) if key else []:
-        entry = index.entries[record.entry]
-        info = index.lists.get(entry.source)
-        explanation = {
-            "list": entry.source, "list_version": info.version if info else "", "list_content_hash": info.content_hash if info else "",
-            "entry_id": entry.id, "entry_uid": entry.uid, "entry_reference": entry.reference, "entry_kind": entry.kind,
-            "entry_version_hash": entry.version_hash, "primary_name": entry.primary_name, "programs": list(entry.programs),
-            "query": {"address": address, "chain_id": chain_id, "normalized": key},
-            "currency": record.currency, "listed_address": record.address_as_listed, "method": "exact_address",
-            "matched_fields": ["digital_currency_address"], "score": 1.0, "outcome": _outcome(1.0, context["thresholds"]),
-            "thresholds": dict(context["thresholds"]),
-        }
-        hits.append(
-            Hit(
-                score=1.0, outcome=explanation["outcome"], source=entry.source, entry_id=entry.id, entry_uid=entry.uid,
-                entry_kind=entry.kind, primary_name=entry.primary_name, matched_name=entry.primary_name, name_kind="digital_address",
-                method="exact_address", matched_fields=("digital_currency_address",), entry_version_hash=entry.version_hash,
-                explanation=explanation, matched_address=record.address_as_listed,
-            )
-        )
-    return hits
+        by_entry.setdefault(record.entry, []).append(record)  # one address may be listed under several labels
+    for records in by_entry.values():
+        records.sort(key=lambda record: record.currency)
+    return [_address_hit(address, chain_id, key, index.entries[position], records, context) for position, records in by_entry.items()]
+
+
+def _address_hit(address: str, chain_id: int | None, key: str, entry: EntryRecord, records: list, context) -> Hit:
+    info = context["lists"].get(entry.source)
+    explanation = {
+        "list": entry.source, "list_version": info.version if info else "", "list_content_hash": info.content_hash if info else "",
+        "entry_id": entry.id, "entry_uid": entry.uid, "entry_reference": entry.reference, "entry_kind": entry.kind,
+        "entry_version_hash": entry.version_hash, "primary_name": entry.primary_name, "programs": list(entry.programs),
+        "query": {"address": address, "chain_id": chain_id, "normalized": key},
+        "currency": records[0].currency, "currencies": sorted(record.currency for record in records),
+        "listed_address": records[0].address_as_listed, "method": "exact_address",
+        "matched_fields": ["digital_currency_address"], "score": 1.0, "outcome": _outcome(1.0, context["thresholds"]),
+        "thresholds": dict(context["thresholds"]),
+    }
+    return Hit(
+        score=1.0, outcome=explanation["outcome"], source=entry.source, entry_id=entry.id, entry_uid=entry.uid,
+        entry_kind=entry.kind, primary_name=entry.primary_name, matched_name=entry.primary_name, name_kind="digital_address",
+        method="exact_address", matched_fields=("digital_currency_address",), entry_version_hash=entry.version_hash,
+        explanation=explanation, matched_address=records[0].address_as_listed,
+    )

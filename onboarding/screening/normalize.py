@@ -16,8 +16,8 @@ symmetrically. The steps, and why:
    like a customer's "Vladimir Vladimirovich Putin". (Scoring is order-insensitive anyway; the
    ordered form is for display and the ordered-string comparison.)
 4. Noise words are dropped: legal forms (LLC, LTD, GMBH, S.A. DE C.V., OOO, ...), honorifics and
-   titles (Mr, Dr, Sheikh, Mullah, ...), the Arabic article ("al-", "el-") and connectors ("of",
-   "the", "and", "y", "&"). They say nothing about who the party is, and keeping them makes
+   titles (Mr, Dr, Sheikh, Mullah, ...), the Arabic article ("al-", "el-"), name particles ("de",
+   "del", "von", ...) and connectors ("of", "the", "and", "y", "&"). They say nothing about who the party is, and keeping them makes
    "Acme Trading LLC" look like every other "... LLC".
 
 `phonetic_key` is a coarse consonant skeleton (vowels and h/w/y dropped, similar consonants merged)
@@ -89,8 +89,9 @@ HONORIFICS = _words(
     "maulana mawlawi maulavi mawlavi qari hafiz imam sayyid sayed rev reverend fr father gen general col "
     "colonel maj major capt captain lt lieutenant brig brigadier adm admiral cmdr commander sgt"
 )
-# The Arabic article and the connectors of company names: they join words, they do not name anyone.
-PARTICLES = _words("al el ul the of and y et und")
+# The Arabic article, Romance and German name particles and the connectors of company names: they
+# join words, they do not name anyone ("BANCO NACIONAL DE CUBA", "Maria del Rosario").
+PARTICLES = _words("al el ul the of and y et und de del da dos das du des di von")
 NOISE_WORDS = LEGAL_FORMS | HONORIFICS | PARTICLES
 
 # A dot between two single letters joins them ("s.a" -> "sa", "l.l.c" -> "llc"); "J.SMITH" stays two words.
@@ -175,15 +176,15 @@ _PHONETIC_CLASSES = str.maketrans(
         "a": "", "e": "", "i": "", "o": "", "u": "", "y": "", "h": "", "w": "",
     }
 )
-_VOWEL_START = frozenset("aeiouyhw")
+_VOWEL_START = frozenset("aeiou")
 
 
 @lru_cache(maxsize=131072)
 def phonetic_key(token: str) -> str:
     """A consonant skeleton: 'mohammed' and 'muhammad' -> 'nt' with a leading class letter.
 
-    The first letter's class is kept (vowel-like starts become 'a') so that 'ali' and 'li' differ;
-    then consonant classes with repeats collapsed. Digits are kept as they are.
+    The first letter's class is kept (a vowel start becomes 'a'; h, w and y stay themselves, so
+    'ali' and 'wali' differ); then consonant classes with repeats collapsed. Digits are kept.
     """
     if not token:
         return ""

@@ -3,9 +3,9 @@
 Token similarity (`token_similarity`), per pair of tokens:
 - equal -> 1.0 ("exact");
 - a single letter against a word it begins ("V" / "Vladimir") -> 0.8 ("initial");
-- within the typo allowance (optimal string alignment distance: 0 edits for tokens of up to 3
-  letters, 1 for 4-5 letters, 2 for 6+), 1 - 0.6 * edits / length ("typo": "vladimr" 0.93,
-  "putn" 0.88);
+- within the typo allowance (optimal string alignment distance: 0 edits for tokens of up to 4
+  letters, 1 for 5-7 letters, 2 for 8+), 1 - 0.6 * edits / length, less 0.05 when the first
+  letters differ ("typo": "vladimr" 0.93, "putn" 0.88, "tamas" for "hamas" 0.83);
 - the same phonetic key (normalize.phonetic_key) and fewer than half the letters edited -> 0.80
   ("phonetic": "mohamed" / "muhammad"); for Arabic-script queries the spelling test is waived,
   because transliterating an abjad drops the short vowels ("hsyn" / "hussein").
@@ -16,12 +16,15 @@ Each token weighs its inverse document frequency in the lists (the index supplie
 match on "zawahiri" counts for more than a match on "mohammed". Then
     coverage_query  = weighted share of the query explained by its aligned tokens
     coverage_listed = weighted share of the listed name explained
-    score = 0.6 * max(coverages) + 0.4 * min(coverages)
-A full match of both sides scores 1.0 in any word order. When one side has extra tokens (a
-patronymic, a second surname, a middle name the customer gave) the fully explained side carries
-the score and the other side's shortfall costs up to 0.4: "Vladimir Putin" against
-"PUTIN, Vladimir Vladimirovich" stays near 0.9, while "John Smith" against a four-word
-"John William Smith Jones" falls below the review threshold.
+    score = share * max(coverages) + (1 - share) * min(coverages)
+with share 0.6 for a listed person and 0.5 for a listed organization. A full match of both sides
+scores 1.0 in any word order. When one side has extra tokens (a patronymic, a second surname, a
+middle name the customer gave) the fully explained side carries the score and the other side's
+shortfall costs up to 0.4: "Anton Andreyev" against "ANDREYEV, Anton Nikolaeyvich" stays at 0.86,
+while "Maria Garcia" against "GAXIOLA GARCIA, Maria Elena" falls to 0.78. An organization's name
+is a distinctive part plus generic words, and customers do not drop words of it the way people
+drop patronymics, so for organizations the uncovered side counts for half: "Pacific Shipping
+Company" against "PACIFIC OCEAN SHIPPING LIMITED" stays under review.
 
 `score_compact` compares the names with spaces removed, for words split or joined differently
 ("bin laden" / "binladen"), with the same typo allowance per 6 characters.
@@ -39,7 +42,11 @@ from onboarding.screening.normalize import phonetic_key
 PHONETIC_SIMILARITY = 0.80
 INITIAL_SIMILARITY = 0.8
 TYPO_COST = 0.6
-MAJOR_SHARE = 0.60
+FIRST_LETTER_COST = 0.05
+# How much the better-covered side carries, for a listed person and for a listed organization
+# (or vessel, aircraft). See the module docstring.
+MAJOR_SHARE_INDIVIDUAL = 0.60
+MAJOR_SHARE_ORGANIZATION = 0.50
 
 
 @dataclass(frozen=True)
@@ -63,7 +70,7 @@ class NameScore:
 
 
 def typo_allowance(length: int) -> int:
-    return 0 if length <= 3 else 1 if length <= 5 else 2
+    return 0 if length <= 4 else 1 if length <= 7 else 2
 
 
 def token_similarity(query: str, listed: str, *, abjad: bool = False) -> tuple[float, str]:
@@ -76,7 +83,8 @@ def token_similarity(query: str, listed: str, *, abjad: bool = False) -> tuple[f
     edits = OSA.distance(query, listed)
     similarity, how = 0.0, ""
     if edits <= typo_allowance(length):
-        similarity, how = 1.0 - TYPO_COST * edits / length, "typo"
+        # A different first letter is rarely a slip of the keyboard ("hamas" / "tamas").
+        similarity, how = 1.0 - TYPO_COST * edits / length - (FIRST_LETTER_COST if query[0] != listed[0] else 0.0), "typo"
     if similarity < PHONETIC_SIMILARITY and (abjad or edits / length < 0.5):
         sound = phonetic_key(query)
         if len(sound) >= 2 and sound == phonetic_key(listed):
@@ -109,6 +117,7 @@ def score_tokens(
     *,
     weight: Callable[[str], float],
     similarity: Callable[[str, str], tuple[float, str]] | None = None,
+    major_share: float = MAJOR_SHARE_INDIVIDUAL,
 ) -> NameScore:
     """Score two token sequences 0-1 (see the module docstring)."""
     similarity = similarity or token_similarity
@@ -125,7 +134,7 @@ def score_tokens(
     listed_total = pair_weight + sum(weight(token) for position, token in enumerate(listed) if position not in matched_l)
     coverage_query = explained / query_total if query_total else 0.0
     coverage_listed = explained / listed_total if listed_total else 0.0
-    score = MAJOR_SHARE * max(coverage_query, coverage_listed) + (1 - MAJOR_SHARE) * min(coverage_query, coverage_listed)
+    score = major_share * max(coverage_query, coverage_listed) + (1 - major_share) * min(coverage_query, coverage_listed)
     listed_order = [l_position for _q, l_position, _v, _h in aligned]
     matches = [TokenMatch(query[q], listed[l_position], round(value, 4), how) for q, l_position, value, how in aligned]
     exact = score >= 0.9999 and len(query) == len(listed)

@@ -1,0 +1,224 @@
+"""Sanctions screening benchmark: list loading time, and the time to screen one name / one address.
+
+    .venv/bin/python bench/screening.py [--names 1000] [--seed 7] [--json bench/results/screening.json]
+
+Sets Django up on a fresh SQLite database in a temporary DATA_DIR (or on DATABASE_URL if set),
+loads the OFAC SDN and UN lists from ../shared/reference/sanctions (or $SANCTIONS_DIR) with the
+real `load_sanctions` command, then screens a reproducible mix of names in process:
+half are listed names (primary names and aliases) with one or two typos, reordered words or a
+dropped word; half are ordinary names made from common given names and surnames. It reports the
+median and p99 time per name and per address, and, as a check of the thresholds, how many listed
+variants reach the review threshold on their own entry and how many ordinary names reach it at all.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import os
+import random
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _words(text: str) -> list[str]:
+    return text.split()
+
+
+GIVEN = _words(
+    "John James Robert Michael William David Richard Joseph Thomas Charles Mary Patricia Jennifer Linda Elizabeth Barbara "
+    "Susan Jessica Sarah Karen Emma Olivia Sophie Lucas Hugo Louis Jean Pierre Marie Anne Hans Peter Klaus Anna Laura Paolo "
+    "Giulia Marco Luca Carlos Juan Jose Luis Maria Carmen Ana Lucia Pedro Miguel Wei Li Hiroshi Yuki Kenji Priya Rahul Amit "
+    "Sunita Olga Tatiana Pavel Nikolai Kwame Amara Chinedu Fatima Lars Ingrid Sven Piotr Agnieszka Tomasz"
+)
+SURNAMES = _words(
+    "Smith Johnson Williams Brown Jones Miller Davis Wilson Anderson Taylor Thomas Moore Martin Jackson Thompson White Harris "
+    "Clark Lewis Walker Hall Young King Wright Scott Green Baker Adams Nelson Hill Campbell Mitchell Roberts Carter Phillips "
+    "Evans Turner Parker Collins Edwards Stewart Morris Murphy Cook Rogers Morgan Cooper Peterson Reed Bailey Bell Kelly "
+    "Howard Ward Cox Richardson Wood Watson Brooks Bennett Gray James Hughes Price Sanders Myers Long Ross Foster Garcia "
+    "Lopez Gonzalez Perez Sanchez Ramirez Torres Flores Rivera Gomez Diaz Muller Schmidt Schneider Fischer Weber Meyer Wagner "
+    "Becker Rossi Russo Ferrari Bianchi Dubois Durand Lefebvre Moreau Laurent Tanaka Suzuki Watanabe Sato Chen Wang Zhang Liu "
+    "Patel Sharma Singh Kumar Novak Kowalski Nowak Jensen Hansen Nielsen Larsen Andersen Okafor Mensah Ivanova Smirnova "
+    "Kuznetsov"
+)
+COMPANY_WORDS = _words(
+    "Acme Global Northwind Blue Ocean Summit Pioneer Evergreen Silverline Redwood Brightstar Horizon Keystone Crescent Harbor "
+    "Maple Granite Falcon Cedar Lakeside Riverside Sterling Orchard Meridian Beacon"
+)
+COMPANY_KINDS = _words(
+    "Logistics Consulting Bakery Software Holdings Partners Foods Media Design Analytics Builders Dental Motors"
+)
+LEGAL = ["LLC", "Ltd", "Inc", "GmbH", "S.A.", "Limited", "Co."]
+
+
+def set_up_django(data_dir: str) -> None:
+    # Run as a script, this folder is first on sys.path, and its platform.py (another benchmark)
+    # would shadow the standard library's `platform` that Celery imports.
+    here = Path(__file__).resolve().parent
+    sys.path[:] = [str(ROOT), *(entry for entry in sys.path if Path(entry or ".").resolve() != here)]
+    os.environ.setdefault("DATA_DIR", data_dir)
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    os.environ.setdefault("LOG_LEVEL", "WARNING")
+    import django
+
+    django.setup()
+
+
+def typo(token: str, rng: random.Random) -> str:
+    position = rng.randrange(1, len(token))  # keep the first letter: people rarely get it wrong
+    operation = rng.choice(["substitute", "delete", "insert", "transpose"])
+    letter = rng.choice("aeiounrstlm")
+    if operation == "substitute":
+        return token[:position] + letter + token[position + 1 :]
+    if operation == "delete":
+        return token[:position] + token[position + 1 :]
+    if operation == "insert":
+        return token[:position] + letter + token[position:]
+    return token[: position - 1] + token[position] + token[position - 1] + token[position + 1 :] if position < len(token) else token
+
+
+def listed_variant(tokens: list[str], rng: random.Random) -> tuple[str, str]:
+    tokens = list(tokens)
+    long_positions = [position for position, token in enumerate(tokens) if len(token) >= 5]
+    style = rng.choice(["one typo", "one typo", "two typos", "reordered", "reordered + typo", "dropped word"])
+    if style in ("one typo", "reordered + typo") and long_positions:
+        position = rng.choice(long_positions)
+        tokens[position] = typo(tokens[position], rng)
+    elif style == "two typos" and len(long_positions) >= 2:
+        for position in rng.sample(long_positions, 2):
+            tokens[position] = typo(tokens[position], rng)
+    if style.startswith("reordered"):
+        tokens = tokens[1:] + tokens[:1]
+    if style == "dropped word" and len(tokens) >= 3:
+        tokens.pop(rng.randrange(1, len(tokens)))
+    return " ".join(tokens), style
+
+
+def ordinary_name(rng: random.Random) -> str:
+    if rng.random() < 0.7:
+        middle = f" {rng.choice(GIVEN)}" if rng.random() < 0.2 else ""
+        return f"{rng.choice(GIVEN)}{middle} {rng.choice(SURNAMES)}"
+    return f"{rng.choice(COMPANY_WORDS)} {rng.choice(COMPANY_KINDS)} {rng.choice(LEGAL)}"
+
+
+def percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(share * (len(ordered) - 1))))]
+
+
+def load_lists() -> dict:
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0)
+    out = io.StringIO()
+    started = time.perf_counter()
+    call_command("load_sanctions", stdout=out)
+    load_seconds = time.perf_counter() - started
+    started = time.perf_counter()
+    call_command("load_sanctions", stdout=io.StringIO())
+    noop_seconds = time.perf_counter() - started
+    return {"load_seconds": round(load_seconds, 2), "noop_reload_seconds": round(noop_seconds, 2), "output": out.getvalue()}
+
+
+def build_queries(index, count: int, rng: random.Random) -> list[tuple[str, str, str | None]]:
+    """(query, style, expected entry id or None) for `count` names, half listed variants."""
+    listed = [name for name in index.names if name.kind in ("primary", "alias") and len(name.tokens) >= 2]
+    queries = []
+    for _ in range(count // 2):
+        name = rng.choice(listed)
+        query, style = listed_variant(list(name.tokens), rng)
+        queries.append((query, style, index.entries[name.entry].id))
+    queries += [(ordinary_name(rng), "ordinary", None) for _ in range(count - count // 2)]
+    rng.shuffle(queries)
+    return queries
+
+
+def bench_names(queries, screen_name, review: float) -> dict:
+    for query, _style, _expected in queries[:50]:
+        screen_name(query)  # warm the caches
+    timings, found, reached, ordinary_hits = [], {}, {}, []
+    for query, style, expected in queries:
+        started = time.perf_counter()
+        hits = screen_name(query)
+        timings.append((time.perf_counter() - started) * 1000)
+        if expected is None:
+            if hits and hits[0].score >= review:
+                ordinary_hits.append((query, hits[0].matched_name, hits[0].score))
+            continue
+        found[style] = found.get(style, 0) + 1
+        if any(hit.entry_id == expected and hit.score >= review for hit in hits):
+            reached[style] = reached.get(style, 0) + 1
+    ordinary = sum(1 for _q, style, _e in queries if style == "ordinary")
+    return {
+        "names": len(queries), "median_ms": round(statistics.median(timings), 3), "p99_ms": round(percentile(timings, 0.99), 3),
+        "mean_ms": round(statistics.fmean(timings), 3), "max_ms": round(max(timings), 3),
+        "listed_variants_reaching_review": {style: f"{reached.get(style, 0)}/{total}" for style, total in sorted(found.items())},
+        "ordinary_names_reaching_review": f"{len(ordinary_hits)}/{ordinary}",
+        "ordinary_examples": [{"query": q, "matched": m, "score": s} for q, m, s in ordinary_hits[:10]],
+    }
+
+
+def bench_addresses(index, screen_address, rng: random.Random, count: int = 1000) -> dict:
+    listed = [record.address_as_listed for records in index.addresses.values() for record in records]
+    queries = []
+    for _ in range(count):
+        if rng.random() < 0.5 and listed:
+            address = rng.choice(listed)
+            queries.append(address.upper().replace("0X", "0x") if address.lower().startswith("0x") else address)
+        else:
+            queries.append("0x" + "".join(rng.choice("0123456789abcdef") for _ in range(40)))
+    timings, hits = [], 0
+    for address in queries:
+        started = time.perf_counter()
+        hits += bool(screen_address(address))
+        timings.append((time.perf_counter() - started) * 1000)
+    return {
+        "addresses": count, "hits": hits, "median_ms": round(statistics.median(timings), 4), "p99_ms": round(percentile(timings, 0.99), 4),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--names", type=int, default=1000)
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--json", help="Also write the figures to this file.")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="bench-screening-") as data_dir:
+        set_up_django(data_dir)
+        from onboarding.screening import get_index, screen_address, screen_name
+        from onboarding.screening.index import invalidate_index
+        from onboarding.screening.thresholds import review_threshold
+
+        loading = load_lists()
+        print(loading.pop("output").rstrip())
+        invalidate_index()
+        started = time.perf_counter()
+        index = get_index(max_age=0)
+        loading["index_build_seconds"] = round(time.perf_counter() - started, 2)
+        loading["indexed_names"] = len(index.names)
+        rng = random.Random(args.seed)
+        figures = {
+            "loading": loading,
+            "names": bench_names(build_queries(index, args.names, rng), screen_name, review_threshold()),
+            "addresses": bench_addresses(index, screen_address, rng),
+        }
+    print(json.dumps(figures, indent=2))
+    names, addresses = figures["names"], figures["addresses"]
+    print(
+        f"\nload both lists: {loading['load_seconds']} s (no-op reload {loading['noop_reload_seconds']} s, index build "
+        f"{loading['index_build_seconds']} s); screen one name: median {names['median_ms']} ms, p99 {names['p99_ms']} ms "
+        f"({names['names']} names); one address: median {addresses['median_ms']} ms, p99 {addresses['p99_ms']} ms"
+    )
+    if args.json:
+        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.json).write_text(json.dumps(figures, indent=2))
+
+
+if __name__ == "__main__":
+    main()

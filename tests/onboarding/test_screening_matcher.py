@@ -1,0 +1,241 @@
+"""Screening names and wallet addresses against the real OFAC SDN and UN lists."""
+
+import json
+import statistics
+import time
+from datetime import date
+
+import pytest
+
+from onboarding.models import SanctionsDigitalAddress
+from onboarding.screening import ListsNotLoaded, outcome, screen_address, screen_name, screening_lists
+from onboarding.screening.index import build_index_from_rows
+from onboarding.screening.thresholds import FAIL_THRESHOLD, REVIEW_THRESHOLD
+
+OFAC, UN = "ofac_sdn", "un_consolidated"
+
+
+@pytest.fixture
+def screen(sanctions_index):
+    def run(name, **options):
+        return screen_name(name, index=sanctions_index, **options)
+
+    return run
+
+
+def hit_for(hits, source, uid):
+    return next((hit for hit in hits if (hit.source, hit.entry_uid) == (source, uid)), None)
+
+
+# (query, list, entry uid, listed name that should match, name kind, method, lowest acceptable score)
+POSITIVES = [
+    ("Ismael Zambada Garcia", OFAC, "7226", "ZAMBADA GARCIA, Ismael", "primary", "exact", 1.0),
+    ("Zambada Garcia Ismael", OFAC, "7226", "ZAMBADA GARCIA, Ismael", "primary", "reordered", 1.0),
+    ("Ismaël Zambáda García", OFAC, "7226", "ZAMBADA GARCIA, Ismael", "primary", "exact", 1.0),  # accents
+    ("Ismael Zambda Garcia", OFAC, "7226", "ZAMBADA GARCIA, Ismael", "primary", "token_set", 0.95),  # one typo
+    ("Ismail Zambada Garsia", OFAC, "7226", "ZAMBADA GARCIA, Ismael", "primary", "token_set", 0.93),  # two typos
+    ("I. Zambada Garcia", OFAC, "7226", "ZAMBADA GARCIA, Ismael", "primary", "initials", 0.93),
+    ("El Mayo Zambada", OFAC, "7226", "ZAMBADA, El Mayo", "alias", "exact", 1.0),  # alias from alt.csv
+    ("Ismael Mario Zambada Garcia", OFAC, "7226", "ZAMBADA GARCIA, Ismael Mario", "alias", "exact", 1.0),
+    ("Banko Nacional de Cuba", OFAC, "306", "BANCO NACIONAL DE CUBA", "primary", "token_set", 0.96),
+    ("Cuba Banco Nacional", OFAC, "306", "BANCO NACIONAL DE CUBA", "primary", "reordered", 1.0),  # the particle "de" is noise
+    ("National Bank of Cuba", OFAC, "306", "NATIONAL BANK OF CUBA", "alias", "exact", 1.0),
+    ("Secondeye Solution LLC", OFAC, "30518", "SECONDEYE SOLUTION", "primary", "exact", 1.0),  # legal form noise
+    ("Anglo Caribbean Company Limited", OFAC, "173", "ANGLO-CARIBBEAN CO., LTD.", "primary", "exact", 1.0),
+    ("Cecoex S.A.", OFAC, "480", "CECOEX, S.A.", "primary", "exact", 1.0),
+    ("Aiman Zawahiri", OFAC, "2676", "AL-ZAWAHIRI, Ayman", "alias", "token_set", 0.94),  # spelling variant, "al-" dropped
+    ("Aiman Zawahiri", UN, "111923", "Al Zawahiri Ayman", "alias", "token_set", 0.94),
+    ("Usama Binladen", OFAC, "6365", "BIN LADEN, Usama", "alias", "compact", 1.0),  # joined words
+    ("Kim Jong-un", OFAC, "20157", "KIM, Jong Un", "primary", "reordered", 1.0),
+    ("Erik Badege", UN, "6907993", "ERIC BADEGE", "primary", "token_set", 0.9),
+    ("Tian Xiao Yinyin", OFAC, "28263", "TIAN, Yinyin", "primary", "token_set", 0.86),  # extra middle name
+    ("Anton Andreyev", OFAC, "29703", "ANDREYEV, Anton Nikolaeyvich", "primary", "token_set", 0.86),  # patronymic missing
+    ("Ivan Stanislavovich Tertel", OFAC, "32277", "TERTEL, Ivan Stanislavovich", "alias", "exact", 1.0),
+    ("Иван Станиславович Тертель", OFAC, "32277", "TERTEL, Ivan Stanislavovich", "alias", "exact", 1.0),  # Cyrillic
+    ("Антон Андреев", OFAC, "29703", "ANDREYEV, Anton Nikolaeyvich", "primary", "token_set", 0.86),
+    ("صدام حسين التكريتي", UN, "6908048", "صدام حسين التكريتي", "original_script", "exact", 1.0),  # Arabic script
+    ("Qusay Saddam Hussein", UN, "6908049", "QUSAY SADDAM HUSSEIN AL-TIKRITI", "primary", "token_set", 0.9),
+    ("Al-Qaeda", UN, "113458", "Al Qaeda", "alias", "exact", 1.0),
+    ("Hezbollah", OFAC, "4697", "HIZBALLAH", "primary", "token_set", 0.86),
+    ("Allied Democratic Forces", UN, "6908402", "Allied Democratic Forces", "alias", "exact", 1.0),
+]
+
+
+@pytest.mark.parametrize(("query", "source", "uid", "matched", "kind", "method", "lowest"), POSITIVES)
+def test_listed_names_and_their_variants_are_found(screen, query, source, uid, matched, kind, method, lowest):
+    hits = screen(query)
+    hit = hit_for(hits, source, uid)
+    assert hit is not None, [(h.source, h.entry_uid, h.matched_name, h.score) for h in hits]
+    assert (hit.matched_name, hit.name_kind, hit.method) == (matched, kind, method)
+    assert lowest <= hit.score <= 1.0
+    assert hit.score >= REVIEW_THRESHOLD and hit.outcome in ("review", "fail")
+
+
+# Ordinary names and companies: nothing on the lists really is them (checked in the data).
+NEGATIVES = [
+    "John Smith", "Maria Garcia", "Acme Trading LLC", "Global Logistics Ltd", "David Johnson", "Michael Brown", "Jose Rodriguez",
+    "Ivan Petrov", "James Wilson", "Jennifer Lopez", "Anna Schmidt", "Pierre Dubois", "Wei Chen", "Juan Martinez", "Carlos Hernandez",
+    "Sunshine Bakery Inc", "Blue Ocean Consulting GmbH", "First National Bank", "Pacific Shipping Company", "Smith & Sons Ltd",
+]
+
+
+@pytest.mark.parametrize("query", NEGATIVES)
+def test_ordinary_names_stay_below_review(screen, query):
+    hits = screen(query, min_score=0.0)
+    assert all(hit.score < REVIEW_THRESHOLD for hit in hits), [(h.matched_name, h.score) for h in hits[:3]]
+
+
+def test_near_misses_are_reported_below_review(screen):
+    """'Maria Garcia' shares two words with listed four-word names: reported, but a pass."""
+    hits = screen("Maria Garcia")
+    assert (hits[0].entry_uid, hits[0].matched_name) == ("10989", "GAXIOLA GARCIA, Maria Elena")
+    assert {"GARCIA ALBERT, Maria Remedios", "GARCIA DURAN, Maria Del Rosario"} <= {hit.matched_name for hit in hits}
+    assert all(0.70 <= hit.score < REVIEW_THRESHOLD and hit.outcome == "pass" for hit in hits)
+
+
+def test_hits_come_one_per_entry_best_first(screen):
+    hits = screen("Eric Badege", limit=5)
+    assert [(hit.source, hit.entry_uid, hit.score) for hit in hits[:2]] == [(OFAC, "15718", 1.0), (UN, "6907993", 1.0)]
+    assert len({(hit.source, hit.entry_uid) for hit in hits}) == len(hits)
+    assert [hit.score for hit in hits] == sorted((hit.score for hit in hits), reverse=True)
+    assert len(screen("Mohammed", limit=3, min_score=0.0)) == 3
+
+
+class TestEvidence:
+    def test_exact_date_of_birth_raises_the_score(self, screen):
+        plain = hit_for(screen("Anton Andreyev"), OFAC, "29703")
+        born = hit_for(screen("Anton Andreyev", date_of_birth=date(1985, 3, 3)), OFAC, "29703")
+        assert round(born.score - plain.score, 4) == 0.05
+        assert born.matched_fields == ("name", "date_of_birth")
+        assert born.explanation["adjustments"] == [
+            {"field": "date_of_birth", "given": "1985-03-03", "listed": ["1985-03-03"], "effect": 0.05, "finding": "match"}
+        ]
+
+    def test_a_different_birth_year_takes_it_below_review(self, screen):
+        hit = hit_for(screen("Anton Andreyev", date_of_birth=date(1970, 1, 1)), OFAC, "29703")
+        assert hit.score < REVIEW_THRESHOLD and hit.explanation["adjustments"][0]["finding"] == "mismatch"
+
+    def test_birth_year_within_a_listed_range(self, screen):
+        hit = hit_for(screen("Bosco Taganda", date_of_birth=date(1974, 5, 1)), UN, "6908021")
+        assert hit.explanation["adjustments"][0]["finding"] == "year_match" and "date_of_birth" in hit.matched_fields
+
+    def test_country(self, screen):
+        plain = hit_for(screen("Anton Andreyev"), OFAC, "29703").score
+        assert round(hit_for(screen("Anton Andreyev", country="RU"), OFAC, "29703").score - plain, 4) == 0.02
+        assert round(hit_for(screen("Anton Andreyev", country="Russia"), OFAC, "29703").score - plain, 4) == 0.02
+        assert round(hit_for(screen("Anton Andreyev", country="US"), OFAC, "29703").score - plain, 4) == -0.03
+
+    def test_kind(self, screen):
+        as_business = hit_for(screen("Secondeye Solution", kind="business"), OFAC, "30518")
+        as_person = hit_for(screen("Secondeye Solution", kind="individual"), OFAC, "30518")
+        assert as_business.score == 1.0 and as_business.outcome == "fail" and "kind" in as_business.matched_fields
+        assert as_person.score == 0.9 and as_person.outcome == "review"
+
+    def test_weak_alias_is_never_a_confident_match(self, screen):
+        hit = hit_for(screen("BNC"), OFAC, "306")
+        assert (hit.name_kind, hit.score, hit.outcome) == ("weak_alias", 0.9, "review")
+        assert hit.explanation["weak_alias_factor"] == 0.9
+
+
+def test_explanation_is_complete_and_json_serialisable(screen, sanctions_index):
+    hit = hit_for(screen("Ismael Zambda Garcia", kind="individual", country="MX"), OFAC, "7226")
+    explanation = json.loads(json.dumps(hit.explanation))
+    entry = next(entry for entry in sanctions_index.entries if (entry.source, entry.uid) == (OFAC, "7226"))
+    assert explanation["list"] == OFAC and explanation["entry_uid"] == "7226" and explanation["entry_id"] == entry.id
+    assert explanation["entry_version_hash"] == entry.version_hash == hit.entry_version_hash
+    assert explanation["list_content_hash"] == sanctions_index.lists[OFAC].content_hash
+    assert explanation["matched_name"] == "ZAMBADA GARCIA, Ismael" and explanation["name_kind"] == "primary"
+    assert explanation["listed_normalized"] == "ismael zambada garcia"
+    assert explanation["query"] == {"name": "Ismael Zambda Garcia", "normalized": "ismael zambda garcia"}
+    assert {"query": "zambda", "listed": "zambada", "similarity": 0.9143, "how": "typo"} in explanation["token_matches"]
+    assert explanation["unmatched_query_tokens"] == [] and explanation["unmatched_listed_tokens"] == []
+    assert explanation["matched_fields"] == ["name", "kind", "country"] == list(hit.matched_fields)
+    assert explanation["programs"] == ["SDNTK"] and explanation["method"] == "token_set"
+    assert explanation["score"] == hit.score and explanation["outcome"] == "fail"
+    assert explanation["thresholds"] == {"review": REVIEW_THRESHOLD, "fail": FAIL_THRESHOLD}
+    assert json.loads(json.dumps(hit.as_dict()))["matched_fields"] == ["name", "kind", "country"]
+
+
+class TestWalletAddresses:
+    def test_every_listed_address_is_found(self, sanctions_index, db):
+        rows = list(SanctionsDigitalAddress.objects.select_related("entry"))
+        assert len(rows) == 97
+        listed: dict[str, set[str]] = {}
+        for row in rows:
+            listed.setdefault(row.address, set()).add(row.entry.uid)
+        for row in rows:
+            hits = screen_address(row.address_as_listed, index=sanctions_index)
+            assert {hit.entry_uid for hit in hits} == listed[row.address] and {hit.score for hit in hits} == {1.0}, row.address_as_listed
+            assert row.currency in next(hit for hit in hits if hit.entry_uid == row.entry.uid).explanation["currencies"]
+
+    def test_an_address_listed_for_two_entries_hits_both(self, sanctions_index):
+        hits = screen_address("LeKvNdNEzgQkzVVnRdV3fAu2DSF1nLsNw6", index=sanctions_index)
+        assert sorted(hit.entry_uid for hit in hits) == ["30518", "30520"]
+
+    def test_an_address_listed_under_two_labels_is_one_hit(self, sanctions_index):
+        hits = screen_address("0xD882CFC20F52F2599D84B8E8D58C7FB62CFE344B", index=sanctions_index)
+        assert [(hit.entry_uid, hit.primary_name) for hit in hits] == [("29585", "KARASAVIDI, Dmitrii")]
+        assert hits[0].explanation["currencies"] == ["ETC", "ETH"]
+
+    @pytest.mark.parametrize(
+        "address",
+        [
+            "0x7Db418b5D567A4e0E8c59Ad71BE1FcE48f3E6107",
+            "0x7db418b5d567a4e0e8c59ad71be1fce48f3e6107",
+            "0x7DB418B5D567A4E0E8C59AD71BE1FCE48F3E6107",
+        ],
+    )
+    def test_evm_addresses_match_in_any_case(self, sanctions_index, address):
+        hits = screen_address(address, index=sanctions_index)
+        assert len(hits) == 1
+        hit = hits[0]
+        assert (hit.entry_uid, hit.primary_name, hit.score, hit.outcome) == ("30518", "SECONDEYE SOLUTION", 1.0, "fail")
+        assert (hit.method, hit.matched_fields) == ("exact_address", ("digital_currency_address",))
+        assert hit.matched_address == "0x7Db418b5D567A4e0E8c59Ad71BE1FcE48f3E6107"
+        assert hit.explanation["currency"] == "ETH"
+        assert hit.explanation["query"]["normalized"] == "0x7db418b5d567a4e0e8c59ad71be1fce48f3e6107"
+        assert json.loads(json.dumps(hit.as_dict()))["explanation"]["entry_uid"] == "30518"
+
+    def test_base58_addresses_are_case_sensitive(self, sanctions_index):
+        assert screen_address("1NE2NiGhhbkFPSEyNWwj7hKGhGDedBtSrQ", index=sanctions_index)[0].entry_uid == "30518"
+        assert screen_address("1ne2nighhbkfpseynwwj7hkghgdedbtsrq", index=sanctions_index) == []
+
+    def test_unknown_and_empty_addresses(self, sanctions_index):
+        assert screen_address("0x" + "0" * 40, chain_id=1, index=sanctions_index) == []
+        assert screen_address("", index=sanctions_index) == []
+
+
+def test_public_functions_use_the_process_index(sanctions_index, db):
+    assert screen_name("Ismael Zambada Garcia")[0].entry_uid == "7226"
+    assert screen_address("0x7db418b5d567a4e0e8c59ad71be1fce48f3e6107", chain_id=1)[0].entry_uid == "30518"
+    lists = {item["source"]: item for item in screening_lists()}
+    assert lists[OFAC]["entry_count"] == 8976 and lists[UN]["version"] == "2026-02-27T00:00:09.554Z"
+
+
+def test_no_list_loaded_is_an_error_not_a_pass():
+    empty = build_index_from_rows((), [], [], [], [])
+    with pytest.raises(ListsNotLoaded):
+        screen_name("Ismael Zambada Garcia", index=empty)
+    with pytest.raises(ListsNotLoaded):
+        screen_address("0x7db418b5d567a4e0e8c59ad71be1fce48f3e6107", index=empty)
+
+
+@pytest.mark.parametrize(("score", "result"), [(1.0, "fail"), (0.95, "fail"), (0.9499, "review"), (0.85, "review"), (0.8499, "pass")])
+def test_outcome_thresholds(score, result):
+    assert outcome(score) == result
+
+
+def test_thresholds_follow_settings(settings):
+    settings.SANCTIONS_REVIEW_THRESHOLD = 0.8
+    assert outcome(0.82) == "review"
+
+
+def test_screening_is_fast_enough(screen):
+    """A coarse guard against a pathological slowdown; bench/screening.py measures properly (~2 ms median)."""
+    names = ["Ismael Zambda Garcia", "John Smith", "Banko Nacional de Cuba", "Maria Garcia", "Mohammad Hassan", "Acme Trading LLC"] * 5
+    timings = []
+    for name in names:
+        started = time.perf_counter()
+        screen(name)
+        timings.append(time.perf_counter() - started)
+    assert statistics.median(timings) < 0.05
