@@ -12,7 +12,7 @@ from bisect import bisect_left
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
-from decimal import Decimal
+from decimal import Context, Decimal
 from typing import Any, ClassVar, Literal, Protocol
 from zoneinfo import ZoneInfo
 
@@ -77,14 +77,12 @@ class Transaction:
     asset: str = ""
     counterparty_entity_id: str | None = None
     travel_rule_present: bool = False
+    counterparty_key: AddressKey = field(init=False, repr=False, compare=False)
     kind: ClassVar[str] = TRANSACTION
 
     def __post_init__(self) -> None:
         _require_aware(self.timestamp)
-
-    @property
-    def counterparty_key(self) -> AddressKey:
-        return (self.chain_id, self.counterparty_address)
+        object.__setattr__(self, "counterparty_key", (self.chain_id, self.counterparty_address))  # read by many rules
 
     @property
     def own_addresses(self) -> tuple[str, ...]:
@@ -208,6 +206,16 @@ class OrgLists:
     high_risk_mccs: frozenset[str] = DEFAULT_HIGH_RISK_MCCS
     sanctions_names: NameScreener = field(default_factory=_NoNames)
 
+    def __post_init__(self) -> None:
+        # Labels and codes compare upper-case whatever the admin typed; done once per batch.
+        upper = {"asset_prices": {label.upper(): rate for label, rate in self.asset_prices.items()}}
+        upper |= {
+            name: frozenset(code.strip().upper() for code in getattr(self, name)) for name in ("high_risk_jurisdictions", "privacy_assets")
+        }
+        upper["high_risk_mccs"] = frozenset(code.strip() for code in self.high_risk_mccs)
+        for name, value in upper.items():
+            object.__setattr__(self, name, value)
+
     def tags_for(self, chain_id: int, address: str) -> frozenset[str]:
         return _lookup(self.address_tags, chain_id, address) or frozenset()
 
@@ -309,7 +317,7 @@ class EntityHistory:
     """
 
     __slots__ = (
-        "earlier_activity_at", "fiat_events", "first_activity_at", "transactions", "_known",
+        "earlier_activity_at", "fiat_events", "first_activity_at", "transactions", "_by_counterparty", "_known",
         "_fiat_at", "_fiat_index", "_fiat_volume", "_first_contacts", "_tx_at", "_tx_index", "_tx_volume",
     )  # fmt: skip
 
@@ -334,6 +342,9 @@ class EntityHistory:
         self._fiat_volume = _RunningVolume((ev.usd_value for ev in self.fiat_events), (True for _ in self.fiat_events))
         self._known = frozenset(known_counterparties)
         self._first_contacts = self._find_first_contacts(set(self._known))
+        self._by_counterparty: dict[AddressKey, list[int]] = {}
+        for position, tx in enumerate(self.transactions):
+            self._by_counterparty.setdefault(tx.counterparty_key, []).append(position)
 
     def _earliest(self) -> datetime | None:
         # Older activity exists but its start is unknown: its latest moment is a conservative lower bound.
@@ -442,6 +453,13 @@ class HistoryView:
         if self._fiat_prior:
             candidates.append(self._h.fiat_events[self._fiat_prior - 1].timestamp)
         return max(candidates, default=None)
+
+    def transactions_with(self, counterparty: AddressKey, *, days: int) -> list[Transaction]:
+        """Transactions with one counterparty in the window, through a per-counterparty index."""
+        positions = self._h._by_counterparty.get(counterparty, [])
+        first = bisect_left(self._h._tx_at, self.at_us - span(days=days), 0, self._tx_end)
+        start, stop = bisect_left(positions, first), bisect_left(positions, self._tx_end)
+        return [self._h.transactions[i] for i in positions[start:stop]]
 
     def earlier_transactions(self) -> Sequence[Transaction]:
         """Every loaded transaction before this event."""
@@ -581,8 +599,15 @@ def normalize_party(name: str | None) -> str:
     return " ".join("".join(ch if ch.isalnum() else " " for ch in (name or "").casefold()).split())
 
 
+WIDE = Context(prec=200)  # quantizing a huge ratio must not overflow the default 28 digits
+
+
+def rounded(value: Decimal, places: str = "0.0001") -> Decimal:
+    return value.quantize(Decimal(places), context=WIDE)
+
+
 def ratio(part: Decimal | int, whole: Decimal | int) -> Decimal:
-    return (Decimal(part) / Decimal(whole)).quantize(Decimal("0.0001")) if whole else Decimal(0)
+    return rounded(WIDE.divide(Decimal(part), Decimal(whole))) if whole else Decimal(0)
 
 
 @dataclass(frozen=True, slots=True)
@@ -665,6 +690,8 @@ def business_day(ts: datetime, zone: ZoneInfo, closed_days: frozenset[date]) -> 
 
 def json_ready(value: Any) -> Any:
     """Evidence as JSON: Decimals as strings, datetimes ISO 8601, sets sorted, events by id."""
+    if value is None or isinstance(value, str | int | float):
+        return value
     if isinstance(value, Decimal):
         return format(value, "f")  # never exponent notation: 1E+1 reads as "10"
     if isinstance(value, datetime | date):

@@ -13,7 +13,6 @@ from monitoring.rules.context import (
     Params,
     RuleInput,
     Transaction,
-    Volume,
     address_label,
     hit,
     latest_pass_through,
@@ -48,22 +47,20 @@ def crypto_to_fiat_cashout(inp: RuleInput, p: Params) -> Outcome:
     return hit((found.inflow, *found.outflows), **found.measured()) if found else None
 
 
-def _activity_volume(inp: RuleInput, days: int) -> Volume | None:
-    """30-day volume on all channels, or None when this event adds nothing to it (an own-wallet transfer)."""
-    if isinstance(inp.event, Transaction) and inp.event.direction == "self":
-        return None
-    return inp.history.all_channels_volume(days=days)
+def _is_own_wallet_transfer(inp: RuleInput) -> bool:
+    """Moving value between the entity's own wallets adds nothing to its activity volume."""
+    return isinstance(inp.event, Transaction) and inp.event.direction == "self"
 
 
 def profile_deviation(inp: RuleInput, p: Params) -> Outcome:
     """#29 Activity inconsistent with profile: 30-day volume above a multiple of the declared monthly volume."""
     expected = inp.entity.expected_monthly_volume_usd
-    if not expected:
+    if not expected or _is_own_wallet_transfer(inp):
         return None
     if inp.event.usd_value is None:
         return no_price(inp.event)
-    volume = _activity_volume(inp, p["window_days"])
-    if volume is None or volume.usd <= p["multiplier"] * expected:
+    volume = inp.history.all_channels_volume(days=p["window_days"])
+    if volume.usd <= p["multiplier"] * expected:
         return None
     measured = {"volume_usd": volume.usd, "expected_monthly_usd": expected, "multiple": ratio(volume.usd, expected)}
     return hit((inp.event,), **measured, unpriced_events=volume.unpriced)
@@ -72,13 +69,13 @@ def profile_deviation(inp: RuleInput, p: Params) -> Outcome:
 def peer_group_outlier(inp: RuleInput, p: Params) -> Outcome:
     """#30 Peer-group deviation: 30-day volume beyond the peer group's mean plus k standard deviations."""
     peers = inp.entity.peer_group
-    if peers is None or peers.size < p["min_peer_group_size"]:
+    if peers is None or peers.size < p["min_peer_group_size"] or _is_own_wallet_transfer(inp):
         return None
     if inp.event.usd_value is None:
         return no_price(inp.event)
-    volume = _activity_volume(inp, p["window_days"])
+    volume = inp.history.all_channels_volume(days=p["window_days"])
     limit = peers.mean_volume_usd + p["sigma"] * peers.stddev_volume_usd
-    if volume is None or volume.usd <= limit:
+    if volume.usd <= limit:
         return None
     measured = {"volume_usd": volume.usd, "peer_mean_usd": peers.mean_volume_usd, "peer_stddev_usd": peers.stddev_volume_usd}
     return hit((inp.event,), **measured, limit_usd=limit, peer_group_size=peers.size, unpriced_events=volume.unpriced)

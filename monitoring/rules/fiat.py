@@ -25,6 +25,7 @@ from monitoring.rules.context import (
     latest_pass_through,
     no_price,
     normalize_party,
+    rounded,
     usd_total,
 )
 
@@ -48,7 +49,7 @@ def amount_in(event: FiatEvent, currency: str, lists: OrgLists) -> Decimal | Non
     if currency == "USD":
         return event.usd_value
     rate = lists.usd_rate(currency)
-    return (event.usd_value / rate).quantize(Decimal("0.01")) if rate else None
+    return rounded(event.usd_value / rate, "0.01") if rate else None
 
 
 def _business_day_zone(entity: Entity, p: Params) -> ZoneInfo:

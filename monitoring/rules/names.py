@@ -43,14 +43,13 @@ class SanctionsNameIndex:
         self._memo: dict[str, NameMatch | None] = {}
 
     def best_match(self, name: str) -> NameMatch | None:
-        form = screening_form(name or "")
-        if not form:
-            return None
-        if form not in self._memo:
+        """The closest listed name at or above the floor score; remembered, as payees repeat."""
+        if name not in self._memo:
             if len(self._memo) >= MEMO_LIMIT:
                 self._memo.clear()
-            self._memo[form] = self._match(form)
-        return self._memo[form]
+            form = screening_form(name or "")
+            self._memo[name] = self._match(form) if form else None
+        return self._memo[name]
 
     def _match(self, form: str) -> NameMatch | None:
         if form in self._exact:

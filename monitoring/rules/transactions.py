@@ -14,7 +14,9 @@ from monitoring.rules.context import (
     Outcome,
     Params,
     RuleInput,
+    Skip,
     Transaction,
+    TransferGraph,
     UsdBand,
     address_label,
     hit,
@@ -23,6 +25,7 @@ from monitoring.rules.context import (
     no_price,
     percent_of,
     ratio,
+    rounded,
     span,
     usd_total,
 )
@@ -223,36 +226,57 @@ def _decreasing_run_ending_at(transfers: list[Transaction]) -> list[Transaction]
 def cyclic_flow(inp: RuleInput, p: Params) -> Outcome:
     """#15 Round-tripping: value leaves an own wallet and comes back through known wallets."""
     tx = inp.event
-    if tx.direction == "out" or tx.to_address == tx.from_address:
+    if tx.direction == "out" or tx.to_address == tx.from_address or not _is_known_wallet(inp, tx):
         return None
     if tx.usd_value is None:
         return no_price(tx)
-    since = micros(tx.timestamp) - span(days=p["window_days"])
-    cycle = _trace_back(inp, [tx], tx.to_address, since, p)
+    search = CycleSearch(inp.network.transfers, tx.to_address, micros(tx.timestamp) - span(days=p["window_days"]), p)
+    cycle = search.back_from([tx])
+    if search.exhausted:
+        return Skip(f"cycle search stopped after examining {p['max_transfers_examined']} transfers")
     if cycle is None:
         return None
     return hit(cycle, wallet=address_label((tx.chain_id, tx.to_address)), hops=len(cycle), values_usd=[t.usd_value for t in cycle])
 
 
-def _trace_back(inp: RuleInput, path: list[Transaction], origin: str, since_us: int, p: Params) -> list[Transaction] | None:
-    """Depth-first, backwards in time, through transfers between registered wallets, to a hop leaving `origin`."""
-    first = path[0]
-    visited = {t.from_address for t in path}
-    for hop in inp.network.transfers.arrivals(first.chain_id, first.from_address, since_us=since_us, until_us=micros(first.timestamp)):
-        if hop.id == first.id or hop.usd_value is None or hop.from_address in visited - {origin}:
-            continue
-        candidate = [hop, *path]
-        if hop.from_address == origin:
-            if _hops_hold_value(candidate, p["min_hop_pct"]):
-                return candidate
-        elif len(candidate) < p["max_hops"]:
-            found = _trace_back(inp, candidate, origin, since_us, p)
-            if found:
-                return found
-    return None
+def _is_known_wallet(inp: RuleInput, tx: Transaction) -> bool:
+    """The value came back from a registered wallet (a customer's, or the entity's own)."""
+    return bool(inp.network.counterparty_entity_id(tx)) or tx.counterparty_key in inp.context.own_wallets
 
 
-def _hops_hold_value(cycle: list[Transaction], min_pct: object) -> bool:
+class CycleSearch:
+    """Depth-first, backwards in time, through transfers between registered wallets, to a hop leaving `origin`.
+
+    A hub wallet can make the paths explode; past a budget of examined transfers the search stops and says so.
+    """
+
+    def __init__(self, graph: TransferGraph, origin: str, since_us: int, p: Params) -> None:
+        self.graph, self.origin, self.since_us = graph, origin, since_us
+        self.max_hops, self.min_pct, self.budget = p["max_hops"], p["min_hop_pct"], p["max_transfers_examined"]
+        self.exhausted = False
+
+    def back_from(self, path: list[Transaction]) -> list[Transaction] | None:
+        first = path[0]
+        on_path = {t.from_address for t in path} - {self.origin}
+        for hop in self.graph.arrivals(first.chain_id, first.from_address, since_us=self.since_us, until_us=micros(first.timestamp)):
+            self.budget -= 1
+            if self.budget < 0:
+                self.exhausted = True
+                return None
+            if hop.id != first.id and hop.usd_value is not None and hop.from_address not in on_path:
+                found = self._extend([hop, *path])
+                if found or self.exhausted:
+                    return found
+        return None
+
+    def _extend(self, candidate: list[Transaction]) -> list[Transaction] | None:
+        if candidate[0].from_address == self.origin:
+            return candidate if _hops_hold_value(candidate, self.min_pct) else None
+        return self.back_from(candidate) if len(candidate) < self.max_hops else None
+
+
+def _hops_hold_value(cycle: list[Transaction], min_pct: Decimal) -> bool:
+    """Each later hop carries at least min_pct of what the first hop took out."""
     floor = percent_of(cycle[0].usd_value, min_pct)
     return all(t.usd_value >= floor for t in cycle[1:])
 
@@ -298,8 +322,7 @@ def volume_spike(inp: RuleInput, p: Params) -> Outcome:
     daily = baseline.usd / days
     if not daily or recent.usd < p["multiplier"] * daily:
         return None
-    cents = Decimal("0.01")
-    measured = {"window_usd": recent.usd, "baseline_daily_usd": daily.quantize(cents), "baseline_days": days.quantize(cents)}
+    measured = {"window_usd": recent.usd, "baseline_daily_usd": rounded(daily, "0.01"), "baseline_days": rounded(days, "0.01")}
     measured.update(multiple=ratio(recent.usd, daily), unpriced_events=recent.unpriced + baseline.unpriced)
     return hit(inp.history.transactions(hours=p["window_hours"]), **measured)
 
@@ -323,7 +346,7 @@ def counterparty_concentration(inp: RuleInput, p: Params) -> Outcome:
     total = inp.history.transaction_volume(days=p["window_days"])
     if total.usd < p["min_volume_usd"]:
         return None
-    shared = [t for t in inp.history.transactions(days=p["window_days"]) if t.counterparty_key == tx.counterparty_key]
+    shared = [t for t in inp.history.transactions_with(tx.counterparty_key, days=p["window_days"]) if t.direction != "self"]
     share = usd_total(shared).usd
     if share < percent_of(total.usd, p["min_share_pct"]):
         return None
@@ -365,10 +388,10 @@ def high_risk_jurisdiction(inp: RuleInput, p: Params) -> Outcome:
     """#22 FATF call-for-action: the entity or a counterparty customer in a high-risk jurisdiction."""
     tx, listed = inp.event, inp.lists.high_risk_jurisdictions
     found = {}
-    if inp.entity.jurisdiction in listed:
+    if (inp.entity.jurisdiction or "").upper() in listed:
         found["entity_jurisdiction"] = inp.entity.jurisdiction
     counterparty = inp.network.entities.get(inp.network.counterparty_entity_id(tx) or "")
-    if counterparty and counterparty.jurisdiction in listed:
+    if counterparty and (counterparty.jurisdiction or "").upper() in listed:
         found["counterparty_jurisdiction"] = counterparty.jurisdiction
         found["counterparty_entity_id"] = counterparty.id
     return hit((tx,), **found) if found else None

@@ -8,7 +8,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from monitoring.rules import EntityHistory, FiatEvent, SanctionsNameIndex, Transaction
+from monitoring.rules import EntityHistory, FiatEvent, OrgLists, SanctionsNameIndex, Transaction
 from monitoring.rules.context import (
     Hit,
     Skip,
@@ -17,6 +17,7 @@ from monitoring.rules.context import (
     json_ready,
     latest_pass_through,
     pass_through_episodes,
+    ratio,
     span,
 )
 from tests.monitoring.rules.builders import T0, days, fiat, hours, seconds, tx
@@ -120,6 +121,15 @@ def test_either_prefers_a_hit_then_a_skip():
     assert either(None, None) is None
 
 
+def test_lists_compare_upper_case_whatever_was_typed():
+    lists = OrgLists(asset_prices={"cad": Decimal("0.7")}, privacy_assets=frozenset({"xmr"}), high_risk_jurisdictions=frozenset({"ir "}))
+    assert (lists.usd_rate("CAD"), lists.privacy_assets, lists.high_risk_jurisdictions) == (Decimal("0.7"), {"XMR"}, {"IR"})
+
+
+def test_ratios_of_huge_values_do_not_overflow():
+    assert ratio(Decimal("1E+40"), Decimal("0.01")) == Decimal("1E+42")
+
+
 def test_json_ready_writes_decimals_plainly():
     value = {"a": Decimal("1E+1"), "b": T0, "c": frozenset({"y", "x"}), "d": (Decimal("0.10"),), "e": date(2025, 1, 2), "f": tx(id="t9")}
     assert json_ready(value) == {"a": "10", "b": "2025-03-12T15:00:00+00:00", "c": ["x", "y"], "d": ["0.10"], "e": "2025-01-02", "f": "t9"}
@@ -145,4 +155,5 @@ class TestSanctionsNameIndex:
         assert self.index.best_match(name) is None
 
     def test_repeated_names_are_remembered(self):
-        assert self.index.best_match("Ivan Petrova") is self.index.best_match("IVAN PETROVA")
+        first = self.index.best_match("Ivan Petrova")
+        assert self.index.best_match("Ivan Petrova") is first and self.index.best_match("IVAN PETROVA") == first

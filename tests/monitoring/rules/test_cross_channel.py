@@ -47,6 +47,7 @@ PROFILE = {
     ),
     "own-wallet transfers do not count": given(tx("25000", direction="self", cp="0xmine2"), expect=NONE, entity=DECLARED),
     "no declared volume": given(tx("1000000"), expect=NONE),
+    "an unpriced own-wallet transfer is not skipped": given(tx(None, direction="self", cp="0xmine2"), expect=NONE, entity=DECLARED),
     "skipped without a price": given(tx("30000", ago=days(2)), tx(None), expect=SKIP, entity=DECLARED),
 }
 

@@ -212,12 +212,16 @@ def hop(sender: str, recipient: str, usd: str | None, ago: timedelta):
     return tx(usd, ago=ago, cp=sender, own=recipient)  # between two other customers' wallets
 
 
-def cycle(*legs: tuple[str, str, str, timedelta], max_hops: int | None = None, expect: str | None):
-    """The legs are (sender, recipient, usd, ago); the last one (back to OWN at T0) is evaluated."""
+def cycle(*legs: tuple[str, str, str, timedelta], expect: str | None, noise: int = 0, **params):
+    """The legs are (sender, recipient, usd, ago); the last one (back to OWN at T0) is evaluated.
+
+    `noise` adds that many unrelated transfers into the hop before last, to exhaust the search budget.
+    """
     transfers = [hop(*leg) for leg in legs]
+    transfers += [hop(f"0xn{i}", legs[-1][0], "900", days(2)) for i in range(noise)]
     own_transfers = [t for t in transfers if OWN in (t.from_address, t.to_address)]
-    network = OrgNetwork(transfers=TransferGraph(transfers))
-    params = {"max_hops": max_hops} if max_hops else {}
+    registered = {(1, wallet): f"customer-{wallet}" for wallet in ("0xa", "0xb", "0xc", "0xd", "0xz")}
+    network = OrgNetwork(transfers=TransferGraph(transfers), registered_wallets=registered)
     return given(own_transfers, expect=expect, network=network, params=params)
 
 
@@ -244,10 +248,22 @@ CYCLIC_FLOW = {
         max_hops=5,
         expect=HIT,
     ),
+    "search budget exhausted: skipped, not silent": cycle(
+        (OWN, "0xa", "1000", days(1)), ("0xa", OWN, "900", hours(0)), noise=150, max_transfers_examined=100, expect=SKIP
+    ),
+    "search budget enough": cycle(
+        (OWN, "0xa", "1000", days(1)), ("0xa", OWN, "900", hours(0)), noise=50, max_transfers_examined=100, expect=HIT
+    ),
     "first hop just outside the week": cycle((OWN, "0xa", "1000", days(7) + seconds(1)), ("0xa", OWN, "900", hours(0)), expect=NONE),
     "first hop exactly a week before": cycle((OWN, "0xa", "1000", days(7)), ("0xa", OWN, "900", hours(0)), expect=HIT),
     "hops out of time order do not chain": cycle(
         (OWN, "0xa", "1000", days(1)), ("0xa", "0xb", "900", days(2)), ("0xb", OWN, "800", hours(0)), expect=NONE
+    ),
+    "back from an unregistered wallet": given(
+        hop(OWN, "0xq", "1000", days(1)),
+        hop("0xq", OWN, "900", hours(0)),
+        expect=NONE,
+        network=OrgNetwork(transfers=TransferGraph([hop(OWN, "0xq", "1000", days(1)), hop("0xq", OWN, "900", hours(0))])),
     ),
     "no way back": cycle((OWN, "0xa", "1000", days(1)), ("0xz", OWN, "900", hours(0)), expect=NONE),
     "skipped without a price": cycle((OWN, "0xa", "1000", days(1)), ("0xa", OWN, None, hours(0)), expect=SKIP),
