@@ -9,6 +9,7 @@ from rest_framework import authentication
 from accounts import selectors as account_selectors
 from common.errors import BadRequest, NotFound, Unauthenticated
 from common.principal import ApiKeyUser, Principal
+from organizations import keyauth
 from organizations import selectors as org_selectors
 from organizations.choices import Mode
 
@@ -52,9 +53,11 @@ class ApiKeyAuthentication(authentication.BaseAuthentication):
         token = bearer_token(request)
         if not token or not token.startswith(API_KEY_PREFIXES):
             return None
-        api_key = org_selectors.api_key_by_secret(token)
-        if api_key is None:
+        resolved = keyauth.authenticate(token)
+        if resolved is None:
             raise Unauthenticated("The API key is unknown or has been revoked.")
+        api_key, limit = resolved
+        request._request.rate_limit = limit
         principal = Principal(
             credential="api_key", organization=api_key.organization, mode=api_key.mode,
             role=api_key.role, api_key=api_key,

@@ -28,6 +28,7 @@ class LimitResult:
     limit: int
     remaining: int
     reset_at: int  # Unix seconds when the oldest counted request leaves the window
+    version: str | None = None  # the value at `version_key`, read in the same round trip (Redis only)
 
     def headers(self) -> dict[str, str]:
         return {
@@ -37,7 +38,8 @@ class LimitResult:
         }
 
 
-# KEYS[1] bucket; ARGV: window_ms, limit, member suffix, count (1 = record, 0 = peek)
+# KEYS[1] bucket, KEYS[2] a version key read in the same round trip (or the bucket again);
+# ARGV: window_ms, limit, member suffix, count (1 = record, 0 = peek)
 _REDIS_SCRIPT = """
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
@@ -57,7 +59,9 @@ end
 local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
 local first = now
 if oldest[2] then first = tonumber(oldest[2]) end
-return {allowed, count, first + window}
+local version = '0'
+if KEYS[2] ~= KEYS[1] then version = redis.call('GET', KEYS[2]) or '0' end
+return {allowed, count, first + window, version}
 """
 
 
@@ -73,14 +77,17 @@ def redis_key(bucket: str) -> str:
     return f"{settings.RATE_LIMIT_KEY_PREFIX}:rl:{bucket}"
 
 
-def _redis_check(bucket: str, limit: int, window: int, record: bool) -> LimitResult:
-    allowed, count, reset_ms = _redis_script()(
-        keys=[redis_key(bucket)], args=[window * 1000, limit, uuid.uuid4().hex[:12], "1" if record else "0"]
+def _redis_check(bucket: str, limit: int, window: int, record: bool, version_key: str | None) -> LimitResult:
+    key = redis_key(bucket)
+    allowed, count, reset_ms, version = _redis_script()(
+        keys=[key, redis_key(version_key) if version_key else key],
+        args=[window * 1000, limit, uuid.uuid4().hex[:12], "1" if record else "0"],
     )
-    return LimitResult(bool(allowed), limit, max(limit - int(count), 0), math.ceil(int(reset_ms) / 1000))
+    return LimitResult(bool(allowed), limit, max(limit - int(count), 0), math.ceil(int(reset_ms) / 1000),
+                       version.decode() if version_key else None)
 
 
-def _database_check(bucket: str, limit: int, window: int, record: bool) -> LimitResult:
+def _database_check(bucket: str, limit: int, window: int, record: bool, version_key: str | None) -> LimitResult:
     now = time.time()
     with transaction.atomic():
         RateLimitBucket.objects.get_or_create(bucket=bucket)
@@ -95,11 +102,19 @@ def _database_check(bucket: str, limit: int, window: int, record: bool) -> Limit
     return LimitResult(allowed, limit, max(limit - len(times), 0), math.ceil(first + window))
 
 
-def check(bucket: str, *, limit: int, window: int | None = None, record: bool = True) -> LimitResult:
-    """Count one request against `bucket` (when `record`) and say whether it is allowed."""
+def check(bucket: str, *, limit: int, window: int | None = None, record: bool = True,
+          version_key: str | None = None) -> LimitResult:
+    """Count one request against `bucket` (when `record`) and say whether it is allowed. With
+    Redis, `version_key`'s value comes back in the same round trip (see organizations.keyauth)."""
     window = window or settings.RATE_LIMIT_WINDOW_SECONDS
     backend = _redis_check if settings.REDIS_URL else _database_check
-    return backend(bucket, limit, window, record)
+    return backend(bucket, limit, window, record, version_key)
+
+
+def bump_version(version_key: str) -> None:
+    """Change the value a later `check(..., version_key=...)` reads (Redis only)."""
+    if settings.REDIS_URL:
+        _redis_script().registered_client.incr(redis_key(version_key))
 
 
 def reset(bucket: str) -> None:
@@ -120,7 +135,8 @@ def reset_all() -> None:
         RateLimitHit.objects.all().delete()
 
 
-def check_api_key(api_key) -> LimitResult:
+def check_api_key(api_key, *, version_key: str | None = None) -> LimitResult:
     """The per-key limit of the key's tier. Each key is its own bucket, so test and live keys
-    (always distinct keys) are counted apart."""
-    return check(f"key:{api_key.pk}", limit=settings.RATE_LIMIT_TIERS[api_key.tier])
+    (always distinct keys) are counted apart. With limits switched off nothing is counted."""
+    return check(f"key:{api_key.pk}", limit=settings.RATE_LIMIT_TIERS[api_key.tier],
+                 record=settings.RATE_LIMIT_ENABLED, version_key=version_key)

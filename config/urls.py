@@ -5,7 +5,7 @@ from rest_framework.routers import SimpleRouter
 
 from common import health
 from common.api.fallback import UnknownRouteView
-from organizations.api.views import ApiKeyViewSet, OrganizationsView
+from organizations.api.views import ApiKeyViewSet, OrganizationsView, WhoAmIView
 from webhooks.api.urls import inbound_urlpatterns
 from webhooks.api.views import WebhookEndpointViewSet
 
@@ -20,6 +20,7 @@ v1 = [
     path("auth/", include("accounts.api.urls")),
     path("organizations", OrganizationsView.as_view()),
     path("organizations/", include("organizations.api.urls")),
+    path("developer/whoami", WhoAmIView.as_view()),
     path("developer/", include(developer.urls)),
     path("monitoring/", include("monitoring.api.urls")),
     path("webhooks/", include(inbound_urlpatterns)),

@@ -14,6 +14,7 @@ from common.mail import email_enqueue
 from common.permissions import require_role
 from common.principal import Principal
 from common.secrets import new_secret, random_base62, secret_hash
+from organizations import keyauth
 from organizations.choices import InvitationStatus, Mode, Role, Tier
 from organizations.models import ApiKey, Invitation, Membership, Organization
 
@@ -64,6 +65,7 @@ def organization_update(*, principal: Principal, changes: dict) -> Organization:
             value = {**org.filer_profile, **value}
         setattr(org, field, value)
     org.save()
+    keyauth.invalidate(*ApiKey.objects.filter(organization=org).values_list("key_hash", flat=True))
     _audit(principal, "organization.updated", org, org, before=before, after=_org_state(org))
     return org
 
@@ -209,6 +211,7 @@ def api_key_revoke(*, principal: Principal, api_key_id) -> ApiKey:
         api_key.revoked_at = timezone.now()
         api_key.revoked_by = principal.user
         api_key.save(update_fields=["revoked_at", "revoked_by", "updated_at"])
+        keyauth.invalidate(api_key.key_hash)
         _audit(principal, "api_key.revoked", api_key, principal.organization, after={"prefix": api_key.prefix})
     return api_key
 

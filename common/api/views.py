@@ -5,37 +5,37 @@ refused by role counts) with its headers on every response; tenant scoping throu
 `get_queryset`; limit/offset pagination with each list's own default and maximum.
 """
 
+from django.conf import settings
 from rest_framework import viewsets
 from rest_framework.views import APIView
 
-from common import ratelimit
 from common.errors import RateLimited
 from common.principal import Principal
 
 
 class RateLimitedMixin:
+    """API-key authentication counts the request (organizations.keyauth, in the same Redis round
+    trip that validates the key); here a refused count becomes the 429, and every keyed response
+    gets the three headers."""
+
     def perform_authentication(self, request):
         super().perform_authentication(request)
-        principal = request.auth
-        if isinstance(principal, Principal) and principal.is_api_key and self._limits_enabled():
-            result = ratelimit.check_api_key(principal.api_key)
-            request.rate_limit = result
-            if not result.allowed:
-                raise RateLimited(
-                    f"Rate limit of {result.limit} requests per minute exceeded; retry after "
-                    f"{result.reset_at} (Unix time).",
-                    headers=result.headers(),
-                )
+        result = self._limit(request)
+        if result is not None and not result.allowed:
+            raise RateLimited(
+                f"Rate limit of {result.limit} requests per minute exceeded; retry after {result.reset_at} (Unix time).",
+                headers=result.headers(),
+            )
 
     @staticmethod
-    def _limits_enabled() -> bool:
-        from django.conf import settings
-
-        return settings.RATE_LIMIT_ENABLED
+    def _limit(request):
+        if not settings.RATE_LIMIT_ENABLED:
+            return None
+        return getattr(request._request, "rate_limit", None)
 
     def finalize_response(self, request, response, *args, **kwargs):
         response = super().finalize_response(request, response, *args, **kwargs)
-        result = getattr(request, "rate_limit", None)
+        result = self._limit(request)
         if result is not None:
             for name, value in result.headers().items():
                 response[name] = value

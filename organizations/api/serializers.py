@@ -133,3 +133,16 @@ class ApiKeyCreatedResponse(ApiKeyResponse):
     class Meta(ApiKeyResponse.Meta):
         fields = [*ApiKeyResponse.Meta.fields, "key"]
         read_only_fields = fields
+
+
+class WhoAmIResponse(serializers.Serializer):
+    # Plain CharFields (enums in help_text): this response is on integrators' hot path, and DRF's
+    # ChoiceField costs more to build than the rest of the serializer.
+    credential = serializers.CharField(help_text="api_key | session")
+    organization_id = serializers.UUIDField(source="organization.id")
+    organization_slug = serializers.CharField(source="organization.slug")
+    mode = serializers.CharField(help_text="test | live")
+    role = serializers.CharField(help_text="viewer | l1_analyst | l2_investigator | l3_officer | admin")
+    tier = serializers.CharField(source="api_key.tier", allow_null=True, default=None)
+    api_key_id = serializers.UUIDField(source="api_key.id", allow_null=True, default=None)
+    user_email = serializers.EmailField(source="user.email", allow_null=True, default=None)

@@ -110,7 +110,8 @@ class MemberView(SessionView):
 class MemberRoleView(SessionView):
     minimum_role = Role.ADMIN
 
-    @extend_schema(operation_id="members_change_role", request=s.UpdateRoleRequest, responses={200: s.MemberResponse}, tags=["organizations"])
+    @extend_schema(operation_id="members_change_role", request=s.UpdateRoleRequest, responses={200: s.MemberResponse},
+                   tags=["organizations"])
     def patch(self, request, user_id):
         role = validated(s.UpdateRoleRequest, request.data)["role"]
         return Response(s.MemberResponse(services.member_role_change(principal=request.auth, user_id=user_id, role=role)).data)
@@ -132,7 +133,8 @@ class ApiKeyViewSet(mixins.ListModelMixin, V1ViewSet):
             self.credentials = ("session",)
         return super().get_permissions()
 
-    @extend_schema(operation_id="api_keys_create", request=s.ApiKeyCreateRequest, responses={201: s.ApiKeyCreatedResponse}, tags=["developer"])
+    @extend_schema(operation_id="api_keys_create", request=s.ApiKeyCreateRequest, responses={201: s.ApiKeyCreatedResponse},
+                   tags=["developer"])
     def create(self, request):
         issued = services.api_key_create(principal=request.auth, **validated(s.ApiKeyCreateRequest, request.data))
         issued.api_key.key = issued.secret
@@ -145,3 +147,12 @@ class ApiKeyViewSet(mixins.ListModelMixin, V1ViewSet):
     @extend_schema(operation_id="api_keys_list", tags=["developer"])
     def list(self, request, *args, **kwargs):
         return super().list(request, *args, **kwargs)
+
+
+class WhoAmIView(V1APIView):
+    """Which organization, mode, role (and tier) this credential acts as: lets an integrator check
+    a key before going live."""
+
+    @extend_schema(operation_id="developer_whoami", responses={200: s.WhoAmIResponse}, tags=["developer"])
+    def get(self, request):
+        return Response(s.WhoAmIResponse(request.auth).data)

@@ -24,10 +24,13 @@ def test_creating_a_key_shows_the_secret_once(admin_client, org):
     assert AuditLogEntry.objects.filter(action="api_key.created", object_id=str(stored.pk)).exists()
 
 
-def test_revoke_action_calls_the_service(admin_client, org, key, api):
+def test_revoke_action_calls_the_service(admin_client, org, key, api, django_capture_on_commit_callbacks):
     secret = key(org)
     stored = ApiKey.objects.get(prefix=secret[:12])
-    response = admin_client.post("/admin/organizations/apikey/", {"action": "revoke", "_selected_action": [stored.pk]}, follow=True)
+    assert api(secret).get("/v1/developer/api-keys").status_code == 200
+    with django_capture_on_commit_callbacks(execute=True):
+        response = admin_client.post("/admin/organizations/apikey/", {"action": "revoke", "_selected_action": [stored.pk]},
+                                     follow=True)
     assert response.status_code == 200
     stored.refresh_from_db()
     assert stored.revoked_at is not None

@@ -69,12 +69,13 @@ class TestListAndRevoke:
         response = api(key(org)).get(f"/v1/developer/api-keys?{query}")
         assert response.status_code == 422
 
-    def test_revoke_stops_the_key(self, api, member, org, key):
+    def test_revoke_stops_the_key(self, api, member, org, key, django_capture_on_commit_callbacks):
         _, token = member(org, "admin")
         victim = key(org, role="admin")
         victim_id = ApiKey.objects.get(prefix=victim[:12]).pk
-        assert api(victim).get("/v1/developer/api-keys").status_code == 200
-        response = api(token).delete(f"/v1/developer/api-keys/{victim_id}")
+        assert api(victim).get("/v1/developer/api-keys").status_code == 200  # now remembered by this process
+        with django_capture_on_commit_callbacks(execute=True):
+            response = api(token).delete(f"/v1/developer/api-keys/{victim_id}")
         assert response.status_code == 200 and response.json()["is_active"] is False
         refused = api(victim).get("/v1/developer/api-keys")
         assert refused.status_code == 401 and refused.json()["error"]["code"] == "UNAUTHENTICATED"
@@ -99,3 +100,27 @@ class TestListAndRevoke:
             response = client.get("/v1/developer/api-keys")
             assert response.status_code == 401, header
             assert response["WWW-Authenticate"].startswith("Bearer")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_revocation_reaches_a_key_remembered_by_another_request(api, org, key, member):
+    """With Redis the key is kept in process memory; a revocation committed elsewhere must still
+    refuse the very next request (the version check), and without Redis it is read every time."""
+    _, token = member(org, "admin")
+    victim = key(org, role="admin")
+    for _ in range(3):
+        assert api(victim).get("/v1/developer/whoami").status_code == 200
+    victim_id = ApiKey.objects.get(prefix=victim[:12]).pk
+    assert api(token).delete(f"/v1/developer/api-keys/{victim_id}").status_code == 200
+    assert api(victim).get("/v1/developer/whoami").status_code == 401
+
+
+@pytest.mark.django_db
+def test_whoami_describes_the_credential(api, org, key, member):
+    body = api(key(org, role="l1_analyst", mode="live", tier="premium")).get("/v1/developer/whoami").json()
+    assert (body["credential"], body["organization_slug"], body["mode"], body["role"], body["tier"]) == (
+        "api_key", "acme", "live", "l1_analyst", "premium")
+    user, token = member(org, "viewer")
+    session = api(token, HTTP_X_MODE="test").get("/v1/developer/whoami").json()
+    assert (session["credential"], session["mode"], session["user_email"], session["tier"]) == ("session", "test", user.email, None)
+    assert api().get("/v1/developer/whoami").status_code == 401
