@@ -19,6 +19,8 @@
   address (case-insensitive for EVM 0x and bech32 addresses, or any address when chain_id > 0).
 - outcome(score) -> "pass" | "review" | "fail"; REVIEW_THRESHOLD, FAIL_THRESHOLD (thresholds.py).
 - Both raise ListsNotLoaded when no list is loaded: record the check as an error, never as a pass.
+  screen_name raises UnscreenableName for a name only in a script it cannot transliterate (Chinese,
+  Japanese, Korean, ...): likewise an error to record, or screen the romanised name.
 - on_lists_changed(callback): called with [ListChange] after `load_sanctions` changed a list
   (register in your AppConfig.ready(); enqueue the re-screening there).
 - Identity: a hit names its entry by (source, entry_uid); entry_version_hash changes when the
@@ -32,7 +34,7 @@ per process and re-checked against it at most every 30 s (SANCTIONS_INDEX_CHECK_
 
 from onboarding.screening.hooks import ListChange, on_lists_changed, remove_lists_changed
 from onboarding.screening.index import get_index, invalidate_index
-from onboarding.screening.matcher import Hit, ListsNotLoaded, screen_address, screen_name
+from onboarding.screening.matcher import Hit, ListsNotLoaded, UnscreenableName, screen_address, screen_name
 from onboarding.screening.thresholds import FAIL_THRESHOLD, REPORT_THRESHOLD, REVIEW_THRESHOLD, outcome
 
 
@@ -47,5 +49,5 @@ def screening_lists() -> list[dict]:
 
 __all__ = [
     "FAIL_THRESHOLD", "REPORT_THRESHOLD", "REVIEW_THRESHOLD", "Hit", "ListChange", "ListsNotLoaded", "get_index", "invalidate_index",
-    "on_lists_changed", "outcome", "remove_lists_changed", "screen_address", "screen_name", "screening_lists",
+    "on_lists_changed", "outcome", "remove_lists_changed", "screen_address", "screen_name", "screening_lists", "UnscreenableName",
 ]

@@ -40,6 +40,11 @@ class ListsNotLoaded(RuntimeError):
     """No sanctions list is loaded: screening cannot say 'pass' (run `manage.py load_sanctions`)."""
 
 
+class UnscreenableName(ValueError):
+    """The name has letters but none the normaliser can read (a script it does not transliterate,
+    such as Chinese): no hits would mean 'not screened', not 'pass'. Screen a romanised form."""
+
+
 @dataclass(frozen=True)
 class Hit:
     score: float
@@ -190,13 +195,16 @@ def screen_name(
     """Hits for `name` at or above `min_score` (default REPORT_THRESHOLD), best first, one per entry.
 
     `kind` is 'individual' or 'business' (also 'entity', 'company', ...); `country` an ISO alpha-2
-    code or a country name. Raises ListsNotLoaded when no list is loaded.
+    code or a country name. Raises ListsNotLoaded when no list is loaded, and UnscreenableName for
+    a name written only in a script the normaliser cannot transliterate (Chinese, Japanese, ...).
     """
     index = _loaded_index(index)
     floor = report_threshold() if min_score is None else min_score
     individual = kind is not None and kind.strip().lower() == "individual"
     tokens = name_tokens(name or "", individual=individual and "," in (name or ""))
     if not tokens:
+        if any(character.isalpha() for character in name or ""):
+            raise UnscreenableName(f"cannot read the letters of {name!r}; screen a romanised form of the name")
         return []
     similarity = _similarity_cache(is_abjad(name))
     best: dict[int, tuple[NameScore, NameRecord]] = {}

@@ -8,7 +8,7 @@ from datetime import date
 import pytest
 
 from onboarding.models import SanctionsDigitalAddress
-from onboarding.screening import ListsNotLoaded, outcome, screen_address, screen_name, screening_lists
+from onboarding.screening import ListsNotLoaded, UnscreenableName, outcome, screen_address, screen_name, screening_lists
 from onboarding.screening.index import build_index_from_rows
 from onboarding.screening.thresholds import FAIL_THRESHOLD, REVIEW_THRESHOLD
 
@@ -210,6 +210,12 @@ def test_public_functions_use_the_process_index(sanctions_index, db):
     assert screen_address("0x7db418b5d567a4e0e8c59ad71be1fce48f3e6107", chain_id=1)[0].entry_uid == "30518"
     lists = {item["source"]: item for item in screening_lists()}
     assert lists[OFAC]["entry_count"] == 8976 and lists[UN]["version"] == "2026-02-27T00:00:09.554Z"
+
+
+def test_a_name_in_an_unreadable_script_is_an_error_not_a_pass(screen):
+    with pytest.raises(UnscreenableName):
+        screen("金正恩")
+    assert screen("  ...  ") == []  # no letters at all: nothing to screen
 
 
 def test_no_list_loaded_is_an_error_not_a_pass():
