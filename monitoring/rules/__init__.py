@@ -18,6 +18,7 @@ from monitoring.rules.context import (
     OrgNetwork,
     PeerGroupStats,
     RuleInput,
+    ScreeningUnavailable,
     Transaction,
     TransferGraph,
 )
@@ -39,5 +40,6 @@ __all__ = [
     "DEFAULT_SETTINGS", "RULES", "ActiveRule", "AddressKey", "CounterpartyEntity", "EngineSettings", "Entity", "EntityContext",
     "EntityHistory", "Event", "Family", "FiatEvent", "HistoryView", "InvalidParameters", "InvalidSettings", "Lookback", "NameMatch",
     "NameScreener", "OrgLists", "OrgNetwork", "Param", "PeerGroupStats", "Rule", "RuleInput", "RuleResult", "RuleSetting",
-    "SanctionsNameIndex", "Severity", "Transaction", "TransferGraph", "evaluate", "evaluate_in_order", "get_rule", "validate_overrides",
+    "SanctionsNameIndex", "ScreeningUnavailable", "Severity", "Transaction", "TransferGraph", "evaluate", "evaluate_in_order",
+    "get_rule", "validate_overrides",
 ]  # fmt: skip

@@ -166,9 +166,16 @@ class CounterpartyEntity:
 
 
 class NameScreener(Protocol):
-    """Screens a payment counterparty name against sanctions lists (rule 34); see `names.py`."""
+    """Screens a payment counterparty name against sanctions lists (rule 34); see `names.py`.
+
+    Raises ScreeningUnavailable when it cannot judge the name (no list loaded, unreadable script).
+    """
 
     def best_match(self, name: str) -> NameMatch | None: ...
+
+
+class ScreeningUnavailable(Exception):
+    """The name could not be screened; rule 34 records a skip with this message."""
 
 
 @dataclass(frozen=True, slots=True)

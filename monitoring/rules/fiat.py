@@ -18,6 +18,7 @@ from monitoring.rules.context import (
     Outcome,
     Params,
     RuleInput,
+    ScreeningUnavailable,
     Skip,
     UsdBand,
     business_day,
@@ -118,7 +119,10 @@ def sanctioned_fiat_counterparty(inp: RuleInput, p: Params) -> Outcome:
     """#34 OFAC name screening of payments: counterparty name or bank close to a sanctions-list name."""
     ev = inp.event
     for field, name in (("counterparty_name", ev.counterparty_name), ("counterparty_bank", ev.counterparty_bank)):
-        match = inp.lists.sanctions_names.best_match(name) if name else None
+        try:
+            match = inp.lists.sanctions_names.best_match(name) if name else None
+        except ScreeningUnavailable as exc:
+            return Skip(f"{field} could not be screened: {exc}")
         if match and match.score >= p["min_score"]:
             return hit((ev,), field=field, screened_name=name, listed_name=match.listed_name, list=match.source, score=match.score)
     return None

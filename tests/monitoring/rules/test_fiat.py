@@ -7,7 +7,7 @@ from decimal import Decimal
 
 import pytest
 
-from monitoring.rules import Entity, OrgLists, SanctionsNameIndex
+from monitoring.rules import Entity, OrgLists, SanctionsNameIndex, ScreeningUnavailable
 from tests.monitoring.rules.builders import HIT, NONE, SKIP, cases, days, fiat, given, hours, outcome, run, seconds, series
 
 CA = Entity(id="entity-ca", jurisdiction="CA")
@@ -85,7 +85,17 @@ WIRE_LAYERING = {
 }
 
 SANCTIONS_NAMES = OrgLists(sanctions_names=SanctionsNameIndex([("Ivan Petrov", "OFAC SDN"), ("Bank Melli Iran", "OFAC SDN")]))
+
+
+class ListsNotLoaded:
+    def best_match(self, name):
+        raise ScreeningUnavailable("no sanctions list is loaded")
+
+
 SANCTIONED_NAME = {
+    "no list to screen against: skipped": given(
+        fiat("wire_out", "1", name="Acme"), expect=SKIP, lists=OrgLists(sanctions_names=ListsNotLoaded())
+    ),
     "name reordered with punctuation": given(fiat("wire_out", "1", name="PETROV, Ivan"), expect=HIT, lists=SANCTIONS_NAMES),
     "close spelling": given(fiat("wire_in", "1", name="Ivan Petrova"), expect=HIT, lists=SANCTIONS_NAMES),
     "the bank": given(fiat("wire_out", "1", name="Acme Ltd", bank="Bank Meli Iran"), expect=HIT, lists=SANCTIONS_NAMES),
