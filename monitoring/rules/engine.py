@@ -115,7 +115,10 @@ class EngineSettings:
         `only` restricts to some rules (a backtest of one rule). Raises InvalidSettings.
         """
         by_rule, errors = _settings_by_rule(settings or {})
-        chosen = RULES if only is None else tuple(get_rule(key) for key in only)
+        try:
+            chosen = RULES if only is None else tuple(get_rule(key) for key in only)
+        except KeyError as exc:
+            raise InvalidSettings({str(exc.args[0]): "unknown rule"}) from None
         active = []
         for rule in chosen:
             try:
@@ -149,10 +152,11 @@ def _settings_by_rule(settings: Mapping[int | str, RuleSetting | Mapping[str, An
     for key, setting in settings.items():
         try:
             rule = get_rule(key)
+            by_rule[rule.number] = setting if isinstance(setting, RuleSetting) else RuleSetting(**setting)
         except KeyError:
             errors[str(key)] = "unknown rule"
-            continue
-        by_rule[rule.number] = setting if isinstance(setting, RuleSetting) else RuleSetting(**setting)
+        except TypeError:
+            errors[rule.code] = f"a rule setting takes {sorted(RuleSetting.__slots__)}"
     return by_rule, errors
 
 

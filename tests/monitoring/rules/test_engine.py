@@ -100,6 +100,15 @@ def test_invalid_settings_are_reported_by_rule():
     }
 
 
+def test_malformed_settings_are_reported_too():
+    with pytest.raises(InvalidSettings) as raised:
+        EngineSettings.build({"fan_in": {"enabled": True, "threshold": 3}})
+    assert raised.value.errors == {"fan_in": "a rule setting takes ['enabled', 'parameters', 'severity']"}
+    with pytest.raises(InvalidSettings) as raised:
+        EngineSettings.build(only=["no_such_rule"])
+    assert raised.value.errors == {"no_such_rule": "unknown rule"}
+
+
 def test_lookback_tells_storage_how_much_history_to_load():
     assert DEFAULT_SETTINGS.lookback() == Lookback(transactions=timedelta(days=31), fiat=timedelta(days=90))
     trimmed = EngineSettings.build({code: {"enabled": False} for code in ("volume_spike", "counterparty_concentration")})
