@@ -8,11 +8,11 @@ STAMP := $(VENV)/.installed
 
 $(PY):
 	@python=$$(scripts/find-python) && echo "Creating $(VENV) with $$python" && "$$python" -m venv $(VENV)
-	@$(PY) -m pip install -q --upgrade pip
+	@set -o pipefail; $(PY) -m pip install -q --upgrade pip 2>&1 | { grep -v "is ignored: it is neither a file" || true; }
 
 $(STAMP): $(PY) requirements.txt requirements-dev.txt
 	@echo "Installing Python packages (first run takes a minute)..."
-	@$(PY) -m pip install -q -r requirements-dev.txt
+	@set -o pipefail; $(PY) -m pip install -q -r requirements-dev.txt 2>&1 | { grep -v "is ignored: it is neither a file" || true; }
 	@touch $(STAMP)
 
 deps: $(STAMP)
@@ -34,7 +34,9 @@ lint: deps
 	@$(VENV)/bin/ruff check .
 
 bench: deps
-	@$(PY) bench/platform.py
+	@$(PY) bench/platform_overhead.py
+	@$(PY) bench/screening.py
+	@$(PY) bench/rules.py
 
 clean:
 	rm -rf $(VENV) var

@@ -51,9 +51,12 @@ class Command(BaseCommand):
             self._shutdown(processes)
 
     def _shutdown(self, processes):
+        # SIGTERM to each parent only: gunicorn's master and Celery's main process stop their own
+        # children gracefully (a warm shutdown lets a running task finish); SIGKILL to the whole
+        # group only after the deadline.
         for proc in processes.values():
             if proc.poll() is None:
-                os.killpg(proc.pid, signal.SIGTERM)
+                proc.terminate()
         deadline = time.time() + 15
         for proc in processes.values():
             try:

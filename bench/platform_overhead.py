@@ -1,6 +1,6 @@
 """Platform overhead: an authenticated, rate-limited GET against a bare Django view, same server.
 
-    .venv/bin/python bench/platform.py [--duration 15] [--connections 16] [--workers 2] [--threads 4]
+    .venv/bin/python bench/platform_overhead.py [--duration 15] [--connections 16] [--workers 2] [--threads 4]
 
 Starts gunicorn on PostgreSQL + Redis (a fresh database `bench_platform`; override with
 BENCH_DATABASE_URL / BENCH_REDIS_URL), issues premium admin API keys, and drives two endpoints with

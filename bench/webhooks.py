@@ -1,0 +1,203 @@
+"""Webhook delivery benchmark: N events to a local HTTPS receiver through one real Celery worker.
+
+    .venv/bin/python bench/webhooks.py                       # 10,000 events, then again with a kill
+    .venv/bin/python bench/webhooks.py --events 2000 --runs plain
+
+Runs against PostgreSQL and Redis (defaults below; the database is created if missing). Prints, per
+run: deliveries per second from the first event emitted to the last delivery acknowledged, the rate
+of the delivery phase alone, and events lost (emitted but never acknowledged by the receiver; must be
+0). The "kill" run SIGKILLs the worker (its whole process group) once half the events are delivered
+and starts it again; its in-flight and prefetched deliveries come back through the beat sweeper, so
+that run's total includes the sweeper's wait (the lease and the message re-send delay).
+"""
+
+import argparse
+import multiprocessing
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+DEFAULT_DATABASE = "postgres://postgres@127.0.0.1:5432/bench_webhooks"
+DEFAULT_BROKER = "redis://127.0.0.1:6379/3"
+
+
+def serve_receiver(tls_dir: str, log_path: str, ready) -> None:
+    """The receiver process: answers 200 to every POST and logs each event id it received."""
+    import threading
+
+    from tests.webhooks.receiver import Receiver, TlsFiles
+
+    folder = Path(tls_dir)
+    lock = threading.Lock()
+    log = open(log_path, "a", buffering=1)  # noqa: SIM115 - open for the life of the process
+
+    def record(n, request):
+        with lock:
+            log.write(request.event_id + "\n")
+        return 200
+
+    receiver = Receiver(TlsFiles(folder / "ca.pem", folder / "server.pem", folder / "server.key"), record)
+    ready.put(receiver.port)
+    signal.sigwait({signal.SIGTERM})
+    receiver.stop()
+
+
+def create_database(url: str) -> None:
+    import psycopg
+    from psycopg import sql
+
+    name = url.rsplit("/", 1)[1]
+    with psycopg.connect(url.rsplit("/", 1)[0] + "/postgres", autocommit=True) as conn:
+        if not conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone():
+            conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+
+
+class Worker:
+    def __init__(self, env: dict, pool: str, concurrency: int):
+        self.env, self.pool, self.concurrency, self.process = env, pool, concurrency, None
+
+    def start(self) -> None:
+        command = [sys.executable, "-m", "celery", "-A", "config", "worker", "-P", self.pool, "-c", str(self.concurrency),
+                   "-l", "WARNING", "--without-gossip", "--without-mingle", "--without-heartbeat", "-Q", "celery"]
+        self.process = subprocess.Popen(command, cwd=ROOT, env=self.env, start_new_session=True)
+
+    def signal(self, sig) -> None:
+        if self.process and self.process.poll() is None:
+            os.killpg(self.process.pid, sig)
+            try:
+                self.process.wait(30)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.process.pid, signal.SIGKILL)
+                self.process.wait()
+
+
+def received_ids(log_path: Path) -> list[str]:
+    return log_path.read_text().split() if log_path.exists() else []
+
+
+def run(label: str, args, env, org, principal, log_path: Path, kill_midway: bool) -> dict:
+    from django.db import transaction
+
+    from tests.webhooks.conftest import alert_data
+    from webhooks import services
+    from webhooks.models import Delivery, Event, WebhookEndpoint
+
+    log_path.write_text("")
+    Delivery.objects.filter(organization=org).delete()
+    Event.objects.filter(organization=org).delete()
+    endpoint = WebhookEndpoint.objects.get(organization=org, mode="test")
+    subprocess.run([sys.executable, "-m", "celery", "-A", "config", "purge", "-f", "-Q", "celery"], cwd=ROOT, env=env,
+                   check=True, capture_output=True)
+
+    worker = Worker(env, args.pool, args.concurrency)
+    worker.start()
+    time.sleep(3)  # let the worker connect before the clock starts
+    data = alert_data()
+    started = time.monotonic()
+    emitted = []
+    for _ in range(args.events):
+        with transaction.atomic():  # one business transaction per event, as the services do
+            emitted.append(services.event_emit(organization=org, mode="test", type="alert.created", data=data).public_id)
+    emit_seconds = time.monotonic() - started
+
+    killed_at = None
+    wanted = set(emitted)
+    deadline = time.monotonic() + args.timeout
+    first_seen = None
+    while time.monotonic() < deadline:
+        seen = received_ids(log_path)
+        if seen and first_seen is None:
+            first_seen = time.monotonic()
+        if kill_midway and killed_at is None and len(seen) >= args.events // 2:
+            worker.signal(signal.SIGKILL)
+            killed_at = len(seen)
+            time.sleep(1)
+            worker.start()
+        if len(set(seen) & wanted) == len(wanted):
+            break
+        time.sleep(0.05)
+    finished = time.monotonic()
+    worker.signal(signal.SIGTERM)
+
+    seen = received_ids(log_path)
+    unique = set(seen) & wanted
+    succeeded = Delivery.objects.filter(organization=org, endpoint=endpoint, status="succeeded").count()
+    total = finished - started
+    return {
+        "run": label, "events": args.events, "seconds": round(total, 2),
+        "deliveries_per_second": round(len(unique) / total, 1),
+        "delivery_phase_per_second": round(len(unique) / (finished - (first_seen or started)), 1),
+        "emit_seconds": round(emit_seconds, 2), "lost": len(wanted - unique), "duplicates_received": len(seen) - len(unique),
+        "succeeded_rows": succeeded, "killed_after_received": killed_at,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--events", type=int, default=10_000)
+    parser.add_argument("--database-url", default=os.environ.get("BENCH_DATABASE_URL", DEFAULT_DATABASE))
+    parser.add_argument("--broker-url", default=os.environ.get("BENCH_BROKER_URL", DEFAULT_BROKER))
+    parser.add_argument("--pool", default="threads", choices=["threads", "prefork"])
+    parser.add_argument("--concurrency", type=int, default=8)
+    parser.add_argument("--runs", default="plain,kill", help="comma-separated: plain, kill")
+    parser.add_argument("--timeout", type=float, default=900.0, help="seconds to wait for every delivery")
+    args = parser.parse_args()
+
+    workdir = Path(tempfile.mkdtemp(prefix="bench-webhooks-"))
+    from tests.webhooks.receiver import make_tls_files
+
+    tls = make_tls_files(workdir)
+    log_path = workdir / "received.log"
+    ready = multiprocessing.get_context("fork").Queue()
+    receiver = multiprocessing.get_context("fork").Process(target=serve_receiver, args=(str(workdir), str(log_path), ready))
+    receiver.start()
+    port = ready.get(timeout=30)
+
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings", "DATABASE_URL": args.database_url,
+           "CELERY_BROKER_URL": args.broker_url, "DATA_DIR": str(workdir), "WEBHOOK_ALLOW_PRIVATE_NETWORKS": "true",
+           "WEBHOOK_CA_BUNDLE": str(tls.ca), "CELERY_TASK_ALWAYS_EAGER": "false", "LOG_LEVEL": "WARNING"}
+    os.environ.update(env)
+    create_database(args.database_url)
+
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0)
+    from organizations.models import Organization
+    from tests.webhooks.conftest import principal_of
+    from webhooks import services
+    from webhooks.models import WebhookEndpoint
+
+    org, _ = Organization.objects.get_or_create(slug="bench-webhooks", defaults={"name": "Bench webhooks"})
+    principal = principal_of(org)
+    WebhookEndpoint.objects.filter(organization=org).delete()
+    services.endpoint_create(principal=principal, url=f"https://127.0.0.1:{port}/hooks", event_types=["alert.created"])
+
+    results = []
+    try:
+        for label in args.runs.split(","):
+            result = run(label, args, env, org, principal, log_path, kill_midway=(label == "kill"))
+            results.append(result)
+            print(result, flush=True)
+    finally:
+        os.kill(receiver.pid, signal.SIGTERM)
+        receiver.join(10)
+    print(f"\nworker: 1 process, pool {args.pool}, concurrency {args.concurrency}; {os.cpu_count()} cores; "
+          f"database {args.database_url}; broker {args.broker_url}")
+    for result in results:
+        print(f"{result['run']:>5}: {result['events']} events in {result['seconds']} s = {result['deliveries_per_second']} "
+              f"deliveries/s (delivery phase {result['delivery_phase_per_second']}/s, emitting took {result['emit_seconds']} s), "
+              f"lost {result['lost']}, duplicates received {result['duplicates_received']}")
+
+
+if __name__ == "__main__":
+    main()
