@@ -16,6 +16,8 @@ DATA_DIR = Path(os.environ.get("DATA_DIR") or BASE_DIR / "var").resolve()
 DATA_DIR.mkdir(parents=True, exist_ok=True)
 
 SECRET_KEY = os.environ.get("SECRET_KEY") or "insecure-embedded-default-key-set-SECRET_KEY-in-production"
+# Encrypts identifiers at rest (tax ids); SECRET_KEY when unset. Changing it makes stored values unreadable.
+FIELD_ENCRYPTION_KEY = os.environ.get("FIELD_ENCRYPTION_KEY", "")
 DEBUG = env_bool("DEBUG", False)
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]", "testserver"])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])

@@ -22,6 +22,7 @@ v1 = [
     path("organizations/", include("organizations.api.urls")),
     path("developer/whoami", WhoAmIView.as_view()),
     path("developer/", include(developer.urls)),
+    path("onboarding/", include("onboarding.api.urls")),
     path("monitoring/", include("monitoring.api.urls")),
     path("webhooks/", include(inbound_urlpatterns)),
 ]

@@ -1,0 +1,106 @@
+from rest_framework import serializers
+
+from common.api.fields import CountryField
+from common.api.serializers import StrictSerializer
+from onboarding.choices import EntityStatus, EntityType, RiskTier
+from onboarding.models import BeneficialOwner, Entity, Wallet
+
+
+class AddressSerializer(StrictSerializer):
+    line1 = serializers.CharField(max_length=200)
+    line2 = serializers.CharField(max_length=200, required=False, allow_blank=True)
+    city = serializers.CharField(max_length=100)
+    state = serializers.CharField(max_length=100, required=False, allow_blank=True)
+    postal_code = serializers.CharField(max_length=20, required=False, allow_blank=True)
+    country = CountryField()
+
+
+class WalletRegistration(StrictSerializer):
+    chain_id = serializers.IntegerField(min_value=0, required=False, default=0, help_text="0 = off-chain")
+    address = serializers.CharField(max_length=200)
+    label = serializers.CharField(max_length=100, required=False, allow_blank=True, default="")
+
+
+class UboRequest(StrictSerializer):
+    name = serializers.CharField(max_length=300)
+    date_of_birth = serializers.DateField(required=False, allow_null=True)
+    nationality = CountryField(required=False, allow_blank=True)
+    ownership_pct = serializers.DecimalField(max_digits=6, decimal_places=3, min_value=0, max_value=100, required=False,
+                                             allow_null=True)
+    tax_id = serializers.CharField(max_length=40, required=False, allow_blank=True)
+
+
+class OnboardEntityRequest(StrictSerializer):
+    legal_name = serializers.CharField(max_length=300)
+    entity_type = serializers.ChoiceField(choices=EntityType.choices)
+    jurisdiction = CountryField()
+    external_id = serializers.CharField(max_length=120, required=False, allow_blank=True)
+    registration_number = serializers.CharField(max_length=100, required=False, allow_blank=True)
+    tax_id = serializers.CharField(max_length=40, required=False, allow_blank=True,
+                                   help_text="SSN/EIN/ITIN: encrypted at rest, returned masked")
+    date_of_birth = serializers.DateField(required=False, allow_null=True)
+    address = AddressSerializer(required=False)
+    industry = serializers.CharField(max_length=100, required=False, allow_blank=True)
+    website = serializers.URLField(max_length=300, required=False, allow_blank=True)
+    email = serializers.EmailField(required=False, allow_blank=True)
+    phone = serializers.RegexField(r"^\+?[0-9 ()-]{6,20}$", required=False, allow_blank=True)
+    expected_monthly_volume_usd = serializers.DecimalField(max_digits=20, decimal_places=2, min_value=0, required=False,
+                                                           allow_null=True)
+    ubos = UboRequest(many=True, required=False)
+    wallets = WalletRegistration(many=True, required=False)
+    metadata = serializers.DictField(required=False)
+
+    def validate_wallets(self, wallets):
+        if len(wallets) > 100:
+            raise serializers.ValidationError("At most 100 wallets at onboarding; add more afterwards.")
+        return wallets
+
+
+class EntityReviewRequest(StrictSerializer):
+    reason = serializers.CharField(max_length=500, required=False, allow_blank=True, default="")
+    notes = serializers.CharField(max_length=5000, required=False, allow_blank=True, default="")
+
+
+class EntityListQuery(serializers.Serializer):
+    status = serializers.ChoiceField(choices=EntityStatus.choices, required=False)
+    risk_tier = serializers.ChoiceField(choices=RiskTier.choices, required=False)
+    search = serializers.CharField(max_length=200, required=False)
+
+
+class WalletResponse(serializers.ModelSerializer):
+    entity_id = serializers.UUIDField()
+
+    class Meta:
+        model = Wallet
+        fields = ["id", "entity_id", "chain_id", "address", "label", "status", "flagged", "flag_reason", "flagged_at",
+                  "created_at"]
+        read_only_fields = fields
+
+
+class UboResponse(serializers.ModelSerializer):
+    tax_id = serializers.CharField(source="tax_id_masked", allow_null=True)
+
+    class Meta:
+        model = BeneficialOwner
+        fields = ["id", "name", "date_of_birth", "nationality", "ownership_pct", "tax_id"]
+        read_only_fields = fields
+
+
+class EntityResponse(serializers.ModelSerializer):
+    tax_id = serializers.CharField(source="tax_id_masked", allow_null=True)
+    risk_tier = serializers.CharField(allow_null=True)
+    ubos = UboResponse(many=True)
+    wallets = WalletResponse(many=True)
+
+    class Meta:
+        model = Entity
+        fields = ["id", "external_id", "legal_name", "entity_type", "jurisdiction", "status", "status_reason",
+                  "status_changed_at", "risk_score", "risk_tier", "registration_number", "tax_id", "date_of_birth",
+                  "address", "industry", "website", "email", "phone", "expected_monthly_volume_usd", "metadata", "ubos",
+                  "wallets", "created_at", "updated_at"]
+        read_only_fields = fields
+
+    def to_representation(self, instance):
+        data = super().to_representation(instance)
+        data["risk_tier"] = data["risk_tier"] or None
+        return data

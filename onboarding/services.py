@@ -1,0 +1,142 @@
+"""Entity and wallet writes: onboarding, review decisions (approve, reject, suspend), the move to
+under review on a screening hit, and wallet registration. Each writes the audit log and the rows
+other systems see (webhook events, notifications) in the same transaction (DESIGN §6)."""
+
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from common.audit import audit_record
+from common.chain import AddressError, normalized_address
+from common.crypto import tax_id_fields
+from common.errors import Conflict, NotFound, ValidationFailed
+from common.permissions import require_role
+from common.principal import Principal
+from monitoring.notifications.services import notification_create
+from onboarding.choices import EntityStatus
+from onboarding.models import BeneficialOwner, Entity, Wallet
+from organizations.choices import Role
+from webhooks.services import event_emit
+
+ENTITY_FIELDS = ("legal_name", "entity_type", "jurisdiction", "external_id", "registration_number", "date_of_birth",
+                 "address", "industry", "website", "email", "phone", "expected_monthly_volume_usd", "metadata")
+REVIEW_ROLE = Role.L2_INVESTIGATOR
+ONBOARD_ROLE = Role.L1_ANALYST
+
+
+def _state(entity: Entity) -> dict:
+    return {field: getattr(entity, field) for field in (*ENTITY_FIELDS, "status", "status_reason", "tax_id_last4")}
+
+
+def _locked_entity(principal: Principal, entity_id) -> Entity:
+    entity = Entity.objects.select_for_update().filter(
+        pk=entity_id, organization=principal.organization, mode=principal.mode).first()
+    if entity is None:
+        raise NotFound("No entity of yours has this id.")
+    return entity
+
+
+# --- Onboarding --------------------------------------------------------------------------------
+
+@transaction.atomic
+def entity_create(*, principal: Principal, data: dict) -> Entity:
+    """Create an entity in `pending` with its beneficial owners and wallets."""
+    require_role(principal, ONBOARD_ROLE)
+    fields = {field: data[field] for field in ENTITY_FIELDS if field in data}
+    if fields.get("external_id") and Entity.objects.filter(
+            organization=principal.organization, mode=principal.mode, external_id=fields["external_id"]).exists():
+        raise Conflict(f"An entity with external_id {fields['external_id']!r} exists already.")
+    entity = Entity.objects.create(
+        organization=principal.organization, mode=principal.mode, created_by=principal.user,
+        status_changed_at=timezone.now(), **fields, **tax_id_fields(data.get("tax_id")),
+    )
+    for ubo in data.get("ubos", []):
+        BeneficialOwner.objects.create(entity=entity, **{k: v for k, v in ubo.items() if k != "tax_id"},
+                                       **tax_id_fields(ubo.get("tax_id")))
+    for index, wallet in enumerate(data.get("wallets", [])):
+        _wallet_create(entity, field_prefix=f"wallets.{index}", **wallet)
+    audit_record(actor=principal, action="entity.created", object_type="entity", object_id=entity.pk,
+                 organization=entity.organization, mode=entity.mode, after=_state(entity))
+    return entity
+
+
+def _wallet_create(entity: Entity, *, chain_id: int = 0, address: str, label: str = "", field_prefix: str = "") -> Wallet:
+    try:
+        stored = normalized_address(chain_id, address)
+    except AddressError as exc:
+        raise ValidationFailed.for_field(f"{field_prefix}.address" if field_prefix else "address", str(exc)) from None
+    if Wallet.objects.filter(organization=entity.organization, mode=entity.mode, chain_id=chain_id, address=stored).exists():
+        raise Conflict(f"The wallet {stored} on chain {chain_id} is registered already.")
+    try:
+        with transaction.atomic():
+            return Wallet.objects.create(organization=entity.organization, mode=entity.mode, entity=entity,
+                                         chain_id=chain_id, address=stored, label=label)
+    except IntegrityError:
+        raise Conflict(f"The wallet {stored} on chain {chain_id} is registered already.") from None
+
+
+@transaction.atomic
+def wallet_add(*, principal: Principal, entity_id, chain_id: int = 0, address: str, label: str = "") -> Wallet:
+    require_role(principal, ONBOARD_ROLE)
+    entity = _locked_entity(principal, entity_id)
+    wallet = _wallet_create(entity, chain_id=chain_id, address=address, label=label)
+    audit_record(actor=principal, action="wallet.added", object_type="entity", object_id=entity.pk,
+                 organization=entity.organization, mode=entity.mode,
+                 after={"wallet_id": str(wallet.pk), "chain_id": chain_id, "address": wallet.address, "label": label})
+    return wallet
+
+
+# --- Status ------------------------------------------------------------------------------------
+
+def _status_events(entity: Entity, previous: str, actor_label: str | None, reason: str) -> None:
+    """The webhook events and the notification of a status change (spec "Event types")."""
+    now = entity.status_changed_at
+    emit = lambda type, **data: event_emit(organization=entity.organization, mode=entity.mode, type=type,  # noqa: E731
+                                           data={"entity_id": str(entity.pk), **data})
+    emit("compliance.status_changed", previous_status=previous, new_status=entity.status, reason=reason or None,
+         changed_at=now)
+    if entity.status == EntityStatus.ACTIVE:
+        emit("account.approved", approved_by=actor_label, approved_at=now)
+    if entity.status == EntityStatus.SUSPENDED:
+        emit("account.suspended", reason=reason or None, suspended_by=actor_label, suspended_at=now)
+        emit("compliance.entity_suspended", reason=reason, suspended_by=actor_label, suspended_at=now)
+    notification_create(
+        organization=entity.organization, mode=entity.mode, type="entity_status_changed", entity_id=entity.pk,
+        title=f"{entity.legal_name} is now {entity.get_status_display().lower()}",
+        body=f"Status changed from {previous} to {entity.status}." + (f" Reason: {reason}" if reason else ""),
+    )
+
+
+def _move(entity: Entity, action: str, *, actor, actor_label: str | None, reason: str = "", notes: str = "") -> Entity:
+    previous = entity.status
+    target = EntityStatus.transition(action, previous)
+    before = _state(entity)
+    # Conditional update: of two concurrent decisions on one entity, only one moves it.
+    moved = Entity.objects.filter(pk=entity.pk, status=previous).update(
+        status=target, status_reason=reason, status_changed_at=timezone.now(), updated_at=timezone.now())
+    if not moved:
+        raise Conflict("The entity changed status meanwhile; reload it and decide again.")
+    entity.refresh_from_db()
+    audit_record(actor=actor, action=f"entity.{action}", object_type="entity", object_id=entity.pk,
+                 organization=entity.organization, mode=entity.mode, before=before,
+                 after={**_state(entity), "notes": notes})
+    _status_events(entity, previous, actor_label, reason)
+    return entity
+
+
+@transaction.atomic
+def entity_review(*, principal: Principal, entity_id, action: str, reason: str = "", notes: str = "") -> Entity:
+    """approve | reject | suspend, by an L2 investigator or above; reject and suspend need a reason."""
+    require_role(principal, REVIEW_ROLE)
+    if action in ("reject", "suspend") and not reason.strip():
+        raise ValidationFailed.for_field("reason", f"A reason is required to {action} an entity.")
+    entity = _locked_entity(principal, entity_id)
+    return _move(entity, action, actor=principal, actor_label=principal.actor_label, reason=reason, notes=notes)
+
+
+@transaction.atomic
+def entity_flag_for_review(*, entity: Entity, reason: str) -> Entity:
+    """A screening hit moves a pending entity to under review (the system acts); others stay put."""
+    entity = Entity.objects.select_for_update().get(pk=entity.pk)
+    if entity.status != EntityStatus.PENDING:
+        return entity
+    return _move(entity, "flag_for_review", actor=None, actor_label=None, reason=reason)
