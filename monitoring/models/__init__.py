@@ -1,0 +1,12 @@
+"""The monitoring app's models, one module per aggregate. Keep this file a plain list of imports."""
+
+from monitoring.models.activity import FiatEvent, Transaction  # noqa: F401
+from monitoring.models.alerts import Alert, AlertHit  # noqa: F401
+from monitoring.models.configuration import (  # noqa: F401
+    AddressTag,
+    AssetPrice,
+    BlockedAddress,
+    CodeListEntry,
+    RuleSetting,
+)
+from monitoring.models.notifications import Notification, NotificationType  # noqa: F401

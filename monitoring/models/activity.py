@@ -1,0 +1,83 @@
+"""What is monitored: transactions (on-chain or submitted) and fiat events."""
+
+from django.db import models
+from django.db.models import Q
+
+from common.ids import uuid7
+from common.models import TenantModel
+from monitoring.choices import CardType, CheckType, DepositMethod, FiatEventType, Source
+
+
+class Transaction(TenantModel):
+    """A transfer between two addresses. `amount` is the canonical decimal string (up to uint256,
+    exact on every database); `usd_value` is the numeric column SQL aggregates, null without a price."""
+
+    id = models.UUIDField(primary_key=True, default=uuid7, editable=False)
+    chain_id = models.PositiveBigIntegerField(default=0, help_text="0 = off-chain")
+    tx_hash = models.CharField(max_length=100)
+    log_index = models.PositiveIntegerField(default=0)
+    from_address = models.CharField(max_length=200)
+    to_address = models.CharField(max_length=200)
+    amount = models.CharField(max_length=100)
+    asset = models.CharField(max_length=20, blank=True, default="")
+    usd_value = models.DecimalField(max_digits=30, decimal_places=2, null=True, blank=True)
+    timestamp = models.DateTimeField()
+    reference = models.CharField(max_length=200, blank=True, default="")
+    # The customer on each side: a registered wallet's owner, or the request's entity_id.
+    from_entity = models.ForeignKey("onboarding.Entity", null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    to_entity = models.ForeignKey("onboarding.Entity", null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    monitored = models.BooleanField(default=False)
+    evaluation = models.JSONField(null=True, blank=True, help_text="Rules skipped and why (e.g. no USD price).")
+    source = models.CharField(max_length=10, choices=Source.choices, default=Source.API)
+
+    class Meta:
+        ordering = ["timestamp", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["organization", "mode", "chain_id", "tx_hash", "log_index"], name="transaction_unique_hash"),
+        ]
+        indexes = [
+            models.Index(fields=["from_entity", "timestamp"]),
+            models.Index(fields=["to_entity", "timestamp"]),
+            models.Index(fields=["organization", "mode", "timestamp"]),
+            models.Index(fields=["organization", "mode", "monitored", "timestamp"]),
+        ]
+
+    def __str__(self):
+        return f"{self.chain_id}:{self.tx_hash}#{self.log_index}"
+
+
+class FiatEvent(TenantModel):
+    id = models.UUIDField(primary_key=True, default=uuid7, editable=False)
+    entity = models.ForeignKey("onboarding.Entity", on_delete=models.PROTECT, related_name="+")
+    event_type = models.CharField(max_length=16, choices=FiatEventType.choices)
+    amount = models.DecimalField(max_digits=24, decimal_places=4)
+    currency = models.CharField(max_length=3, default="USD")
+    usd_value = models.DecimalField(max_digits=30, decimal_places=2, null=True, blank=True)
+    timestamp = models.DateTimeField()
+    counterparty_name = models.CharField(max_length=200, blank=True, default="")
+    counterparty_bank = models.CharField(max_length=200, blank=True, default="")
+    reference = models.CharField(max_length=200, blank=True, default="")
+    card_type = models.CharField(max_length=8, choices=CardType.choices, blank=True, default="")
+    merchant_category_code = models.CharField(max_length=4, blank=True, default="")
+    merchant_country = models.CharField(max_length=2, blank=True, default="")
+    check_type = models.CharField(max_length=12, choices=CheckType.choices, blank=True, default="")
+    check_number = models.CharField(max_length=40, blank=True, default="")
+    deposit_method = models.CharField(max_length=12, choices=DepositMethod.choices, blank=True, default="")
+    monitored = models.BooleanField(default=False)
+    evaluation = models.JSONField(null=True, blank=True)
+    source = models.CharField(max_length=10, choices=Source.choices, default=Source.API)
+
+    class Meta:
+        ordering = ["timestamp", "id"]
+        constraints = [
+            # The client's reference makes a retried event idempotent (per type).
+            models.UniqueConstraint(fields=["organization", "mode", "event_type", "reference"], condition=~Q(reference=""),
+                                    name="fiat_event_unique_reference"),
+        ]
+        indexes = [
+            models.Index(fields=["entity", "timestamp"]),
+            models.Index(fields=["organization", "mode", "monitored", "timestamp"]),
+        ]
+
+    def __str__(self):
+        return f"{self.event_type} {self.amount} {self.currency}"
