@@ -32,7 +32,10 @@ class RuleSetting(OrgScoped):
 
 class AssetPrice(OrgScoped):
     asset = models.CharField(max_length=20, help_text="Asset label as transactions carry it (upper-cased).")
-    usd_rate = models.DecimalField(max_digits=30, decimal_places=12)
+    usd_rate = models.DecimalField(max_digits=30, decimal_places=12, help_text="USD per whole unit of the asset.")
+    decimals = models.PositiveSmallIntegerField(
+        default=0, help_text="Decimal places of the amounts this organization submits for the asset: 0 when amounts are "
+                             "whole units (1500.25 USDC), 6 or 18 when they are raw base units (USDC's 6, ETH's 18).")
 
     class Meta:
         ordering = ["asset"]

@@ -1,0 +1,37 @@
+"""Amounts of transactions (DESIGN §5): decimal strings up to uint256, kept exactly as canonical
+strings; USD values through the organization's price table."""
+
+import re
+from decimal import Decimal, localcontext
+
+UINT256_MAX = 2**256 - 1
+# The usd_value column holds 28 digits before the point; anything larger is clamped to it (still
+# far above every threshold, so value rules judge it as the huge amount it is).
+USD_VALUE_MAX = Decimal("9" * 28 + ".99")
+AMOUNT_PATTERN = re.compile(r"^(\d{1,78})(?:\.(\d{1,36}))?$")
+
+
+class AmountError(ValueError):
+    pass
+
+
+def canonical_amount(text: str) -> str:
+    """'000123.4500' → '123.45'; refuses signs, exponents, more than uint256 or 36 decimals."""
+    match = AMOUNT_PATTERN.match(text.strip() if isinstance(text, str) else "")
+    if not match:
+        raise AmountError("An amount is a non-negative decimal string such as \"1500.25\" (no sign, exponent or separators).")
+    whole, fraction = match.group(1).lstrip("0") or "0", (match.group(2) or "").rstrip("0")
+    if int(whole) > UINT256_MAX:
+        raise AmountError("The amount exceeds the largest uint256 value.")
+    return f"{whole}.{fraction}" if fraction else whole
+
+
+def usd_value(amount: str, rate: Decimal | None, decimals: int = 0) -> Decimal | None:
+    """USD value of `amount` (raw units with `decimals` places) at `rate` USD per whole unit, to the
+    cent; None without a rate. Computed with enough precision for any uint256 amount."""
+    if rate is None:
+        return None
+    with localcontext() as context:
+        context.prec = 200
+        value = Decimal(amount).scaleb(-decimals) * Decimal(rate)
+        return min(value, USD_VALUE_MAX).quantize(Decimal("0.01"))
