@@ -46,3 +46,43 @@ class RiskTier(models.TextChoices):
 class WalletStatus(models.TextChoices):
     ACTIVE = "active"
     INACTIVE = "inactive"
+
+
+class CheckType(models.TextChoices):
+    """The spec's check types ("External screening result")."""
+
+    KYB = "kyb"
+    UBO = "ubo"
+    AML = "aml"
+    SANCTIONS = "sanctions"
+    PEP = "pep"
+    ADVERSE_MEDIA = "adverse_media"
+
+
+class CheckResult(models.TextChoices):
+    """pass | review | fail | error are the spec's; `not_configured` records that no provider was
+    set up for the check (never a pass)."""
+
+    PASS = "pass"
+    REVIEW = "review"
+    FAIL = "fail"
+    ERROR = "error"
+    NOT_CONFIGURED = "not_configured"
+
+
+class HitStatus(models.TextChoices):
+    """open: raised, counts; false_positive: an investigator cleared it; suppressed: found again by a
+    later screening but matching a false-positive decision on the same list-entry version."""
+
+    OPEN = "open"
+    FALSE_POSITIVE = "false_positive"
+    SUPPRESSED = "suppressed"
+
+
+class HitSubject(models.TextChoices):
+    ENTITY = "entity"
+    UBO = "ubo"
+    WALLET = "wallet"
+
+
+BUILTIN_PROVIDER = "builtin"

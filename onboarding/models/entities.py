@@ -44,6 +44,14 @@ class Entity(TaxIdMixin, TenantModel):
     status_changed_at = models.DateTimeField(null=True, blank=True)
     risk_score = models.PositiveSmallIntegerField(null=True, blank=True)
     risk_tier = models.CharField(max_length=10, choices=RiskTier.choices, blank=True, default="", db_index=True)
+    risk_factors = models.JSONField(default=list, blank=True, help_text="The current score's named factors and contributions.")
+    risk_updated_at = models.DateTimeField(null=True, blank=True)
+    # Compliance flags, kept here by the services that change them (onboarding.services.flags) so a
+    # status look-up is one indexed row; high_risk and suspended follow from risk_tier and status.
+    sanctioned = models.BooleanField(default=False)
+    pep = models.BooleanField(default=False)
+    adverse_media = models.BooleanField(default=False)
+    flags_updated_at = models.DateTimeField(null=True, blank=True)
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
 
     class Meta:
