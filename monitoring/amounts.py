@@ -8,7 +8,7 @@ UINT256_MAX = 2**256 - 1
 # The usd_value column holds 28 digits before the point; anything larger is clamped to it (still
 # far above every threshold, so value rules judge it as the huge amount it is).
 USD_VALUE_MAX = Decimal("9" * 28 + ".99")
-AMOUNT_PATTERN = re.compile(r"^(\d{1,78})(?:\.(\d{1,36}))?$")
+AMOUNT_PATTERN = re.compile(r"^0*(\d{1,78})(?:\.(\d{1,36}))?$")
 
 
 class AmountError(ValueError):

@@ -1,8 +1,12 @@
 from django.urls import path
 
+from monitoring.api.ingest_views import FiatEventIngestView, TransferBatchView, TransferIngestView
 from monitoring.api.notification_views import NotificationReadView, NotificationsView
 
 urlpatterns = [
+    path("transfers", TransferIngestView.as_view()),
+    path("transfers/batch", TransferBatchView.as_view()),
+    path("fiat-events", FiatEventIngestView.as_view()),
     path("notifications", NotificationsView.as_view()),
     path("notifications/<uuid:notification_id>/read", NotificationReadView.as_view()),
 ]

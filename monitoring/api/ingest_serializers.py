@@ -1,0 +1,129 @@
+import pycountry
+from rest_framework import serializers
+
+from common.api.fields import CountryField
+from common.api.serializers import StrictSerializer
+from common.chain import AddressError, normalized_address
+from monitoring.amounts import AmountError, canonical_amount
+from monitoring.choices import CARD_EVENTS, CardType, CheckType, DepositMethod, FiatEventType
+
+MAX_BATCH = 1000
+
+
+class AmountField(serializers.CharField):
+    """A decimal string up to uint256, kept canonical and exact."""
+
+    def to_internal_value(self, data):
+        if isinstance(data, bool) or not isinstance(data, (str, int)):
+            raise serializers.ValidationError("An amount is a decimal string such as \"1500.25\".")
+        try:
+            return canonical_amount(str(data))
+        except AmountError as exc:
+            raise serializers.ValidationError(str(exc)) from None
+
+
+class IngestedTransactionRequest(StrictSerializer):
+    from_address = serializers.CharField(max_length=200)
+    to_address = serializers.CharField(max_length=200)
+    amount = AmountField(max_length=120)
+    timestamp = serializers.DateTimeField()
+    chain_id = serializers.IntegerField(min_value=0, max_value=2**63 - 1, required=False, default=0)
+    tx_hash = serializers.CharField(max_length=100, required=False, allow_blank=True)
+    log_index = serializers.IntegerField(min_value=0, max_value=2**31 - 1, required=False, default=0,
+                                         help_text="Position of the transfer in its transaction (token transfers).")
+    entity_id = serializers.UUIDField(required=False, allow_null=True)
+    asset = serializers.CharField(max_length=20, required=False, allow_blank=True, default="")
+    reference = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
+    run_monitoring = serializers.BooleanField(required=False, default=True)
+
+    def validate(self, attrs):
+        errors = {}
+        for side in ("from_address", "to_address"):
+            try:
+                attrs[side] = normalized_address(attrs["chain_id"], attrs[side])
+            except AddressError as exc:
+                errors[side] = [str(exc)]
+        if attrs.get("tx_hash"):
+            attrs["tx_hash"] = attrs["tx_hash"].strip()
+            if attrs["chain_id"] and attrs["tx_hash"].startswith("0x"):
+                attrs["tx_hash"] = attrs["tx_hash"].lower()
+        if errors:
+            raise serializers.ValidationError(errors)
+        return attrs
+
+
+class BatchItem(IngestedTransactionRequest):
+    run_monitoring = None  # the batch's flag decides
+
+
+class BatchRequest(StrictSerializer):
+    transactions = BatchItem(many=True, allow_empty=False, max_length=MAX_BATCH,
+                             error_messages={"max_length": f"At most {MAX_BATCH} transactions per batch."})
+    run_monitoring = serializers.BooleanField(required=False, default=True)
+
+
+class IngestResponse(serializers.Serializer):
+    id = serializers.UUIDField()
+    tx_hash = serializers.CharField()
+    monitored = serializers.BooleanField()
+    alerts_triggered = serializers.IntegerField()
+    duplicate = serializers.BooleanField(help_text="true when this (chain_id, tx_hash, log_index) was stored before")
+
+
+class BatchResponse(serializers.Serializer):
+    ingested = serializers.IntegerField()
+    skipped = serializers.IntegerField()
+    alerts_triggered = serializers.IntegerField()
+
+
+class CurrencyField(serializers.CharField):
+    def __init__(self, **kwargs):
+        kwargs.setdefault("max_length", 3)
+        super().__init__(**kwargs)
+
+    def to_internal_value(self, data):
+        value = super().to_internal_value(data).upper()
+        if pycountry.currencies.get(alpha_3=value) is None:
+            raise serializers.ValidationError(f"{value!r} is not an ISO 4217 currency code.")
+        return value
+
+
+class FiatEventRequest(StrictSerializer):
+    entity_id = serializers.UUIDField()
+    event_type = serializers.ChoiceField(choices=FiatEventType.choices)
+    amount = serializers.DecimalField(max_digits=24, decimal_places=4, min_value=0, coerce_to_string=False)
+    currency = CurrencyField(required=False, default="USD")
+    counterparty_name = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
+    counterparty_bank = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
+    reference = serializers.CharField(max_length=200, required=False, allow_blank=True, default="",
+                                      help_text="Your reference; repeating it (for the same event type) returns the stored event.")
+    event_timestamp = serializers.DateTimeField()
+    card_type = serializers.ChoiceField(choices=CardType.choices, required=False, allow_null=True)
+    merchant_category_code = serializers.RegexField(r"^\d{4}$", required=False, allow_null=True,
+                                                    error_messages={"invalid": "A merchant category code is 4 digits."})
+    merchant_country = CountryField(required=False, allow_null=True)
+    check_type = serializers.ChoiceField(choices=CheckType.choices, required=False, allow_null=True)
+    check_number = serializers.CharField(max_length=40, required=False, allow_null=True, allow_blank=True)
+    deposit_method = serializers.ChoiceField(choices=DepositMethod.choices, required=False, allow_null=True)
+    run_monitoring = serializers.BooleanField(required=False, default=True)
+
+    def validate(self, attrs):
+        event_type, errors = attrs["event_type"], {}
+        if attrs.get("card_type") and event_type not in CARD_EVENTS:
+            errors["card_type"] = ["Only card events carry a card_type."]
+        if attrs.get("check_type") and not event_type.startswith("check_"):
+            errors["check_type"] = ["Only check events carry a check_type."]
+        if attrs.get("deposit_method") and event_type != FiatEventType.CHECK_DEPOSIT:
+            errors["deposit_method"] = ["Only check deposits carry a deposit_method."]
+        if errors:
+            raise serializers.ValidationError(errors)
+        return attrs
+
+
+class FiatEventResponse(serializers.Serializer):
+    id = serializers.UUIDField()
+    entity_id = serializers.UUIDField()
+    event_type = serializers.CharField()
+    monitored = serializers.BooleanField()
+    alerts_triggered = serializers.IntegerField()
+    duplicate = serializers.BooleanField()

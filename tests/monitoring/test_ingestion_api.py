@@ -1,0 +1,162 @@
+"""/v1/monitoring/transfers, /transfers/batch, /fiat-events: validation, idempotency, monitoring."""
+
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+from monitoring.models import Alert, AlertHit, AssetPrice, FiatEvent, Transaction
+from webhooks.models import Event
+
+pytestmark = pytest.mark.django_db
+EVM = "0x52908400098527886e0f7030069857d2e4169ee7"
+OTHER = "0x000000000000000000000000000000000000beef"
+BIG = "115792089237316195423570985008687907853269984665640564039457584007913129639935"  # 2**256 - 1
+
+
+@pytest.fixture
+def client(api, org, key):
+    return api(key(org, role="l2_investigator"))
+
+
+@pytest.fixture
+def entity(client, org):
+    AssetPrice.objects.update_or_create(organization=org, asset="USDC", defaults={"usd_rate": 1})
+    response = client.post("/v1/onboarding/entities", {
+        "legal_name": "Nova Traders", "entity_type": "business", "jurisdiction": "US",
+        "wallets": [{"chain_id": 1, "address": EVM}]}, format="json")
+    assert response.status_code == 201, response.json()
+    return response.json()
+
+
+def transfer(**overrides):
+    return {"from_address": OTHER, "to_address": EVM, "amount": "12500", "asset": "USDC", "chain_id": 1,
+            "timestamp": "2026-03-01T10:00:00Z", "tx_hash": "0xabc", **overrides}
+
+
+class TestSingle:
+    def test_large_transfer_opens_an_alert_with_event_and_notification(self, client, entity):
+        response = client.post("/v1/monitoring/transfers", transfer(), format="json")
+        body = response.json()
+        assert response.status_code == 200, body
+        assert body["monitored"] is True and body["alerts_triggered"] >= 1 and body["duplicate"] is False
+        stored = Transaction.objects.get(pk=body["id"])
+        assert (str(stored.to_entity_id), stored.from_entity_id, str(stored.usd_value)) == (entity["id"], None, "12500.00")
+        alert = Alert.objects.get(rule_code="large_transfer")
+        assert str(alert.entity_id) == entity["id"] and alert.status == "open" and alert.severity == "medium"
+        assert [str(t) for t in alert.transactions.values_list("pk", flat=True)] == [body["id"]]
+        assert alert.evidence["parameters"]["threshold_usd"] == "10000"
+        event = Event.objects.get(type="alert.created", data__alert_id=str(alert.pk))
+        assert set(event.data) == {"alert_id", "entity_id", "rule_id", "rule_name", "severity", "description",
+                                   "transaction_ids", "created_at"}
+
+    def test_repeat_returns_the_stored_record_unevaluated(self, client, entity):
+        first = client.post("/v1/monitoring/transfers", transfer(), format="json").json()
+        again = client.post("/v1/monitoring/transfers", transfer(amount="99"), format="json")
+        assert again.status_code == 200
+        assert again.json()["id"] == first["id"] and again.json()["duplicate"] is True and again.json()["alerts_triggered"] == 0
+        assert Transaction.objects.count() == 1 and AlertHit.objects.filter(alert__rule_code="large_transfer").count() == 1
+
+    def test_uint256_amount_round_trips_exactly(self, client, entity):
+        body = client.post("/v1/monitoring/transfers", transfer(amount="000" + BIG, asset="WEI"), format="json").json()
+        assert Transaction.objects.get(pk=body["id"]).amount == BIG
+        assert client.post("/v1/monitoring/transfers", transfer(amount=str(2**256), tx_hash="0x2"), format="json").status_code == 422
+
+    def test_run_monitoring_false_only_stores(self, client, entity):
+        body = client.post("/v1/monitoring/transfers", transfer(run_monitoring=False), format="json").json()
+        assert body["monitored"] is False and body["alerts_triggered"] == 0 and not Alert.objects.exists()
+
+    def test_all_upper_case_evm_address_is_accepted_and_stored_lower_case(self, client, entity):
+        body = client.post("/v1/monitoring/transfers", transfer(from_address=OTHER.upper().replace("0X", "0x")), format="json").json()
+        assert Transaction.objects.get(pk=body["id"]).from_address == OTHER
+
+    def test_generated_hash_is_stable(self, client, entity):
+        item = transfer()
+        del item["tx_hash"]
+        first = client.post("/v1/monitoring/transfers", item, format="json").json()
+        second = client.post("/v1/monitoring/transfers", item, format="json").json()
+        assert first["tx_hash"].startswith("gen_") and first["id"] == second["id"]
+
+    @pytest.mark.parametrize("change, field", [
+        ({"amount": "-5"}, "amount"), ({"amount": "1e5"}, "amount"), ({"amount": 12.5}, "amount"),
+        ({"from_address": "0x12"}, "from_address"), ({"to_address": EVM.upper().replace("0X", "0x")[:-1] + "e"}, "to_address"),
+        ({"timestamp": "yesterday"}, "timestamp"), ({"chain_id": -1}, "chain_id"),
+        ({"entity_id": "00000000-0000-0000-0000-000000000000"}, "entity_id"), ({"colour": "red"}, "colour"),
+    ])
+    def test_bad_input_stores_nothing(self, client, entity, change, field):
+        response = client.post("/v1/monitoring/transfers", transfer(**change), format="json")
+        assert response.status_code == 422, response.json()
+        assert field in {d["field"] for d in response.json()["error"]["details"]}
+        assert not Transaction.objects.exists()
+
+    def test_roles_and_tenancy(self, api, org, other_org, key, entity):
+        assert api().post("/v1/monitoring/transfers", transfer(), format="json").status_code == 401
+        assert api(key(org, role="viewer")).post("/v1/monitoring/transfers", transfer(), format="json").status_code == 403
+        foreign = api(key(other_org, role="admin")).post("/v1/monitoring/transfers", transfer(entity_id=entity["id"]), format="json")
+        assert foreign.status_code == 422 and not Transaction.objects.exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_concurrent_identical_posts_store_one_record(live_server, org, key):
+    import requests
+
+    secret = key(org, role="admin")
+    item = transfer(tx_hash="0xrace")
+
+    def post(_):
+        return requests.post(live_server.url + "/v1/monitoring/transfers", json=item,
+                             headers={"Authorization": f"Bearer {secret}"}, timeout=60).json()["id"]
+
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        ids = list(pool.map(post, range(8)))
+    assert len(set(ids)) == 1 and Transaction.objects.count() == 1
+
+
+class TestBatch:
+    def test_counts_duplicates_within_and_against_storage(self, client, entity):
+        client.post("/v1/monitoring/transfers", transfer(tx_hash="0x1"), format="json")
+        items = [transfer(tx_hash="0x1"), transfer(tx_hash="0x2"), transfer(tx_hash="0x2"), transfer(tx_hash="0x3", amount="5")]
+        body = client.post("/v1/monitoring/transfers/batch", {"transactions": items}, format="json").json()
+        assert (body["ingested"], body["skipped"]) == (2, 2)
+        assert Transaction.objects.count() == 3 and Transaction.objects.filter(monitored=True).count() == 3
+        assert Alert.objects.get(rule_code="large_transfer").hit_count == 2
+
+    def test_over_1000_is_422(self, client, entity):
+        items = [transfer(tx_hash=f"0x{i:x}") for i in range(1001)]
+        response = client.post("/v1/monitoring/transfers/batch", {"transactions": items}, format="json")
+        assert response.status_code == 422 and response.json()["error"]["details"][0]["field"] == "transactions"
+        assert not Transaction.objects.exists()
+
+    def test_one_bad_item_refuses_the_batch_naming_it(self, client, entity):
+        items = [transfer(tx_hash="0x1"), transfer(tx_hash="0x2", amount="abc")]
+        response = client.post("/v1/monitoring/transfers/batch", {"transactions": items}, format="json")
+        assert response.status_code == 422 and response.json()["error"]["details"][0]["field"] == "transactions.1.amount"
+        assert not Transaction.objects.exists()
+
+    def test_run_monitoring_false(self, client, entity):
+        body = client.post("/v1/monitoring/transfers/batch", {"transactions": [transfer()], "run_monitoring": False},
+                           format="json").json()
+        assert body == {"ingested": 1, "skipped": 0, "alerts_triggered": 0}
+        assert Transaction.objects.get().monitored is False
+
+
+class TestFiat:
+    def event(self, entity, **overrides):
+        return {"entity_id": entity["id"], "event_type": "wire_in", "amount": "15000.00", "currency": "USD",
+                "counterparty_name": "ACME Corp", "event_timestamp": "2026-03-02T15:00:00Z", "reference": "W-1", **overrides}
+
+    def test_large_wire_alerts_and_reference_is_idempotent(self, client, entity):
+        body = client.post("/v1/monitoring/fiat-events", self.event(entity), format="json").json()
+        assert body["event_type"] == "wire_in" and body["monitored"] is True and body["alerts_triggered"] >= 1
+        assert Alert.objects.filter(rule_code="large_fiat_transaction", entity_id=entity["id"]).exists()
+        again = client.post("/v1/monitoring/fiat-events", self.event(entity), format="json").json()
+        assert again["id"] == body["id"] and again["duplicate"] is True and FiatEvent.objects.count() == 1
+
+    @pytest.mark.parametrize("change, field", [
+        ({"event_type": "cash_in"}, "event_type"), ({"currency": "XYZ"}, "currency"), ({"amount": "-1"}, "amount"),
+        ({"card_type": "debit"}, "card_type"), ({"event_type": "card_purchase", "merchant_category_code": "12"}, "merchant_category_code"),
+        ({"deposit_method": "atm"}, "deposit_method"), ({"entity_id": None}, "entity_id"),
+    ])
+    def test_bad_input(self, client, entity, change, field):
+        response = client.post("/v1/monitoring/fiat-events", self.event(entity, **change), format="json")
+        assert response.status_code == 422 and field in {d["field"] for d in response.json()["error"]["details"]}
+        assert not FiatEvent.objects.exists()
