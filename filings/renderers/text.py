@@ -37,6 +37,8 @@ _ARABIC = {
     "گ": "g", "ک": "k", "ی": "y", "ـ": "",
 }
 _LATIN = {"ß": "ss", "æ": "ae", "œ": "oe", "ø": "o", "ł": "l", "đ": "d", "ð": "d", "þ": "th", "ı": "i", "ħ": "h", "ŋ": "ng"}
+# ELOT 743 digraphs that a letter-by-letter table would get wrong.
+_GREEK_DIGRAPHS = (("ΟΥ", "OU"), ("Ου", "Ou"), ("Ού", "Ou"), ("ου", "ou"), ("ού", "ou"), ("ΜΠ", "B"), ("Μπ", "B"))
 _LOWER = {**_CYRILLIC, **_GREEK, **_ARABIC, **_LATIN}
 # Dashes, quotes and spaces that look ASCII but are not.
 _PUNCTUATION = str.maketrans({
@@ -57,10 +59,16 @@ class Changes:
 
     def __init__(self) -> None:
         self._issues: list[ValidationIssue] = []
+        self._seen: set[ValidationIssue] = set()
         self._tallies: Counter[tuple[str, str]] = Counter()
 
     def note(self, path: str, message: str) -> None:
-        self._issues.append(warning(path, message))
+        """Record a change once, however often the same value is rendered (a CTR repeats its
+        parties in every day's Activity)."""
+        issue = warning(path, message)
+        if issue not in self._seen:
+            self._seen.add(issue)
+            self._issues.append(issue)
 
     def tally(self, path: str, message: str) -> None:
         self._tallies[(path, message)] += 1
@@ -82,16 +90,20 @@ def xml_safe(text: str) -> str:
 
 
 def _romanise_char(char: str) -> str:
+    upper = char != char.lower()
     lower = char.lower()
     if lower not in _LOWER:
-        return char
+        base = unicodedata.normalize("NFD", lower)[:1]  # accented Greek and Cyrillic letters: "ύ" -> "υ"
+        if base not in _LOWER:
+            return char
+        lower = base
     latin = _LOWER[lower]
-    return latin.capitalize() if char != lower else latin
+    return latin.capitalize() if upper else latin
 
 
 def _romanise_word(word: str) -> str:
     if len(word) > 1 and word.isupper():
-        return "".join(_LOWER.get(char.lower(), char.lower()) for char in word).upper()
+        return "".join(_romanise_char(char.lower()) for char in word).upper()
     latin = "".join(_romanise_char(char) for char in word)
     # Arabic has no letter case: capitalise the romanised word as names are written in Latin.
     if word and "\u0600" <= word[0] <= "\u06ff":
@@ -102,6 +114,8 @@ def _romanise_word(word: str) -> str:
 def romanise(text: str) -> str:
     """Latin letters for Cyrillic, Greek, Arabic and Latin-with-accents; other scripts stay as they are."""
     text = unicodedata.normalize("NFKC", text).translate(_PUNCTUATION)
+    for greek, latin in _GREEK_DIGRAPHS:
+        text = text.replace(greek, latin)
     latin = " ".join(_romanise_word(word) for word in text.split(" "))
     decomposed = unicodedata.normalize("NFKD", latin)
     return "".join(char for char in decomposed if not unicodedata.combining(char))

@@ -11,50 +11,32 @@ from __future__ import annotations
 from lxml import etree
 
 from filings.renderers.fincen.codes import NAMESPACE
+from filings.renderers.xml import XmlWriter
 
 NS = f"{{{NAMESPACE}}}"
 
 
-class Batch:
+class Batch(XmlWriter):
     """Builds one EFilingBatchXML document."""
 
     def __init__(self, form_type: str):
-        self.root = etree.Element(f"{NS}EFilingBatchXML", nsmap={"fc2": NAMESPACE})
+        super().__init__(NAMESPACE, "EFilingBatchXML", prefix="fc2")
         self._seq = 0
         self.add(self.root, "FormTypeCode", form_type)
 
-    def next_seq(self) -> str:
-        self._seq += 1
-        return str(self._seq)
-
     def node(self, parent: etree._Element, tag: str) -> etree._Element:
         """A child element carrying the next SeqNum."""
-        return etree.SubElement(parent, f"{NS}{tag}", SeqNum=self.next_seq())
+        self._seq += 1
+        return self.element(parent, tag, SeqNum=str(self._seq))
 
-    @staticmethod
-    def add(parent: etree._Element, tag: str, text: str | int | None) -> etree._Element | None:
-        """A child element with text; nothing when the value is None or empty."""
-        if text is None or text == "":
-            return None
-        child = etree.SubElement(parent, f"{NS}{tag}")
-        child.text = str(text)
-        return child
-
-    @staticmethod
-    def flag(parent: etree._Element, tag: str, on: bool | None = True) -> None:
-        """An indicator element: "Y" when on, nothing otherwise."""
+    def flag(self, parent: etree._Element, tag: str, on: bool | None = True) -> None:
+        """An optional indicator: "Y" when on, left out otherwise."""
         if on:
-            Batch.add(parent, tag, "Y")
+            self.add(parent, tag, "Y")
 
-    @staticmethod
-    def empty(parent: etree._Element, tag: str) -> None:
-        """An element the schema requires but whose value is blank (an indicator that is off)."""
-        etree.SubElement(parent, f"{NS}{tag}")
-
-    def serialise(self, **attributes: str) -> bytes:
-        for name, value in attributes.items():
-            self.root.set(name, value)
-        return etree.tostring(self.root, xml_declaration=True, encoding="UTF-8", pretty_print=True)
+    def indicator(self, parent: etree._Element, tag: str, on: bool) -> None:
+        """A required indicator: "Y" when on, blank otherwise (CTR ActivityAssociation and Part II)."""
+        self.required(parent, tag, "Y" if on else None)
 
 
 def count_parties(root: etree._Element, *type_codes: str) -> int:

@@ -55,44 +55,44 @@ class Context:
     def party(self, parent: etree._Element, type_code: str, **fields: str | None) -> etree._Element:
         """A Party with its type code and its party-level fields in the schema's order."""
         element = self.batch.node(parent, "Party")
-        Batch.add(element, "ActivityPartyTypeCode", type_code)
+        self.batch.add(element, "ActivityPartyTypeCode", type_code)
         for tag in SAR_PARTY_FIELDS if self.dialect == SAR else CTR_PARTY_FIELDS:
-            Batch.add(element, tag, fields.get(tag))
+            self.batch.add(element, tag, fields.get(tag))
         return element
 
     def name(self, party: etree._Element, *, code: str = "L", full: str | None = None, last: str | None = None,
              first: str | None = None, middle: str | None = None, suffix: str | None = None,
              first_unknown: bool = False, last_unknown: bool = False) -> None:
         element = self.batch.node(party, "PartyName")
-        Batch.flag(element, "EntityLastNameUnknownIndicator", last_unknown)
-        Batch.flag(element, "FirstNameUnknownIndicator", first_unknown)
-        Batch.add(element, "PartyNameTypeCode", code)
-        Batch.add(element, "RawEntityIndividualLastName", last)
-        Batch.add(element, "RawIndividualFirstName", first)
-        Batch.add(element, "RawIndividualMiddleName", middle)
-        Batch.add(element, "RawIndividualNameSuffixText", suffix)
-        Batch.add(element, "RawPartyFullName", full)
+        self.batch.flag(element, "EntityLastNameUnknownIndicator", last_unknown)
+        self.batch.flag(element, "FirstNameUnknownIndicator", first_unknown)
+        self.batch.add(element, "PartyNameTypeCode", code)
+        self.batch.add(element, "RawEntityIndividualLastName", last)
+        self.batch.add(element, "RawIndividualFirstName", first)
+        self.batch.add(element, "RawIndividualMiddleName", middle)
+        self.batch.add(element, "RawIndividualNameSuffixText", suffix)
+        self.batch.add(element, "RawPartyFullName", full)
 
     def address(self, party: etree._Element, address: Address | Location | None, path: str) -> None:
         """An Address; with every "unknown" indicator when there is none (SAR subjects)."""
         element = self.batch.node(party, "Address")
         if address is None:
             for tag in ("CityUnknownIndicator", "CountryCodeUnknownIndicator"):
-                Batch.flag(element, tag)
+                self.batch.flag(element, tag)
             for tag in ("StateCodeUnknownIndicator", "StreetAddressUnknownIndicator", "ZIPCodeUnknownIndicator"):
-                Batch.flag(element, tag)
+                self.batch.flag(element, tag)
             return
         country = address.country
-        Batch.flag(element, "CityUnknownIndicator", not address.city)
-        Batch.flag(element, "CountryCodeUnknownIndicator", not country)
-        Batch.add(element, "RawCityText", self.fit(address.city, 50, f"{path}.city", "City"))
-        Batch.add(element, "RawCountryCodeText", country)
-        Batch.add(element, "RawStateCodeText", self._state(address, path))
-        Batch.add(element, "RawStreetAddress1Text", self.fit(address.line1, 100, f"{path}.line1", "Street address"))
-        Batch.add(element, "RawZIPCode", self._postal_code(address, path))
-        Batch.flag(element, "StateCodeUnknownIndicator", country in _STATE_CODE_COUNTRIES and not address.state)
-        Batch.flag(element, "StreetAddressUnknownIndicator", not address.line1)
-        Batch.flag(element, "ZIPCodeUnknownIndicator", not address.postal_code)
+        self.batch.flag(element, "CityUnknownIndicator", not address.city)
+        self.batch.flag(element, "CountryCodeUnknownIndicator", not country)
+        self.batch.add(element, "RawCityText", self.fit(address.city, 50, f"{path}.city", "City"))
+        self.batch.add(element, "RawCountryCodeText", country)
+        self.batch.add(element, "RawStateCodeText", self._state(address, path))
+        self.batch.add(element, "RawStreetAddress1Text", self.fit(address.line1, 100, f"{path}.line1", "Street address"))
+        self.batch.add(element, "RawZIPCode", self._postal_code(address, path))
+        self.batch.flag(element, "StateCodeUnknownIndicator", country in _STATE_CODE_COUNTRIES and not address.state)
+        self.batch.flag(element, "StreetAddressUnknownIndicator", not address.line1)
+        self.batch.flag(element, "ZIPCodeUnknownIndicator", not address.postal_code)
 
     def _state(self, address: Address | Location, path: str) -> str | None:
         if not address.state:
@@ -118,22 +118,22 @@ class Context:
         if len(number_digits) > 16:
             self.changes.note(path, f"Phone number {number!r} has more than FinCEN's 16 digits; cut to 16.")
         element = self.batch.node(party, "PhoneNumber")
-        Batch.add(element, "PhoneNumberExtensionText", digits(extension)[:6] if digits(extension) else None)
-        Batch.add(element, "PhoneNumberText", number_digits[:16])
+        self.batch.add(element, "PhoneNumberExtensionText", digits(extension)[:6] if digits(extension) else None)
+        self.batch.add(element, "PhoneNumberText", number_digits[:16])
         if self.dialect == SAR:
-            Batch.add(element, "PhoneNumberTypeCode", type_code)
+            self.batch.add(element, "PhoneNumberTypeCode", type_code)
 
     def identification(self, party: etree._Element, *, type_code: str | None = None, number: str | None = None,
                        country: str | None = None, state: str | None = None, other: str | None = None,
                        tin_unknown: bool = False, id_unknown: bool = False) -> None:
         element = self.batch.node(party, "PartyIdentification")
-        Batch.flag(element, "IdentificationPresentUnknownIndicator", id_unknown)
-        Batch.add(element, "OtherIssuerCountryText", country)
-        Batch.add(element, "OtherIssuerStateText", state)
-        Batch.add(element, "OtherPartyIdentificationTypeText", other)
-        Batch.add(element, "PartyIdentificationNumberText", number)
-        Batch.add(element, "PartyIdentificationTypeCode", type_code)
-        Batch.flag(element, "TINUnknownIndicator", tin_unknown)
+        self.batch.flag(element, "IdentificationPresentUnknownIndicator", id_unknown)
+        self.batch.add(element, "OtherIssuerCountryText", country)
+        self.batch.add(element, "OtherIssuerStateText", state)
+        self.batch.add(element, "OtherPartyIdentificationTypeText", other)
+        self.batch.add(element, "PartyIdentificationNumberText", number)
+        self.batch.add(element, "PartyIdentificationTypeCode", type_code)
+        self.batch.flag(element, "TINUnknownIndicator", tin_unknown)
 
     def organization(self, party: etree._Element) -> None:
         filer = self.form.filer
@@ -142,23 +142,23 @@ class Context:
         if self.dialect == CTR and type_id not in codes.CTR_ORGANIZATION_TYPES:
             type_id = 999
         element = self.batch.node(party, "OrganizationClassificationTypeSubtype")
-        Batch.add(element, "OrganizationTypeID", type_id)
+        self.batch.add(element, "OrganizationTypeID", type_id)
         if type_id == 999:
             other = filer.institution_type_other or kind.value.replace("_", " ")
-            Batch.add(element, "OtherOrganizationTypeText", self.fit(other, 50, "filer.institution_type_other", "Institution type"))
+            self.batch.add(element, "OtherOrganizationTypeText", self.fit(other, 50, "filer.institution_type_other", "Institution type"))
 
     def occupation(self, party: etree._Element, text: str | None, path: str) -> None:
         value = self.fit(text, 50, path, "Occupation")
         if value:
-            Batch.add(self.batch.node(party, "PartyOccupationBusiness"), "OccupationBusinessText", value)
+            self.batch.add(self.batch.node(party, "PartyOccupationBusiness"), "OccupationBusinessText", value)
 
     def email(self, party: etree._Element, address: str, path: str) -> None:
         value = self.fit(address, 517, path, "E-mail address")
         if value:
             element = self.batch.node(party, "ElectronicAddress")
-            Batch.add(element, "ElectronicAddressText", value)
+            self.batch.add(element, "ElectronicAddressText", value)
             if self.dialect == SAR:
-                Batch.add(element, "ElectronicAddressTypeCode", "E")
+                self.batch.add(element, "ElectronicAddressTypeCode", "E")
 
     # --- the institution's parties ----------------------------------------------------------
 

@@ -70,16 +70,16 @@ class FincenSarRenderer(Renderer):
         if amendment.type != AmendmentType.INITIAL:
             # Item 1: the prior report's 14-digit BSA ID, or 14 zeros when it is not known.
             prior = "".join(filter(str.isdigit, amendment.prior_report_id or ""))
-            Batch.add(activity, "EFilingPriorDocumentNumber", prior if len(prior) == 14 else "0" * 14)
-        Batch.add(activity, "FilingDateText", yyyymmdd(self.filing_day(form)))
+            context.batch.add(activity, "EFilingPriorDocumentNumber", prior if len(prior) == 14 else "0" * 14)
+        context.batch.add(activity, "FilingDateText", yyyymmdd(self.filing_day(form)))
         note = context.fit(form.activity.note_to_regulator, 50, "activity.note_to_regulator", "Note to FinCEN")
-        Batch.add(activity, "FilingInstitutionNotetoFinCEN", note)
+        context.batch.add(activity, "FilingInstitutionNotetoFinCEN", note)
         association = batch.node(activity, "ActivityAssociation")
-        Batch.flag(association, "ContinuingActivityReportIndicator", amendment.type == AmendmentType.CONTINUING)
-        Batch.flag(association, "CorrectsAmendsPriorReportIndicator", amendment.type == AmendmentType.CORRECTION)
-        Batch.flag(association, "InitialReportIndicator", amendment.type == AmendmentType.INITIAL)
+        context.batch.flag(association, "ContinuingActivityReportIndicator", amendment.type == AmendmentType.CONTINUING)
+        context.batch.flag(association, "CorrectsAmendsPriorReportIndicator", amendment.type == AmendmentType.CORRECTION)
+        context.batch.flag(association, "InitialReportIndicator", amendment.type == AmendmentType.INITIAL)
         if attachment:
-            Batch.add(batch.node(activity, "ActivitySupportDocument"), "OriginalAttachmentFileName", attachment)
+            context.batch.add(batch.node(activity, "ActivitySupportDocument"), "OriginalAttachmentFileName", attachment)
         return activity
 
     def _parties(self, context: Context, activity: etree._Element) -> None:
@@ -129,9 +129,9 @@ class FincenSarRenderer(Renderer):
         if subject.is_customer is None:
             return
         association = context.batch.node(party, "PartyAssociation")
-        Batch.flag(association, "CustomerIndicator", subject.is_customer)
-        Batch.flag(association, "NoRelationshipToInstitutionIndicator", not subject.is_customer)
-        Batch.add(association, "SubjectRelationshipFinancialInstitutionTINText", (digits(context.form.filer.tin) or "")[:25] or None)
+        context.batch.flag(association, "CustomerIndicator", subject.is_customer)
+        context.batch.flag(association, "NoRelationshipToInstitutionIndicator", not subject.is_customer)
+        context.batch.add(association, "SubjectRelationshipFinancialInstitutionTINText", (digits(context.form.filer.tin) or "")[:25] or None)
 
     # --- Suspicious activity ------------------------------------------------------------------
 
@@ -143,20 +143,20 @@ class FincenSarRenderer(Renderer):
         if derived and total:
             changes.note("activity.amount_involved", f"Amount involved taken from the transactions' USD values: {total} USD.")
         no_amount = amount is not None and amount == 0
-        Batch.flag(element, "AmountUnknownIndicator", total is None and not no_amount)
-        Batch.flag(element, "NoAmountInvolvedIndicator", no_amount)
+        context.batch.flag(element, "AmountUnknownIndicator", total is None and not no_amount)
+        context.batch.flag(element, "NoAmountInvolvedIndicator", no_amount)
         start, end = form.activity.start_date, form.activity.end_date or form.activity.start_date
-        Batch.add(element, "SuspiciousActivityFromDateText", yyyymmdd(start))
-        Batch.add(element, "SuspiciousActivityToDateText", yyyymmdd(end))
+        context.batch.add(element, "SuspiciousActivityFromDateText", yyyymmdd(start))
+        context.batch.add(element, "SuspiciousActivityToDateText", yyyymmdd(end))
         if total and len(total) > 15:
             changes.note("activity.amount_involved", "The amount involved has more than 15 digits; FinCEN cannot take it.")
             total = None
-        Batch.add(element, "TotalSuspiciousAmountText", total)
+        context.batch.add(element, "TotalSuspiciousAmountText", total)
         for subtype, other in self._classifications(context):
             classification = context.batch.node(element, "SuspiciousActivityClassification")
-            Batch.add(classification, "OtherSuspiciousActivityTypeText", other)
-            Batch.add(classification, "SuspiciousActivitySubtypeID", subtype)
-            Batch.add(classification, "SuspiciousActivityTypeID", fincen_type_of(subtype))
+            context.batch.add(classification, "OtherSuspiciousActivityTypeText", other)
+            context.batch.add(classification, "SuspiciousActivitySubtypeID", subtype)
+            context.batch.add(classification, "SuspiciousActivityTypeID", fincen_type_of(subtype))
         return total
 
     @staticmethod
@@ -191,16 +191,16 @@ class FincenSarRenderer(Renderer):
                 continue
             seen.add(subtype)
             element = context.batch.node(activity, "Assets")
-            Batch.add(element, "AssetSubtypeID", subtype)
-            Batch.add(element, "AssetTypeID", asset_type)
-            Batch.add(element, "OtherAssetSubtypeText", other)
+            context.batch.add(element, "AssetSubtypeID", subtype)
+            context.batch.add(element, "AssetTypeID", asset_type)
+            context.batch.add(element, "OtherAssetSubtypeText", other)
 
     @staticmethod
     def _narrative(context: Context, activity: etree._Element, attachment: str | None) -> None:
         text = compose(context.form, attachment, context.changes)
         for number, block in enumerate(blocks(text) or [""], start=1):
             element = context.batch.node(activity, "ActivityNarrativeInformation")
-            Batch.add(element, "ActivityNarrativeSequenceNumber", number)
+            context.batch.add(element, "ActivityNarrativeSequenceNumber", number)
             etree.SubElement(element, f"{{{codes.NAMESPACE}}}ActivityNarrativeText").text = block
 
     # --- business checks ----------------------------------------------------------------------
