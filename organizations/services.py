@@ -16,6 +16,7 @@ from common.principal import Principal
 from common.secrets import new_secret, random_base62, secret_hash
 from organizations import keyauth
 from organizations.choices import InvitationStatus, Mode, Role, Tier
+from organizations.hooks import notify_organization_created
 from organizations.models import ApiKey, Invitation, Membership, Organization
 
 ORG_FIELDS = ("name", "filer_profile", "four_eyes_filing")
@@ -52,6 +53,7 @@ def organization_create(*, actor, name: str, slug: str | None = None, filer_prof
         raise Conflict("The slug is taken.") from None
     Membership.objects.create(organization=org, user=actor, role=Role.ADMIN)
     _audit(actor, "organization.created", org, org, after=_org_state(org))
+    notify_organization_created(org)
     return org
 
 

@@ -2,6 +2,7 @@ from django.urls import path
 
 from monitoring.api.ingest_views import FiatEventIngestView, TransferBatchView, TransferIngestView
 from monitoring.api.notification_views import NotificationReadView, NotificationsView
+from monitoring.api.rules_views import RulesView, RuleView
 
 urlpatterns = [
     path("transfers", TransferIngestView.as_view()),
@@ -9,4 +10,6 @@ urlpatterns = [
     path("fiat-events", FiatEventIngestView.as_view()),
     path("notifications", NotificationsView.as_view()),
     path("notifications/<uuid:notification_id>/read", NotificationReadView.as_view()),
+    path("rules", RulesView.as_view()),
+    path("rules/<str:rule_id>", RuleView.as_view()),
 ]
