@@ -18,7 +18,7 @@ from filings.renderers.base import JSON, Renderer, Rendering
 from filings.renderers.checks import filer_checks, suspicious_activity_checks
 from filings.renderers.formatting import country_name
 from filings.renderers.summary import date_range, instruments, total_in
-from filings.renderers.text import Changes, is_ascii, one_line, romanise
+from filings.renderers.text import is_ascii, one_line, romanise
 
 SCHEMA_ID = "https://compliance-service.example/schemas/generic-str/1"
 FIUS = {
@@ -48,7 +48,8 @@ class GenericStrRenderer(Renderer):
 
     def build(self, form: SuspiciousActivityForm) -> Rendering:
         activity = as_json(form.activity)
-        activity["categories"] = [{**as_json(category), "label": TYPOLOGIES[category.typology].label} for category in form.activity.categories]
+        activity["categories"] = [{**as_json(category), "label": TYPOLOGIES[category.typology].label}
+                                  for category in form.activity.categories]
         activity["instruments"] = instruments(form)
         span = date_range(form.transactions)
         usd, missing = total_in(form.transactions, "USD")
@@ -74,7 +75,7 @@ class GenericStrRenderer(Renderer):
         document = {key: value for key, value in document.items() if value is not None}
         body = json.dumps(document, ensure_ascii=False, indent=1).encode("utf-8")
         stem = "".join(char if char.isalnum() or char in "-_" else "-" for char in (form.report_reference or "report"))[:60]
-        return Rendering(document=body, content_type=JSON, filename=f"STR-{self.jurisdiction}-{stem}.json", changes=tuple(Changes().issues()))
+        return Rendering(document=body, content_type=JSON, filename=f"STR-{self.jurisdiction}-{stem}.json")
 
     def check(self, form: SuspiciousActivityForm) -> list[ValidationIssue]:
         return [*filer_checks(form, tin=False), *suspicious_activity_checks(form)]

@@ -129,6 +129,10 @@ class Writer(XmlWriter):
             self.add(item, "country", self.country(document.country))
 
 
+def designated_service(form: Form) -> str:
+    return DESIGNATED_SERVICE[form.filer.institution_type or InstitutionType.VIRTUAL_ASSET_SERVICE_PROVIDER]
+
+
 def re_number(form: Form) -> str:
     number = form.filer.reporting_entity_number or ""
     return number if _DIGITS.match(number) else "0"

@@ -13,13 +13,15 @@ Reasons for suspicion come from the typology table (filings/documents/typologies
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 from lxml import etree
 
 from filings.documents.issues import ValidationIssue, error
 from filings.documents.model import Subject, SuspiciousActivityForm, Transaction, subject_for
 from filings.documents.typologies import TYPOLOGIES
-from filings.documents.vocabulary import FIAT_EVENT_LABEL, AmendmentType, Direction, InstitutionType, SubjectRole, TaxIdType
-from filings.renderers.austrac.common import ALPHANUMERIC, DESIGNATED_SERVICE, Writer, file_name, re_number
+from filings.documents.vocabulary import FIAT_EVENT_LABEL, AmendmentType, Direction, SubjectRole, TaxIdType
+from filings.renderers.austrac.common import ALPHANUMERIC, Writer, designated_service, file_name, re_number
 from filings.renderers.base import XML, Renderer, Rendering
 from filings.renderers.checks import filer_checks, suspicious_activity_checks
 from filings.renderers.formatting import is_fiat, iso_day, plain
@@ -81,7 +83,7 @@ class AustracSmrRenderer(Renderer):
     def _details(writer: Writer, smr: etree._Element) -> None:
         form = writer.form
         details = writer.node(smr, "smDetails", "details")
-        writer.add(details, "designatedSvc", DESIGNATED_SERVICE[form.filer.institution_type or InstitutionType.VIRTUAL_ASSET_SERVICE_PROVIDER])
+        writer.add(details, "designatedSvc", designated_service(form))
         writer.add(details, "designatedSvcProvided", "Y" if form.transactions else "N")
         reasons: dict[str, list[str]] = {}
         for category in form.activity.categories:
@@ -99,7 +101,7 @@ class AustracSmrRenderer(Renderer):
         amount, derived = amount_involved(form, "AUD")
         if derived:
             writer.changes.note("activity.amount_involved", f"Grand total taken from the transactions' AUD values: {amount} AUD.")
-        writer.amount(details, "grandTotal", amount if amount is not None else 0, "activity.amount_involved")
+        writer.amount(details, "grandTotal", amount if amount is not None else Decimal(0), "activity.amount_involved")
 
     @staticmethod
     def _persons(writer: Writer, smr: etree._Element) -> dict[str, tuple[str, str]]:
@@ -143,7 +145,7 @@ class AustracSmrRenderer(Renderer):
         writer.add(element, "txnCompleted", "N" if tx.attempted else "Y")
         writer.add(element, "txnRefNo", writer.fit(tx.reference, 40, f"{path}.reference", "Transaction reference"))
         aud = value_in(tx, "AUD")
-        writer.amount(element, "txnAmount", aud if aud is not None else 0, f"{path}.local_value")
+        writer.amount(element, "txnAmount", aud if aud is not None else Decimal(0), f"{path}.local_value")
         if not tx.is_on_chain and tx.currency != "AUD" and is_fiat(tx.currency):
             foreign = writer.node(element, "foreignCurr", "fc")
             writer.add(foreign, "currency", tx.currency)

@@ -13,8 +13,8 @@ from decimal import Decimal
 
 from filings.documents.issues import ValidationIssue
 from filings.documents.model import LargeTransactionForm, Subject, Transaction, subject_for
-from filings.documents.vocabulary import Direction, FiatEventType, InstitutionType, SubjectRole
-from filings.renderers.austrac.common import DESIGNATED_SERVICE, Writer, file_name, re_number
+from filings.documents.vocabulary import Direction, FiatEventType, SubjectRole
+from filings.renderers.austrac.common import Writer, designated_service, file_name, re_number
 from filings.renderers.austrac.smr import austrac_filer_checks
 from filings.renderers.base import XML, Renderer, Rendering
 from filings.renderers.checks import filer_checks, large_transaction_checks
@@ -93,7 +93,7 @@ class AustracTtrRenderer(Renderer):
         writer.add(element, "txnType", "DIGITAL_CURRENCY_EXCHANGE" if tx.is_on_chain else TRANSACTION_TYPE.get(tx.fiat_event_type, "OTHER"))
         writer.add(element, "txnDescription", writer.fit(tx.description, 200, f"{path}.description", "Description"))
         writer.add(element, "txnRefNo", writer.fit(tx.reference, 40, f"{path}.reference", "Transaction reference"))
-        writer.add(element, "designatedSvc", DESIGNATED_SERVICE[writer.form.filer.institution_type or InstitutionType.VIRTUAL_ASSET_SERVICE_PROVIDER])
+        writer.add(element, "designatedSvc", designated_service(writer.form))
         writer.add(element, "direction", "provided" if tx.direction == Direction.OUT else "received")
         aud = value_in(tx, "AUD")
         writer.amount(element, "totalAmount", aud if aud is not None else Decimal(0), f"{path}.local_value")

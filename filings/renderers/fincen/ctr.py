@@ -86,7 +86,7 @@ class FincenCtrRenderer(Renderer):
     def _days(form: LargeTransactionForm, changes: Changes) -> list[Day]:
         days: dict[date, Day] = {}
         first = form.subjects[0].id if form.subjects else ""
-        for index, transaction in enumerate(form.transactions):
+        for transaction in form.transactions:
             usd = value_in(transaction, "USD")
             if usd is None:
                 continue  # reported by the business checks

@@ -131,7 +131,8 @@ class FincenSarRenderer(Renderer):
         association = context.batch.node(party, "PartyAssociation")
         context.batch.flag(association, "CustomerIndicator", subject.is_customer)
         context.batch.flag(association, "NoRelationshipToInstitutionIndicator", not subject.is_customer)
-        context.batch.add(association, "SubjectRelationshipFinancialInstitutionTINText", (digits(context.form.filer.tin) or "")[:25] or None)
+        tin = (digits(context.form.filer.tin) or "")[:25]
+        context.batch.add(association, "SubjectRelationshipFinancialInstitutionTINText", tin or None)
 
     # --- Suspicious activity ------------------------------------------------------------------
 

@@ -47,8 +47,8 @@ class FintracLctrRenderer(Renderer):
         del details["reportTypeCode"]
         details.update(self._window(form))
         document = {"$schema": SCHEMA_ID, "reportDetails": details, "definitions": definitions.items, "transactions": transactions}
-        return Rendering(document=dump(document), content_type=JSON, filename=f"LCTR-{reference(form.report_reference or 'report', 60)}.json",
-                         changes=tuple(changes.issues()))
+        name = f"LCTR-{reference(form.report_reference or 'report', 60)}.json"
+        return Rendering(document=dump(document), content_type=JSON, filename=name, changes=tuple(changes.issues()))
 
     @staticmethod
     def _window(form: LargeTransactionForm) -> dict:
@@ -70,7 +70,8 @@ class FintracLctrRenderer(Renderer):
         conductors = []
         if conductor is not None:
             kind, ref = definitions.subject_ref(conductor, form.subjects.index(conductor), conductor=True)
-            on_behalf = [dict(zip(("typeCode", "refId"), definitions.subject_ref(s, i, conductor=True), strict=True)) for i, s in represented]
+            on_behalf = [dict(zip(("typeCode", "refId"), definitions.subject_ref(s, i, conductor=True), strict=True))
+                         for i, s in represented]
             conductors.append({"typeCode": kind, "refId": ref, "onBehalfOfs": on_behalf})
         cad = value_in(tx, "CAD")
         starting = {"amount": amount_text(tx.amount, f"{path}.amount", changes), "currencyCode": tx.currency[:3],

@@ -106,7 +106,8 @@ class Definitions:
             entry["surname"] = self.fit(subject.family_name, 100, f"{path}.family_name", "Family name")
             entry["givenName"] = self.fit(subject.given_name, 100, f"{path}.given_name", "Given name")
             entry["otherNameInitial"] = self.fit(subject.middle_name, 100, f"{path}.middle_name", "Middle name")
-            entry["alias"] = self.fit(subject.alternate_names[0], 100, f"{path}.alternate_names.0", "Alias") if subject.alternate_names else None
+            if subject.alternate_names:
+                entry["alias"] = self.fit(subject.alternate_names[0], 100, f"{path}.alternate_names.0", "Alias")
         if subject.addresses:
             entry["addressTypeCode"] = 1
             entry["address"] = self.address(subject.addresses[0], f"{path}.addresses.0")
@@ -158,7 +159,8 @@ class Definitions:
         tax_id = subject.tax_id
         # FINTRAC: a Social Insurance Number must not be reported (LCTR/STR field instructions).
         if tax_id is not None and tax_id.type != TaxIdType.SIN:
-            result.append({"identifierTypeCode": codes.IDENTIFIER_OTHER, "identifierTypeOther": f"Tax identification number ({tax_id.type.value})",
+            result.append({"identifierTypeCode": codes.IDENTIFIER_OTHER,
+                           "identifierTypeOther": f"Tax identification number ({tax_id.type.value})",
                            "number": self.fit(tax_id.number, 100, f"{path}.tax_id.number", "Tax id")}
                           | ({"jurisdictionOfIssueCountryCode": tax_id.country} if tax_id.country else {}))
         return result

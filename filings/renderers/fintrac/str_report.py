@@ -25,7 +25,7 @@ from filings.renderers.formatting import iso_day, iso_time_utc
 from filings.renderers.summary import value_in
 from filings.renderers.text import Changes, fit, xml_safe
 
-_RE_NUMBER = re.compile(r"^\d{1,7}$")
+_RE_NUMBER = re.compile(r"^\d{7}$")
 
 
 def fintrac_filer_checks(form) -> list[ValidationIssue]:
