@@ -13,4 +13,5 @@ app.conf.beat_schedule = {
     **(app.conf.beat_schedule or {}),
     "webhooks.sweep_deliveries": {"task": "webhooks.sweep_deliveries", "schedule": 5.0},
     "webhooks.sweep_callbacks": {"task": "webhooks.sweep_callbacks", "schedule": 60.0},
+    "onboarding.sweep_unscreened": {"task": "onboarding.sweep_unscreened", "schedule": 300.0},
 }

@@ -280,3 +280,19 @@ LOGGING = {
         "security": {"level": "INFO"},
     },
 }
+
+# --- Onboarding: screening providers, language model, risk (docs/onboarding.md) ---------------
+# PEP and adverse-media provider (one HTTP implementation); without a URL those checks are recorded
+# as `not_configured`. SCREENING_PROVIDER_MONITOR_WEBHOOK_URL asks the provider for continuous monitoring.
+SCREENING_PROVIDER_URL = os.environ.get("SCREENING_PROVIDER_URL", "")
+SCREENING_PROVIDER_KEY = os.environ.get("SCREENING_PROVIDER_KEY", "")
+SCREENING_PROVIDER_NAME = os.environ.get("SCREENING_PROVIDER_NAME", "http_provider")
+SCREENING_PROVIDER_TIMEOUT_SECONDS = float(os.environ.get("SCREENING_PROVIDER_TIMEOUT_SECONDS", "10"))
+SCREENING_PROVIDER_MONITOR_WEBHOOK_URL = os.environ.get("SCREENING_PROVIDER_MONITOR_WEBHOOK_URL", "")
+# An OpenAI-compatible endpoint for the AI risk explanation; deterministic text without one.
+OPENAI_BASE_URL = os.environ.get("OPENAI_BASE_URL", "")
+OPENAI_API_KEY = os.environ.get("OPENAI_API_KEY", "")
+OPENAI_MODEL = os.environ.get("OPENAI_MODEL", "")
+OPENAI_TIMEOUT_SECONDS = float(os.environ.get("OPENAI_TIMEOUT_SECONDS", "20"))
+# Compliance status look-ups are cached (invalidated on every change of the entity) for this long.
+COMPLIANCE_STATUS_CACHE_SECONDS = env_int("COMPLIANCE_STATUS_CACHE_SECONDS", 300)

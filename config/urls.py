@@ -5,6 +5,7 @@ from rest_framework.routers import SimpleRouter
 
 from common import health
 from common.api.fallback import UnknownRouteView
+from onboarding.api.check_views import ExternalScreeningView
 from organizations.api.views import ApiKeyViewSet, OrganizationsView, WhoAmIView
 from webhooks.api.urls import inbound_urlpatterns
 from webhooks.api.views import WebhookEndpointViewSet
@@ -23,7 +24,9 @@ v1 = [
     path("developer/whoami", WhoAmIView.as_view()),
     path("developer/", include(developer.urls)),
     path("onboarding/", include("onboarding.api.urls")),
+    path("monitoring/screening", ExternalScreeningView.as_view(), name="monitoring-screening"),
     path("monitoring/", include("monitoring.api.urls")),
+    path("compliance/", include("compliance.api.urls")),
     path("webhooks/", include(inbound_urlpatterns)),
 ]
 

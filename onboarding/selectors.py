@@ -1,8 +1,11 @@
-"""Entity and wallet reads, always scoped to one organization and mode."""
+"""Entity, wallet, check, hit, risk-history and audit reads, always scoped to one organization and mode
+(except the two system-wide id lists the re-screening jobs walk)."""
 
 from django.db.models import Prefetch, Q, QuerySet
 
-from onboarding.models import BeneficialOwner, Entity, Wallet
+from common.models import AuditLogEntry
+from onboarding.choices import CheckType, EntityStatus
+from onboarding.models import BeneficialOwner, ComplianceCheck, Entity, RiskAssessment, ScreeningHit, Wallet
 
 
 def entities_of(*, organization, mode: str) -> QuerySet[Entity]:
@@ -32,3 +35,49 @@ def entities_filtered(*, organization, mode: str, status: str | None = None, ris
 
 def wallets_of_entity(entity: Entity) -> QuerySet[Wallet]:
     return Wallet.objects.filter(entity=entity).order_by("created_at", "id")
+
+
+def entity_ids_to_rescreen() -> list:
+    """Every entity, of every organization and mode, that is not rejected (a system-wide job)."""
+    return list(Entity.objects.exclude(status=EntityStatus.REJECTED).order_by("created_at", "id").values_list("pk", flat=True))
+
+
+def entity_ids_unscreened(*, older_than, limit: int = 500) -> list:
+    return list(Entity.objects.filter(created_at__lt=older_than).exclude(checks__check_type=CheckType.SANCTIONS)
+                .order_by("created_at", "id").values_list("pk", flat=True)[:limit])
+
+
+def entity_of(*, organization, mode: str, entity_id) -> Entity | None:
+    return Entity.objects.filter(pk=entity_id, organization=organization, mode=mode).first()
+
+
+def checks_of_entity(entity: Entity, *, check_type: str | None = None, result: str | None = None) -> QuerySet[ComplianceCheck]:
+    checks = ComplianceCheck.objects.filter(entity=entity, organization=entity.organization_id, mode=entity.mode)
+    if check_type:
+        checks = checks.filter(check_type=check_type)
+    if result:
+        checks = checks.filter(result=result)
+    return checks.order_by("-created_at", "-id")
+
+
+def latest_check(entity: Entity, check_type: str) -> ComplianceCheck | None:
+    return checks_of_entity(entity, check_type=check_type).first()
+
+
+def hits_of_entity(entity: Entity, *, status: str | None = None, include_inactive: bool = False) -> QuerySet[ScreeningHit]:
+    hits = ScreeningHit.objects.filter(entity=entity, organization=entity.organization_id, mode=entity.mode)
+    if not include_inactive:
+        hits = hits.filter(active=True)
+    if status:
+        hits = hits.filter(status=status)
+    return hits.select_related("false_positive").order_by("-created_at", "-score", "id")
+
+
+def risk_history_of(entity: Entity) -> QuerySet[RiskAssessment]:
+    return RiskAssessment.objects.filter(entity=entity, organization=entity.organization_id, mode=entity.mode).order_by(
+        "-created_at", "-id")
+
+
+def audit_of_entity(entity: Entity) -> QuerySet[AuditLogEntry]:
+    return AuditLogEntry.objects.filter(organization=entity.organization_id, object_type="entity",
+                                        object_id=str(entity.pk)).order_by("-created_at", "-id")

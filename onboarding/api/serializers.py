@@ -1,7 +1,9 @@
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from common.api.fields import CountryField
 from common.api.serializers import StrictSerializer
+from compliance.status import flags_of
 from onboarding.choices import EntityStatus, EntityType, RiskTier
 from onboarding.models import BeneficialOwner, Entity, Wallet
 
@@ -86,19 +88,43 @@ class UboResponse(serializers.ModelSerializer):
         read_only_fields = fields
 
 
+class ComplianceFlags(serializers.Serializer):
+    sanctioned = serializers.BooleanField()
+    pep = serializers.BooleanField()
+    adverse_media = serializers.BooleanField()
+    high_risk = serializers.BooleanField()
+    suspended = serializers.BooleanField()
+
+
+class RiskFactorResponse(serializers.Serializer):
+    name = serializers.CharField()
+    label = serializers.CharField()
+    weight = serializers.FloatField()
+    severity = serializers.FloatField()
+    contribution = serializers.FloatField(help_text="Points this factor adds to the score (weight × severity).")
+    detail = serializers.CharField()
+    floor = serializers.IntegerField(required=False, help_text="Minimum score this finding imposes, when it does.")
+
+
 class EntityResponse(serializers.ModelSerializer):
     tax_id = serializers.CharField(source="tax_id_masked", allow_null=True)
     risk_tier = serializers.CharField(allow_null=True)
+    risk_factors = RiskFactorResponse(many=True)
+    flags = serializers.SerializerMethodField()
     ubos = UboResponse(many=True)
     wallets = WalletResponse(many=True)
 
     class Meta:
         model = Entity
         fields = ["id", "external_id", "legal_name", "entity_type", "jurisdiction", "status", "status_reason",
-                  "status_changed_at", "risk_score", "risk_tier", "registration_number", "tax_id", "date_of_birth",
+                  "status_changed_at", "risk_score", "risk_tier", "risk_factors", "flags", "registration_number", "tax_id", "date_of_birth",
                   "address", "industry", "website", "email", "phone", "expected_monthly_volume_usd", "metadata", "ubos",
                   "wallets", "created_at", "updated_at"]
         read_only_fields = fields
+
+    @extend_schema_field(ComplianceFlags)
+    def get_flags(self, entity) -> dict:
+        return flags_of(entity)
 
     def to_representation(self, instance):
         data = super().to_representation(instance)

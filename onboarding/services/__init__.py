@@ -2,9 +2,19 @@
 
 - entities: onboarding, wallets, review decisions, the move to under review
 - screening: built-in sanctions screening runs, false-positive decisions
-- checks: provider checks (PEP, adverse media), external results, the compliance-flag aggregator
+- checks: provider checks (PEP, adverse media), external results
+- flags: the compliance-flag aggregator
+- risk scoring lives in onboarding.risk (risk_recompute)
 """
 
+from onboarding.services.checks import (  # noqa: F401
+    EXTERNAL_ROLE,
+    adverse_media_refresh,
+    certificate_issue,
+    external_check_record,
+    provider_checks_record,
+    provider_checks_run,
+)
 from onboarding.services.entities import (  # noqa: F401
     ONBOARD_ROLE,
     REVIEW_ROLE,
@@ -12,4 +22,11 @@ from onboarding.services.entities import (  # noqa: F401
     entity_flag_for_review,
     entity_review,
     wallet_add,
+)
+from onboarding.services.flags import flags_recompute  # noqa: F401
+from onboarding.services.screening import (  # noqa: F401
+    FALSE_POSITIVE_ROLE,
+    entity_screen,
+    hit_mark_false_positive,
+    wallet_screen,
 )

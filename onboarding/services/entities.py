@@ -9,11 +9,15 @@ from common.audit import audit_record
 from common.chain import AddressError, normalized_address
 from common.crypto import tax_id_fields
 from common.errors import Conflict, NotFound, ValidationFailed
+from common.outbox import enqueue_on_commit
 from common.permissions import require_role
 from common.principal import Principal
+from compliance.services import onchain_updates_write
+from compliance.status import BLOCKING_STATUSES
 from monitoring.notifications.services import notification_create
 from onboarding.choices import EntityStatus
 from onboarding.models import BeneficialOwner, Entity, Wallet
+from onboarding.risk import risk_recompute
 from organizations.choices import Role
 from webhooks.services import event_emit
 
@@ -21,6 +25,12 @@ ENTITY_FIELDS = ("legal_name", "entity_type", "jurisdiction", "external_id", "re
                  "address", "industry", "website", "email", "phone", "expected_monthly_volume_usd", "metadata")
 REVIEW_ROLE = Role.L2_INVESTIGATOR
 ONBOARD_ROLE = Role.L1_ANALYST
+
+
+def _tasks():
+    from onboarding import tasks  # the tasks call these services: imported late to break the cycle
+
+    return tasks
 
 
 def _state(entity: Entity) -> dict:
@@ -56,6 +66,8 @@ def entity_create(*, principal: Principal, data: dict) -> Entity:
         _wallet_create(entity, field_prefix=f"wallets.{index}", **wallet)
     audit_record(actor=principal, action="entity.created", object_type="entity", object_id=entity.pk,
                  organization=entity.organization, mode=entity.mode, after=_state(entity))
+    entity = risk_recompute(entity=entity, reason="onboarding", actor=principal)
+    enqueue_on_commit(_tasks().screen_entity, str(entity.pk))
     return entity
 
 
@@ -82,6 +94,7 @@ def wallet_add(*, principal: Principal, entity_id, chain_id: int = 0, address: s
     audit_record(actor=principal, action="wallet.added", object_type="entity", object_id=entity.pk,
                  organization=entity.organization, mode=entity.mode,
                  after={"wallet_id": str(wallet.pk), "chain_id": chain_id, "address": wallet.address, "label": label})
+    enqueue_on_commit(_tasks().screen_wallet, str(wallet.pk))
     return wallet
 
 
@@ -120,6 +133,8 @@ def _move(entity: Entity, action: str, *, actor, actor_label: str | None, reason
                  organization=entity.organization, mode=entity.mode, before=before,
                  after={**_state(entity), "notes": notes})
     _status_events(entity, previous, actor_label, reason)
+    if target in BLOCKING_STATUSES or previous in BLOCKING_STATUSES:
+        onchain_updates_write(entity=entity, reason=f"entity {target}")
     return entity
 
 
@@ -130,7 +145,8 @@ def entity_review(*, principal: Principal, entity_id, action: str, reason: str =
     if action in ("reject", "suspend") and not reason.strip():
         raise ValidationFailed.for_field("reason", f"A reason is required to {action} an entity.")
     entity = _locked_entity(principal, entity_id)
-    return _move(entity, action, actor=principal, actor_label=principal.actor_label, reason=reason, notes=notes)
+    entity = _move(entity, action, actor=principal, actor_label=principal.actor_label, reason=reason, notes=notes)
+    return risk_recompute(entity=entity, reason=f"entity {action}", actor=principal)
 
 
 @transaction.atomic

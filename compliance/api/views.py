@@ -1,0 +1,71 @@
+"""Compliance status: per entity, per wallet, and in batches of up to 1,000 items (viewer and above).
+
+Built for speed: responses are plain dicts from compliance.status (no model serializer on the hot
+path), from a constant number of indexed queries (compliance.selectors)."""
+
+from drf_spectacular.utils import extend_schema
+from rest_framework.response import Response
+
+from common.api.serializers import validated
+from common.api.views import V1APIView
+from common.chain import EVM_ADDRESS, is_evm
+from common.errors import NotFound, ValidationFailed
+from compliance import selectors
+from compliance.api import serializers as s
+from compliance.status import status_response
+
+NOT_FOUND_ITEM = {"entity_id": None, "status": None, "compliant": None, "flags": None, "risk_tier": None, "wallets": [],
+                  "updated_at": None}
+
+
+class EntityStatusView(V1APIView):
+    @extend_schema(operation_id="compliance_status_entity", tags=["compliance"], responses={200: s.ComplianceStatusResponse})
+    def get(self, request, entity_id):
+        principal = request.auth
+        found = selectors.entity_with_wallets(organization=principal.organization, mode=principal.mode, entity_id=entity_id)
+        if found is None:
+            raise NotFound("No entity of yours has this id.")
+        return Response(status_response(*found))
+
+
+class WalletStatusView(V1APIView):
+    @extend_schema(operation_id="compliance_status_wallet", tags=["compliance"], responses={200: s.ComplianceStatusResponse})
+    def get(self, request, chain_id: int, address: str):
+        if is_evm(chain_id) and not EVM_ADDRESS.match(address):
+            raise ValidationFailed.for_field("address", "An EVM address is 0x followed by 40 hexadecimal characters.")
+        principal = request.auth
+        wallet = selectors.wallet_with_entity(organization=principal.organization, mode=principal.mode, chain_id=chain_id,
+                                              address=address)
+        if wallet is None:
+            raise NotFound("No wallet of yours is registered with this chain and address.")
+        return Response(status_response(wallet.entity, [wallet], wallet=wallet))
+
+
+class BatchStatusView(V1APIView):
+    @extend_schema(operation_id="compliance_status_batch", tags=["compliance"], request=s.BatchStatusRequest,
+                   responses={200: s.BatchStatusItem(many=True)})
+    def post(self, request):
+        body = validated(s.BatchStatusRequest, request.data)
+        principal = request.auth
+        scope = {"organization": principal.organization, "mode": principal.mode}
+        keys = [(item["chain_id"], selectors.lookup_address(item["chain_id"], item["address"])) for item in body["wallets"]]
+        wallets = selectors.wallets_by_key(**scope, keys=set(keys))
+        entities = selectors.entities_with_wallets(**scope, entity_ids=set(body["entity_ids"]))
+        results = [self._wallet_item(item, key, wallets.get(key)) for item, key in zip(body["wallets"], keys, strict=True)]
+        results += [self._entity_item(entity_id, entities.get(entity_id)) for entity_id in body["entity_ids"]]
+        return Response(results)
+
+    @staticmethod
+    def _wallet_item(item: dict, key, wallet) -> dict:
+        query = {"chain_id": item["chain_id"], "address": item["address"]}
+        if wallet is None:
+            return {"query": query, "found": False, "error": "No wallet of yours is registered with this chain and address.",
+                    **NOT_FOUND_ITEM}
+        return {"query": query, "found": True, **status_response(wallet.entity, [wallet], wallet=wallet)}
+
+    @staticmethod
+    def _entity_item(entity_id, found) -> dict:
+        query = {"entity_id": str(entity_id)}
+        if found is None:
+            return {"query": query, "found": False, "error": "No entity of yours has this id.", **NOT_FOUND_ITEM}
+        return {"query": query, "found": True, **status_response(*found)}

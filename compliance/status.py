@@ -1,0 +1,41 @@
+"""What a compliance status says, computed from an entity row (and its wallets) with no further query.
+
+- flags: `sanctioned`, `pep`, `adverse_media` are kept on the entity by the onboarding services;
+  `high_risk` is a risk tier of high or critical; `suspended` is the status.
+- compliant: the entity is active and neither sanctioned nor suspended; for a wallet look-up the
+  wallet must also not be flagged. PEP, adverse media and high risk are reported, not blocking:
+  they call for enhanced due diligence, which the client decides on.
+- A wallet is published on-chain as flagged when it is flagged itself, or its entity is sanctioned,
+  suspended or rejected.
+"""
+
+from onboarding.choices import EntityStatus, RiskTier
+
+HIGH_TIERS = frozenset({RiskTier.HIGH, RiskTier.CRITICAL})
+BLOCKING_STATUSES = frozenset({EntityStatus.SUSPENDED, EntityStatus.REJECTED})
+
+
+def flags_of(entity) -> dict:
+    return {"sanctioned": entity.sanctioned, "pep": entity.pep, "adverse_media": entity.adverse_media,
+            "high_risk": entity.risk_tier in HIGH_TIERS, "suspended": entity.status == EntityStatus.SUSPENDED}
+
+
+def entity_compliant(entity) -> bool:
+    return entity.status == EntityStatus.ACTIVE and not entity.sanctioned
+
+
+def wallet_blocked(entity, wallet) -> bool:
+    return wallet.flagged or entity.sanctioned or entity.status in BLOCKING_STATUSES
+
+
+def wallet_view(wallet) -> dict:
+    return {"chain_id": wallet.chain_id, "address": wallet.address, "flagged": wallet.flagged, "status": wallet.status}
+
+
+def status_response(entity, wallets, *, wallet=None) -> dict:
+    """ComplianceStatusResponse. With `wallet`, the look-up was by that wallet: it alone is listed and
+    its flag counts toward `compliant`."""
+    compliant = entity_compliant(entity) and not (wallet is not None and wallet.flagged)
+    updated = max([entity.updated_at, *(w.updated_at for w in wallets)])
+    return {"entity_id": str(entity.pk), "status": entity.status, "compliant": compliant, "flags": flags_of(entity),
+            "risk_tier": entity.risk_tier or None, "wallets": [wallet_view(w) for w in wallets], "updated_at": updated}

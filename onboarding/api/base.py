@@ -1,0 +1,21 @@
+"""What the entity sub-resource viewsets share: the entity from the URL, scoped to the caller, and
+pagination of a queryset with a list's own default and maximum."""
+
+from common.api.pagination import paginator
+from common.api.views import V1ViewSet
+from onboarding import selectors
+
+
+class EntityScopedViewSet(V1ViewSet):
+    lookup_url_kwarg = "entity_id"
+
+    def base_queryset(self):
+        return selectors.entities_of(organization=self.principal.organization, mode=self.principal.mode)
+
+    def entity(self):
+        return self.get_object()
+
+    def page(self, queryset, serializer_class, *, default: int, maximum: int):
+        pager = paginator(default, maximum)()
+        rows = pager.paginate_queryset(queryset, self.request, self)
+        return pager.get_paginated_response(serializer_class(rows, many=True).data)

@@ -1,0 +1,1 @@
+"""Downloadable documents: the compliance report (CSV) and the compliance certificate (PDF)."""

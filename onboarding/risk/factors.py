@@ -1,0 +1,113 @@
+"""The risk factors: a registry of named, weighted functions of an entity.
+
+Each factor returns a severity between 0 and 1 and a sentence saying why; its contribution to the
+score is `weight × severity` points. The built-in weights add up to 100:
+
+| factor | weight | reads |
+|---|---|---|
+| jurisdiction | 25 | the entity's jurisdiction band (risk/tables.py) |
+| entity_profile | 20 | entity type and industry |
+| screening | 35 | open sanctions hits, PEP and adverse-media flags, screening errors |
+| alert_history | 10 | hook: monitoring registers its own (no data yet: 0) |
+| behaviour | 10 | hook: monitoring registers its own (no data yet: 0) |
+
+A factor may also set a floor for the whole score (a confirmed sanctions match makes an entity
+critical whatever else is true). Other apps add or replace factors with `register_risk_factor`,
+typically in their AppConfig.ready():
+
+    register_risk_factor(RiskFactor("alert_history", "Alert history", 10, alert_history_severity))
+
+where `alert_history_severity(entity) -> FactorResult`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from onboarding.choices import CheckResult, CheckType, EntityType, HitStatus
+from onboarding.risk.tables import BUSINESS_BASE, INDIVIDUAL_BASE, UNKNOWN_INDUSTRY, industry_severity, jurisdiction_band
+
+
+@dataclass(frozen=True)
+class FactorResult:
+    severity: float  # 0-1
+    detail: str
+    floor: int | None = None  # minimum total score this finding imposes
+
+
+@dataclass(frozen=True)
+class RiskFactor:
+    name: str
+    label: str
+    weight: float
+    compute: Callable[..., FactorResult]
+
+
+_factors: dict[str, RiskFactor] = {}
+
+
+def register_risk_factor(factor: RiskFactor) -> RiskFactor:
+    """Add a factor, or replace the one of the same name (the monitoring hooks)."""
+    _factors[factor.name] = factor
+    return factor
+
+
+def risk_factors() -> list[RiskFactor]:
+    return list(_factors.values())
+
+
+def _jurisdiction(entity) -> FactorResult:
+    band, severity, why = jurisdiction_band(entity.jurisdiction)
+    return FactorResult(severity, f"{entity.jurisdiction}: {why}.")
+
+
+def _entity_profile(entity) -> FactorResult:
+    severity, word = industry_severity(entity.industry or "")
+    if word:
+        return FactorResult(severity, f"{entity.get_entity_type_display()} in a {'higher' if severity >= 1 else 'elevated'}-risk "
+                                      f"industry ({entity.industry!r} matches {word!r}).")
+    if entity.entity_type == EntityType.BUSINESS and not entity.industry:
+        return FactorResult(UNKNOWN_INDUSTRY, "Business with no industry given.")
+    base = BUSINESS_BASE if entity.entity_type == EntityType.BUSINESS else INDIVIDUAL_BASE
+    return FactorResult(base, f"{entity.get_entity_type_display()}" + (f" in {entity.industry!r}" if entity.industry else "")
+                        + ": standard profile.")
+
+
+def _screening(entity) -> FactorResult:
+    from onboarding.screening.thresholds import fail_threshold, review_threshold
+
+    hits = list(entity.screening_hits.filter(active=True, status=HitStatus.OPEN, score__gte=review_threshold())
+                .values_list("score", flat=True))
+    confirmed = [score for score in hits if score >= fail_threshold()]
+    findings, severity, floor = [], 0.0, None
+    if confirmed or entity.sanctioned:
+        findings.append(f"{len(confirmed) or 1} confident sanctions match(es)")
+        severity, floor = 1.0, 90
+    elif hits:
+        findings.append(f"{len(hits)} possible sanctions match(es) awaiting review")
+        severity = 0.6
+    if entity.pep:
+        findings.append("politically exposed person")
+        severity = max(severity, 0.5) + (0.2 if findings[:-1] else 0)
+    if entity.adverse_media:
+        findings.append("adverse media")
+        severity = max(severity, 0.4) + (0.2 if findings[:-1] else 0)
+    latest = entity.checks.filter(check_type=CheckType.SANCTIONS, external=False).order_by("-created_at", "-id").first()
+    if latest is not None and latest.result == CheckResult.ERROR and not findings:
+        findings.append("the last sanctions screening could not run")
+        severity = 0.3
+    if latest is None and not findings:
+        return FactorResult(0.3, "Not screened yet.")
+    return FactorResult(min(severity, 1.0), ("; ".join(findings) or "no screening findings").capitalize() + ".", floor)
+
+
+def _no_monitoring_data(entity) -> FactorResult:
+    return FactorResult(0.0, "No monitoring data is connected yet.")
+
+
+register_risk_factor(RiskFactor("jurisdiction", "Jurisdiction", 25, _jurisdiction))
+register_risk_factor(RiskFactor("entity_profile", "Entity type and industry", 20, _entity_profile))
+register_risk_factor(RiskFactor("screening", "Screening results", 35, _screening))
+register_risk_factor(RiskFactor("alert_history", "Alert history", 10, _no_monitoring_data))
+register_risk_factor(RiskFactor("behaviour", "Transaction behaviour", 10, _no_monitoring_data))

@@ -1,0 +1,273 @@
+"""Built-in sanctions screening of an entity: its name, its beneficial owners' names (with date of
+birth and nationality) and its wallet addresses, against the loaded lists (onboarding.screening).
+
+A run stores one `sanctions` compliance check and one ScreeningHit per listed entry found per
+subject; it supersedes the earlier hits of the subjects it screened. A hit on an entry that an
+investigator marked false positive for this entity is stored as `suppressed` while the entry's
+version hash is unchanged. An open hit at or above the review threshold moves a pending entity to
+under review and flags the wallet it was found on. With no list loaded the check is an `error`:
+never a pass.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from django.db import transaction
+from django.utils import timezone
+
+from common.audit import audit_record
+from common.errors import Conflict, NotFound, ValidationFailed
+from common.permissions import require_role
+from common.principal import Principal
+from compliance.services import onchain_updates_write
+from monitoring.notifications.services import notification_create
+from onboarding.choices import BUILTIN_PROVIDER, CheckResult, CheckType, HitStatus, HitSubject, WalletStatus
+from onboarding.models import ComplianceCheck, Entity, ScreeningFalsePositive, ScreeningHit, Wallet
+from onboarding.risk import risk_recompute
+from onboarding.screening import ListsNotLoaded, UnscreenableName, outcome, screen_address, screen_name, screening_lists
+from onboarding.screening.thresholds import fail_threshold, review_threshold
+from onboarding.services.entities import REVIEW_ROLE, entity_flag_for_review
+from onboarding.services.flags import flags_recompute
+from webhooks.services import event_emit
+
+FALSE_POSITIVE_ROLE = REVIEW_ROLE
+
+
+@dataclass(frozen=True)
+class Subject:
+    key: str  # entity | ubo:<id> | wallet:<id>
+    type: str  # HitSubject
+    value: str  # the name or address screened
+    kind: str | None = None
+    date_of_birth: object = None
+    country: str | None = None
+    ubo_id: object = None
+    wallet_id: object = None
+    chain_id: int | None = None
+
+
+@dataclass
+class Findings:
+    hits: dict[str, list] = field(default_factory=dict)  # subject key -> [Hit]
+    errors: dict[str, str] = field(default_factory=dict)  # subject key -> why it was not screened
+    lists_missing: bool = False
+
+
+def name_subjects(entity: Entity) -> list[Subject]:
+    subjects = [Subject("entity", HitSubject.ENTITY, entity.legal_name, kind=entity.entity_type,
+                        date_of_birth=entity.date_of_birth, country=entity.jurisdiction)]
+    for ubo in entity.ubos.order_by("created_at", "id"):
+        subjects.append(Subject(f"ubo:{ubo.pk}", HitSubject.UBO, ubo.name, kind="individual", date_of_birth=ubo.date_of_birth,
+                                country=ubo.nationality or None, ubo_id=ubo.pk))
+    return subjects
+
+
+def wallet_subject(wallet: Wallet) -> Subject:
+    return Subject(f"wallet:{wallet.pk}", HitSubject.WALLET, wallet.address, wallet_id=wallet.pk, chain_id=wallet.chain_id)
+
+
+def screen_subjects(subjects: list[Subject]) -> Findings:
+    """Screen every subject (in memory, no writes)."""
+    findings = Findings()
+    for subject in subjects:
+        try:
+            if subject.type == HitSubject.WALLET:
+                hits = screen_address(subject.value, chain_id=subject.chain_id)
+            else:
+                hits = screen_name(subject.value, kind=subject.kind, date_of_birth=subject.date_of_birth, country=subject.country)
+        except ListsNotLoaded:
+            findings.lists_missing = True
+            return findings
+        except UnscreenableName as exc:
+            findings.errors[subject.key] = str(exc) or "the name cannot be screened in this script"
+            continue
+        findings.hits[subject.key] = hits
+    return findings
+
+
+# --- Runs ----------------------------------------------------------------------------------------
+
+def entity_screen(*, entity_id, trigger: str = "onboarding") -> ComplianceCheck | None:
+    """Screen the entity's names and all its active wallets (task entry point; None if the entity is gone)."""
+    entity = Entity.objects.filter(pk=entity_id).first()
+    if entity is None:
+        return None
+    wallets = entity.wallets.filter(status=WalletStatus.ACTIVE).order_by("created_at", "id")
+    subjects = name_subjects(entity) + [wallet_subject(wallet) for wallet in wallets]
+    return screening_record(entity_id=entity.pk, subjects=subjects, findings=screen_subjects(subjects), trigger=trigger)
+
+
+def wallet_screen(*, wallet_id, trigger: str = "wallet_added") -> ComplianceCheck | None:
+    wallet = Wallet.objects.filter(pk=wallet_id).first()
+    if wallet is None:
+        return None
+    subjects = [wallet_subject(wallet)]
+    return screening_record(entity_id=wallet.entity_id, subjects=subjects, findings=screen_subjects(subjects), trigger=trigger)
+
+
+@transaction.atomic
+def screening_record(*, entity_id, subjects: list[Subject], findings: Findings, trigger: str) -> ComplianceCheck | None:
+    entity = Entity.objects.select_for_update().filter(pk=entity_id).first()
+    if entity is None:
+        return None
+    check = ComplianceCheck.objects.create(
+        organization_id=entity.organization_id, mode=entity.mode, entity=entity, check_type=CheckType.SANCTIONS,
+        result=CheckResult.ERROR, provider=BUILTIN_PROVIDER, requested_by="system", summary="",
+    )
+    if findings.lists_missing:
+        _not_screened(entity, check, subjects, trigger)
+    else:
+        hits = _store_hits(entity, check, subjects, findings)
+        _conclude(entity, check, subjects, findings, hits, trigger)
+    flags_recompute(entity=entity)
+    risk_recompute(entity=entity, reason=f"sanctions screening ({trigger})")
+    _notify(entity, check)
+    return check
+
+
+def _subject_details(subjects: list[Subject], findings: Findings) -> list[dict]:
+    return [{"key": s.key, "type": s.type, "value": s.value, "screened": s.key in findings.hits,
+             "error": findings.errors.get(s.key), "hit_count": len(findings.hits.get(s.key, []))} for s in subjects]
+
+
+def _not_screened(entity: Entity, check: ComplianceCheck, subjects: list[Subject], trigger: str) -> None:
+    check.summary = "Not screened: no sanctions list is loaded (run `manage.py load_sanctions`)."
+    check.details = {"trigger": trigger, "error": "lists_not_loaded", "subjects": _subject_details(subjects, Findings()), "lists": []}
+    check.save(update_fields=["summary", "details", "updated_at"])
+    audit_record(actor=None, action="entity.screened", object_type="entity", object_id=entity.pk,
+                 organization=entity.organization, mode=entity.mode,
+                 after={"check_id": str(check.pk), "result": check.result, "trigger": trigger})
+
+
+def _store_hits(entity: Entity, check: ComplianceCheck, subjects: list[Subject], findings: Findings) -> list[ScreeningHit]:
+    screened = [s for s in subjects if s.key in findings.hits]
+    ScreeningHit.objects.filter(entity=entity, active=True, subject_key__in=[s.key for s in screened]).update(
+        active=False, updated_at=timezone.now())
+    cleared = {(fp.source, fp.entry_uid, fp.entry_version_hash): fp for fp in ScreeningFalsePositive.objects.filter(entity=entity)}
+    rows = []
+    for subject in screened:
+        for hit in findings.hits[subject.key]:
+            decision = cleared.get((hit.source, hit.entry_uid, hit.entry_version_hash))
+            rows.append(ScreeningHit(
+                organization_id=entity.organization_id, mode=entity.mode, check_run=check, entity=entity,
+                subject_type=subject.type, subject_key=subject.key, subject_value=subject.value[:300],
+                ubo_id=subject.ubo_id, wallet_id=subject.wallet_id, source=hit.source, entry_uid=hit.entry_uid,
+                entry_version_hash=hit.entry_version_hash, primary_name=hit.primary_name[:512], matched_name=hit.matched_name[:512],
+                score=hit.score, outcome=hit.outcome, method=hit.method, explanation=hit.explanation,
+                status=HitStatus.SUPPRESSED if decision else HitStatus.OPEN, false_positive=decision,
+            ))
+    return ScreeningHit.objects.bulk_create(rows)
+
+
+def _conclude(entity, check, subjects, findings, hits, trigger) -> None:
+    open_hits = [hit for hit in hits if hit.status == HitStatus.OPEN]
+    best = max((hit.score for hit in open_hits), default=0.0)
+    result = outcome(best)
+    if result == CheckResult.PASS and findings.errors:
+        result = CheckResult.ERROR
+    raised = [hit for hit in open_hits if hit.score >= review_threshold()]
+    check.result, check.score = result, round(best, 4)
+    check.summary = _summary(result, raised, hits, findings)
+    check.details = {
+        "trigger": trigger, "subjects": _subject_details(subjects, findings), "lists": screening_lists(),
+        "thresholds": {"review": review_threshold(), "fail": fail_threshold()},
+        "hits": [{"hit_id": str(h.pk), "subject": h.subject_key, "source": h.source, "entry_uid": h.entry_uid,
+                  "primary_name": h.primary_name, "matched_name": h.matched_name, "score": h.score, "outcome": h.outcome,
+                  "status": h.status, "explanation": h.explanation} for h in hits],
+    }
+    check.save(update_fields=["result", "score", "summary", "details", "updated_at"])
+    audit_record(actor=None, action="entity.screened", object_type="entity", object_id=entity.pk,
+                 organization=entity.organization, mode=entity.mode,
+                 after={"check_id": str(check.pk), "result": result, "score": check.score, "trigger": trigger,
+                        "hits_raised": len(raised), "hits_suppressed": len(hits) - len(open_hits)})
+    if raised:
+        best_hit = max(raised, key=lambda h: h.score)
+        entity_flag_for_review(entity=entity, reason=f"Sanctions screening: {len(raised)} possible match(es); best "
+                                                     f"{best_hit.primary_name} ({best_hit.source}) at {best_hit.score:.2f}.")
+    _flag_wallets(entity, raised)
+
+
+def _summary(result: str, raised: list, hits: list, findings: Findings) -> str:
+    suppressed = sum(1 for h in hits if h.status == HitStatus.SUPPRESSED)
+    parts = [f"{len(raised)} possible match(es) at or above review" if raised else "no match at or above review"]
+    if suppressed:
+        parts.append(f"{suppressed} cleared as false positive(s)")
+    if findings.errors:
+        parts.append(f"{len(findings.errors)} subject(s) could not be screened")
+    return f"Sanctions screening {result}: " + "; ".join(parts) + "."
+
+
+def _flag_wallets(entity: Entity, raised: list[ScreeningHit]) -> None:
+    now = timezone.now()
+    for wallet_id in dict.fromkeys(hit.wallet_id for hit in raised if hit.wallet_id):
+        wallet = Wallet.objects.select_for_update().get(pk=wallet_id)
+        if wallet.flagged:
+            continue
+        best = max((h for h in raised if h.wallet_id == wallet_id), key=lambda h: h.score)
+        reason = f"Listed digital-currency address of {best.primary_name} ({best.source} {best.entry_uid})."
+        wallet.flagged, wallet.flag_reason, wallet.flagged_at = True, reason[:500], now
+        wallet.save(update_fields=["flagged", "flag_reason", "flagged_at", "updated_at"])
+        event_emit(organization=entity.organization, mode=entity.mode, type="compliance.wallet_flagged", data={
+            "entity_id": str(entity.pk), "wallet_id": str(wallet.pk), "chain_id": wallet.chain_id, "address": wallet.address,
+            "reason": reason, "flagged_at": now})
+        audit_record(actor=None, action="wallet.flagged", object_type="entity", object_id=entity.pk,
+                     organization=entity.organization, mode=entity.mode,
+                     after={"wallet_id": str(wallet.pk), "address": wallet.address, "reason": reason})
+        onchain_updates_write(entity=entity, wallets=[wallet], reason=reason)
+
+
+def _notify(entity: Entity, check: ComplianceCheck) -> None:
+    notification_create(organization=entity.organization, mode=entity.mode, type="screening_complete", entity_id=entity.pk,
+                        title=f"Sanctions screening of {entity.legal_name}: {check.result}", body=check.summary)
+
+
+# --- False positives -----------------------------------------------------------------------------
+
+@transaction.atomic
+def hit_mark_false_positive(*, principal: Principal, entity_id, hit_id, reason: str) -> ScreeningHit:
+    """Clear a hit: this entity is not that listed entry. Every open hit of this entity on the same
+    entry version is cleared with it; later screenings store such hits as suppressed until the
+    publisher changes the entry. L2 investigator or above; the reason is required."""
+    require_role(principal, FALSE_POSITIVE_ROLE)
+    if not (reason or "").strip():
+        raise ValidationFailed.for_field("reason", "Say why this hit is a false positive.")
+    entity = Entity.objects.select_for_update().filter(pk=entity_id, organization=principal.organization, mode=principal.mode).first()
+    if entity is None:
+        raise NotFound("No entity of yours has this id.")
+    hit = ScreeningHit.objects.filter(pk=hit_id, entity=entity).first()
+    if hit is None:
+        raise NotFound("This entity has no screening hit with this id.")
+    if hit.status != HitStatus.OPEN:
+        raise Conflict(f"This hit is {hit.status.replace('_', ' ')} already.")
+    decision, _ = ScreeningFalsePositive.objects.get_or_create(
+        entity=entity, source=hit.source, entry_uid=hit.entry_uid, entry_version_hash=hit.entry_version_hash,
+        defaults={"organization": entity.organization, "mode": entity.mode, "reason": reason.strip()[:1000],
+                  "decided_by": principal.actor_label, "decided_by_user": principal.user})
+    same_entry = ScreeningHit.objects.filter(entity=entity, status=HitStatus.OPEN, source=hit.source, entry_uid=hit.entry_uid,
+                                             entry_version_hash=hit.entry_version_hash)
+    wallet_ids = set(same_entry.exclude(wallet=None).values_list("wallet_id", flat=True))
+    same_entry.update(status=HitStatus.FALSE_POSITIVE, false_positive=decision, updated_at=timezone.now())
+    audit_record(actor=principal, action="screening_hit.false_positive", object_type="entity", object_id=entity.pk,
+                 organization=entity.organization, mode=entity.mode,
+                 after={"hit_id": str(hit.pk), "source": hit.source, "entry_uid": hit.entry_uid,
+                        "entry_version_hash": hit.entry_version_hash, "primary_name": hit.primary_name, "reason": reason.strip()})
+    flags_recompute(entity=entity)
+    _unflag_wallets(entity, wallet_ids, principal)
+    risk_recompute(entity=entity, reason="screening hit marked false positive", actor=principal)
+    hit.refresh_from_db()
+    return hit
+
+
+def _unflag_wallets(entity: Entity, wallet_ids: set, principal: Principal) -> None:
+    for wallet in Wallet.objects.select_for_update().filter(pk__in=wallet_ids, flagged=True).order_by("pk"):
+        still_listed = ScreeningHit.objects.filter(wallet=wallet, active=True, status=HitStatus.OPEN,
+                                                   score__gte=review_threshold()).exists()
+        if still_listed:
+            continue
+        wallet.flagged, wallet.flag_reason, wallet.flagged_at = False, "", None
+        wallet.save(update_fields=["flagged", "flag_reason", "flagged_at", "updated_at"])
+        audit_record(actor=principal, action="wallet.unflagged", object_type="entity", object_id=entity.pk,
+                     organization=entity.organization, mode=entity.mode,
+                     after={"wallet_id": str(wallet.pk), "address": wallet.address, "reason": "screening hit cleared"})
+        onchain_updates_write(entity=entity, wallets=[wallet], reason="screening hit cleared as a false positive")

@@ -1,0 +1,36 @@
+"""Celery tasks: thin wrappers taking ids (STYLE "Side effects")."""
+
+from datetime import timedelta
+
+from celery import shared_task
+from django.utils import timezone
+
+from onboarding import selectors
+from onboarding.services import checks, screening
+
+
+@shared_task(name="onboarding.screen_entity", ignore_result=True, time_limit=300, soft_time_limit=280)
+def screen_entity(entity_id: str, trigger: str = "onboarding", providers: bool = True) -> None:
+    """Sanctions screening of the entity's names and wallets; then PEP and adverse media."""
+    screening.entity_screen(entity_id=entity_id, trigger=trigger)
+    if providers:
+        checks.provider_checks_run(entity_id=entity_id)
+
+
+@shared_task(name="onboarding.screen_wallet", ignore_result=True, time_limit=120)
+def screen_wallet(wallet_id: str) -> None:
+    screening.wallet_screen(wallet_id=wallet_id)
+
+
+@shared_task(name="onboarding.rescreen_all", ignore_result=True, time_limit=600)
+def rescreen_all() -> None:
+    """After a sanctions list changed: one sanctions re-screening task per entity still in play."""
+    for entity_id in selectors.entity_ids_to_rescreen():
+        screen_entity.delay(str(entity_id), trigger="lists_changed", providers=False)
+
+
+@shared_task(name="onboarding.sweep_unscreened", ignore_result=True, time_limit=300)
+def sweep_unscreened() -> None:
+    """Beat: screen entities whose screening message was lost (no sanctions check two minutes on)."""
+    for entity_id in selectors.entity_ids_unscreened(older_than=timezone.now() - timedelta(minutes=2)):
+        screen_entity.delay(str(entity_id), trigger="sweep")

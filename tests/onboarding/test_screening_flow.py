@@ -1,0 +1,181 @@
+"""Built-in sanctions screening through the real entity flow: names from the loaded OFAC and UN lists
+(typos, reordered words, aliases, beneficial owners), ordinary names, wallet addresses, a reload that
+re-screens, false positives, and screening with no list loaded."""
+
+import io
+
+import pytest
+from django.core.management import call_command
+
+from compliance.models import OnchainStatusUpdate
+from monitoring.models import Notification
+from onboarding.models import ComplianceCheck, Entity, SanctionsList, ScreeningFalsePositive, ScreeningHit, Wallet
+from onboarding.tasks import screen_entity
+from tests.onboarding.helpers import PLAIN_ETH, SANCTIONED_ETH, entity_url, onboard
+from tests.onboarding.test_load_sanctions import NEW_ROW, edit_sdn
+from webhooks.models import Event
+
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("sanctions_index")]
+
+
+@pytest.fixture
+def client(api, org, key):
+    return api(key(org, role="l2_investigator"))
+
+
+def sanctions_check(entity_id) -> ComplianceCheck:
+    return ComplianceCheck.objects.filter(entity_id=entity_id, check_type="sanctions").order_by("-created_at", "-id").first()
+
+
+class TestNames:
+    @pytest.mark.parametrize("name, body, listed", [
+        ("Ismael Zambda Garcia", {"entity_type": "individual", "jurisdiction": "MX", "date_of_birth": "1948-01-01"}, "7226"),  # typo
+        ("Garcia Ismael Zambada", {"entity_type": "individual", "jurisdiction": "MX"}, "7226"),  # reordered
+        ("Aiman Zawahiri", {"entity_type": "individual", "jurisdiction": "EG"}, None),  # alias, spelling variant
+        ("Secondeye Solution LLC", {"entity_type": "business", "jurisdiction": "RU"}, "30518"),  # legal form dropped
+        ("BANCO NACIONAL DE CUBA", {"entity_type": "business", "jurisdiction": "CU"}, "306"),
+    ])
+    def test_listed_names_move_the_entity_to_review(self, client, django_capture_on_commit_callbacks, name, body, listed):
+        entity = onboard(client, django_capture_on_commit_callbacks, {"legal_name": name, **body})
+        check = sanctions_check(entity["id"])
+        assert check.result in ("review", "fail") and check.score >= 0.85 and check.provider == "builtin"
+        hit = ScreeningHit.objects.filter(entity_id=entity["id"], status="open").order_by("-score").first()
+        assert hit.subject_type == "entity" and hit.score >= 0.85 and hit.entry_version_hash
+        if listed:
+            assert hit.entry_uid == listed
+        assert hit.explanation and hit.matched_name
+        assert {"subjects", "lists", "hits", "thresholds"} <= set(check.details)
+        stored = Entity.objects.get(pk=entity["id"])
+        assert stored.status == "under_review" and "Sanctions screening" in stored.status_reason
+        assert Notification.objects.filter(type="screening_complete", entity_id=entity["id"]).exists()
+        assert Event.objects.filter(type="compliance.status_changed", data__entity_id=entity["id"],
+                                    data__new_status="under_review").exists()
+
+    @pytest.mark.parametrize("name, entity_type", [
+        ("John Smith", "individual"), ("Maria Garcia", "individual"), ("Acme Trading LLC", "business"),
+        ("Global Logistics Ltd", "business"), ("David Johnson", "individual"),
+    ])
+    def test_ordinary_names_pass(self, client, django_capture_on_commit_callbacks, name, entity_type):
+        entity = onboard(client, django_capture_on_commit_callbacks, {"legal_name": name, "entity_type": entity_type,
+                                                                       "jurisdiction": "US"})
+        check = sanctions_check(entity["id"])
+        assert check.result == "pass" and check.score < 0.85
+        assert Entity.objects.get(pk=entity["id"]).status == "pending"
+        assert not ScreeningHit.objects.filter(entity_id=entity["id"], score__gte=0.85).exists()
+
+    def test_a_beneficial_owner_is_screened_with_birth_date_and_nationality(self, client, django_capture_on_commit_callbacks):
+        entity = onboard(client, django_capture_on_commit_callbacks, {
+            "legal_name": "Harbor Holdings BV", "entity_type": "business", "jurisdiction": "NL",
+            "ubos": [{"name": "Ismael Zambada Garcia", "date_of_birth": "1948-01-01", "nationality": "MX", "ownership_pct": "40"}]})
+        hit = ScreeningHit.objects.get(entity_id=entity["id"], subject_type="ubo", entry_uid="7226")
+        assert hit.score == 1.0 and hit.outcome == "fail" and hit.ubo_id is not None
+        adjustments = {a["field"]: a["finding"] for a in hit.explanation.get("adjustments", [])}
+        assert adjustments.get("date_of_birth") == "match"
+        stored = Entity.objects.get(pk=entity["id"])
+        assert stored.sanctioned and stored.status == "under_review" and stored.risk_tier == "critical"
+
+
+class TestWallets:
+    def test_a_listed_address_flags_the_wallet(self, client, django_capture_on_commit_callbacks):
+        entity = onboard(client, django_capture_on_commit_callbacks, wallets=[
+            {"chain_id": 1, "address": SANCTIONED_ETH.lower()}, {"chain_id": 1, "address": PLAIN_ETH}])
+        flagged, clean = Wallet.objects.filter(entity_id=entity["id"]).order_by("created_at", "id")
+        assert flagged.flagged and "SECONDEYE SOLUTION" in flagged.flag_reason and not clean.flagged
+        hit = ScreeningHit.objects.get(entity_id=entity["id"], subject_type="wallet")
+        assert (hit.score, hit.method, hit.wallet_id, hit.entry_uid) == (1.0, "exact_address", flagged.pk, "30518")
+        event = Event.objects.get(type="compliance.wallet_flagged")
+        assert event.data["address"] == SANCTIONED_ETH.lower() and event.data["wallet_id"] == str(flagged.pk)
+        assert OnchainStatusUpdate.objects.filter(wallet=flagged, flagged=True, status="pending").count() == 1
+        stored = Entity.objects.get(pk=entity["id"])
+        assert stored.status == "under_review" and stored.sanctioned
+
+    def test_a_wallet_added_later_is_screened(self, client, django_capture_on_commit_callbacks):
+        entity = onboard(client, django_capture_on_commit_callbacks)
+        with django_capture_on_commit_callbacks(execute=True):
+            added = client.post(entity_url(entity, "wallets"), {"chain_id": 137, "address": SANCTIONED_ETH}, format="json")
+        assert added.status_code == 201
+        assert Wallet.objects.get(pk=added.json()["id"]).flagged
+        check = sanctions_check(entity["id"])
+        assert check.result == "fail" and [s["type"] for s in check.details["subjects"]] == ["wallet"]
+
+
+class TestFalsePositives:
+    def fp_url(self, entity, hit):
+        return entity_url(entity, f"screening-hits/{hit.pk}/false-positive")
+
+    def test_cleared_hit_is_not_raised_again_until_the_entry_changes(self, client, django_capture_on_commit_callbacks, ofac_copy,
+                                                                       fresh_index):
+        entity = onboard(client, django_capture_on_commit_callbacks, {"legal_name": "Ismael Zambada Garcia",
+                                                                       "entity_type": "individual", "jurisdiction": "US"})
+        hit = ScreeningHit.objects.get(entity_id=entity["id"], entry_uid="7226", active=True)
+        response = client.post(self.fp_url(entity, hit), {"reason": "Different person: born 1990, US citizen"}, format="json")
+        assert response.status_code == 200
+        body = response.json()
+        assert body["status"] == "false_positive" and body["false_positive"]["reason"].startswith("Different person")
+        decision = ScreeningFalsePositive.objects.get(entity_id=entity["id"])
+        assert decision.decided_by.startswith("api_key:") and decision.entry_version_hash == hit.entry_version_hash
+        assert not Entity.objects.get(pk=entity["id"]).sanctioned
+        again = client.post(self.fp_url(entity, hit), {"reason": "twice"}, format="json")
+        assert again.status_code == 409
+
+        # A re-screening with the entry unchanged stores the hit as suppressed: not raised.
+        with django_capture_on_commit_callbacks(execute=True):
+            screen_entity.delay(entity["id"], trigger="manual", providers=False)
+        latest = ScreeningHit.objects.get(entity_id=entity["id"], entry_uid="7226", active=True)
+        assert latest.status == "suppressed" and latest.false_positive_id == decision.pk
+        assert sanctions_check(entity["id"]).result == "pass"
+
+        # The publisher changes the entry: the reload re-screens every entity and the hit is open again.
+        edit_sdn(ofac_copy, replace=("Driver's License No. N36064231 (Mexico).", "Driver's License No. N36064231 (Mexico); Gender Male."))
+        with django_capture_on_commit_callbacks(execute=True):
+            call_command("load_sanctions", "--only", "ofac", "--ofac-dir", str(ofac_copy), stdout=io.StringIO())
+        reraised = ScreeningHit.objects.get(entity_id=entity["id"], entry_uid="7226", active=True)
+        assert reraised.status == "open" and reraised.entry_version_hash != decision.entry_version_hash
+        check = sanctions_check(entity["id"])
+        assert check.details["trigger"] == "lists_changed" and check.result == "fail"
+        assert Entity.objects.get(pk=entity["id"]).sanctioned
+
+    def test_clearing_a_wallet_hit_unflags_the_wallet(self, client, django_capture_on_commit_callbacks):
+        entity = onboard(client, django_capture_on_commit_callbacks, wallets=[{"chain_id": 1, "address": SANCTIONED_ETH}])
+        hit = ScreeningHit.objects.get(entity_id=entity["id"], subject_type="wallet")
+        assert client.post(self.fp_url(entity, hit), {"reason": "test fixture address"}, format="json").status_code == 200
+        wallet = Wallet.objects.get(entity_id=entity["id"])
+        assert not wallet.flagged and wallet.flag_reason == ""
+        updates = OnchainStatusUpdate.objects.filter(wallet=wallet).order_by("created_at", "id")
+        assert list(updates.values_list("flagged", flat=True)) == [True, False]
+
+    def test_roles_tenancy_and_input(self, client, api, org, other_org, key, django_capture_on_commit_callbacks):
+        entity = onboard(client, django_capture_on_commit_callbacks, {"legal_name": "Ismael Zambada Garcia",
+                                                                       "entity_type": "individual", "jurisdiction": "MX"})
+        hit = ScreeningHit.objects.filter(entity_id=entity["id"], status="open").first()
+        url = self.fp_url(entity, hit)
+        assert api().post(url, {"reason": "x"}, format="json").status_code == 401
+        assert api(key(org, role="l1_analyst")).post(url, {"reason": "x"}, format="json").status_code == 403
+        assert api(key(other_org, role="admin")).post(url, {"reason": "x"}, format="json").status_code == 404
+        assert client.post(url, {}, format="json").status_code == 422
+        assert client.post(url, {"reason": "   "}, format="json").status_code == 422
+        assert client.post(entity_url(entity, f"screening-hits/{entity['id']}/false-positive"), {"reason": "x"},
+                           format="json").status_code == 404
+        assert ScreeningHit.objects.get(pk=hit.pk).status == "open"
+
+
+class TestListChanges:
+    def test_a_reload_rescreens_existing_entities(self, client, django_capture_on_commit_callbacks, ofac_copy, fresh_index):
+        entity = onboard(client, django_capture_on_commit_callbacks, {"legal_name": "Boris Testovsky", "entity_type": "individual",
+                                                                       "jurisdiction": "RU"})
+        assert sanctions_check(entity["id"]).result == "pass"
+        edit_sdn(ofac_copy, append=NEW_ROW)
+        with django_capture_on_commit_callbacks(execute=True):
+            call_command("load_sanctions", "--only", "ofac", "--ofac-dir", str(ofac_copy), stdout=io.StringIO())
+        check = sanctions_check(entity["id"])
+        assert check.details["trigger"] == "lists_changed" and check.result in ("review", "fail")
+        assert ScreeningHit.objects.get(entity_id=entity["id"], active=True, status="open").entry_uid == "99999"
+        assert Entity.objects.get(pk=entity["id"]).status == "under_review"
+
+    def test_with_no_list_loaded_the_check_is_an_error_never_a_pass(self, client, django_capture_on_commit_callbacks, fresh_index):
+        SanctionsList.objects.all().delete()
+        entity = onboard(client, django_capture_on_commit_callbacks)
+        check = sanctions_check(entity["id"])
+        assert check.result == "error" and check.details["error"] == "lists_not_loaded" and "Not screened" in check.summary
+        factors = {f["name"]: f for f in Entity.objects.get(pk=entity["id"]).risk_factors}
+        assert factors["screening"]["contribution"] > 0
