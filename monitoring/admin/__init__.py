@@ -1,0 +1,3 @@
+"""The monitoring console, one module per aggregate. Keep this file a plain list of imports."""
+
+from monitoring.admin import configuration  # noqa: F401
