@@ -5,6 +5,7 @@ events of the batch are evaluated in time order (ties in ingestion order: ids ar
 hits become alerts (monitoring.alerts.services), skips are written on the event's evaluation record.
 """
 
+import json
 from collections import defaultdict
 from dataclasses import dataclass, field
 
@@ -79,9 +80,21 @@ def monitor(*, organization, mode: str, transactions=(), fiat_events=()) -> int:
     event_times = {str(record.pk): record.timestamp for records in (transactions, fiat_events) for record in records}
     touched = alerts_record(organization=organization, mode=mode, hits=evaluation.hits, event_times=event_times)
     for model, records in ((Transaction, transactions), (FiatEvent, fiat_events)):
-        for record in records:
-            record.monitored = True
-            record.evaluation = {"skipped": evaluation.skips[str(record.pk)]} if evaluation.skips.get(str(record.pk)) else None
-        if records:
-            model.objects.bulk_update(records, ["monitored", "evaluation"], batch_size=500)
+        _mark_monitored(model, records, evaluation.skips)
     return len(touched)
+
+
+def _mark_monitored(model, records, skips: dict[str, list[dict]]) -> None:
+    """monitored = true on every record, and the evaluation record (rules skipped and why) where
+    there is one: one UPDATE, plus one per distinct record (skips repeat: "no USD price for X")."""
+    if not records:
+        return
+    model.objects.filter(pk__in=[record.pk for record in records]).update(monitored=True)
+    by_content: dict[str, list] = defaultdict(list)
+    for record in records:
+        record.monitored = True
+        if skips.get(str(record.pk)):
+            record.evaluation = {"skipped": skips[str(record.pk)]}
+            by_content[json.dumps(record.evaluation, sort_keys=True)].append(record.pk)
+    for content, ids in by_content.items():
+        model.objects.filter(pk__in=ids).update(evaluation=json.loads(content))

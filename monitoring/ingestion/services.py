@@ -83,17 +83,26 @@ def _build_transactions(principal: Principal, items: list[dict], source: str) ->
 
 
 def _note_first_seen(records: list[Transaction]) -> None:
-    """Registered wallets remember their earliest transfer (rule 9's "first seen")."""
-    earliest: dict[tuple, object] = {}
+    """Registered wallets remember their earliest transfer (rule 9's "first seen"): one read and
+    one bulk update per batch."""
+    earliest: dict[tuple[int, str], object] = {}
     for tx in records:
         for entity_id, address in ((tx.from_entity_id, tx.from_address), (tx.to_entity_id, tx.to_address)):
             if entity_id:
-                key = (tx.organization_id, tx.mode, tx.chain_id, address)
+                key = (tx.chain_id, address)
                 earliest[key] = min(earliest.get(key, tx.timestamp), tx.timestamp)
-    for (org_id, mode, chain_id, address), at in earliest.items():
-        wallets = Wallet.objects.filter(organization_id=org_id, mode=mode, chain_id=chain_id, address=address)
-        wallets.filter(first_seen_at__isnull=True).update(first_seen_at=at)
-        wallets.filter(first_seen_at__gt=at).update(first_seen_at=at)
+    if not earliest:
+        return
+    first = records[0]
+    changed = []
+    wallets = Wallet.objects.filter(organization_id=first.organization_id, mode=first.mode,
+                                    address__in={address for _, address in earliest})
+    for wallet in wallets.only("pk", "chain_id", "address", "first_seen_at"):
+        at = earliest.get((wallet.chain_id, wallet.address))
+        if at is not None and (wallet.first_seen_at is None or at < wallet.first_seen_at):
+            wallet.first_seen_at = at
+            changed.append(wallet)
+    Wallet.objects.bulk_update(changed, ["first_seen_at"], batch_size=500)
 
 
 def _with_hashes(items: list[dict]) -> list[dict]:

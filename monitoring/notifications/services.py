@@ -35,3 +35,15 @@ def notification_mark_read(*, principal: Principal, notification_id) -> Notifica
         audit_record(actor=principal, action="notification.read", object_type="notification", object_id=notification.pk,
                      organization=principal.organization, mode=principal.mode, after={"read": True})
     return notification
+
+
+@transaction.atomic
+def notifications_create(*, organization, mode: str, items: list[dict]) -> list[Notification]:
+    """`notification_create` for many at once (one insert): each item has type, title and
+    optionally body, entity_id, alert_id, case_id."""
+    for item in items:
+        if item["type"] not in NotificationType.values:
+            raise ValidationFailed.for_field("type", f"Unknown notification type {item['type']!r}.")
+    return Notification.objects.bulk_create([
+        Notification(organization=organization, mode=mode, **{**item, "title": item["title"][:200]}) for item in items
+    ])
