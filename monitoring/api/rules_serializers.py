@@ -1,3 +1,4 @@
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from common.api.serializers import StrictSerializer
@@ -14,6 +15,14 @@ class StrictBooleanField(serializers.BooleanField):
         return data
 
 
+@extend_schema_field({"type": "string", "enum": list(Severity.values)})
+class SeverityField(serializers.ChoiceField):
+    """One inline enum wherever a severity appears (no per-field enum components)."""
+
+    def __init__(self, **kwargs):
+        super().__init__(choices=Severity.values, **kwargs)
+
+
 class RuleListQuery(StrictSerializer):
     family = serializers.ChoiceField(choices=[str(family) for family in Family], required=False)
     enabled = serializers.BooleanField(required=False, allow_null=True, default=None)
@@ -23,8 +32,7 @@ class RuleSettingPatch(StrictSerializer):
     enabled = StrictBooleanField(required=False)
     parameters = serializers.DictField(required=False, help_text=(
         "Overrides by parameter name, merged with the stored ones; null resets a parameter to its default."))
-    severity = serializers.ChoiceField(choices=Severity.values, required=False, allow_null=True,
-                                       help_text="Overrides the default severity; null restores it.")
+    severity = SeverityField(required=False, allow_null=True, help_text="Overrides the default severity; null restores it.")
 
     def validate_severity(self, value):
         return value or ""  # the service's "restore the default"
@@ -35,8 +43,8 @@ class ParameterSchema(serializers.Serializer):
     type = serializers.ChoiceField(choices=["decimal", "percent", "integer", "hours", "days", "strings", "dates", "text", "timezone"])
     default = serializers.JSONField()
     description = serializers.CharField()
-    minimum = serializers.CharField(required=False)
-    maximum = serializers.CharField(required=False)
+    minimum = serializers.JSONField(required=False, help_text="A number for whole-number types, a decimal string otherwise.")
+    maximum = serializers.JSONField(required=False)
     choices = serializers.ListField(child=serializers.CharField(), required=False)
 
 
@@ -45,8 +53,8 @@ class RuleResponse(serializers.Serializer):
     code = serializers.CharField()
     family = serializers.ChoiceField(choices=[str(family) for family in Family])
     enabled = serializers.BooleanField()
-    severity = serializers.ChoiceField(choices=Severity.values, help_text="In force: the organization's override or the default.")
-    default_severity = serializers.ChoiceField(choices=Severity.values)
+    severity = SeverityField(help_text="In force: the organization's override or the default.")
+    default_severity = SeverityField()
     score = serializers.IntegerField(help_text="What a hit adds to the entity risk score.")
     parameters = serializers.DictField(help_text="In force: defaults with the organization's overrides.")
     overrides = serializers.DictField(help_text="The organization's overrides only.")

@@ -14,7 +14,9 @@ RULE_ID = OpenApiParameter("rule_id", str, OpenApiParameter.PATH, description="T
 
 
 class RulesView(V1APIView):
-    @extend_schema(operation_id="rules_list", tags=TAGS, responses={200: s.RuleListResponse}, parameters=[
+    @extend_schema(operation_id="rules_list", tags=TAGS, responses={200: s.RuleListResponse}, description=(
+        "All 50 monitoring rules with this organization's settings (viewer or above), and what the lists they read hold. "
+        "Not paginated: the catalogue is fixed."), parameters=[
         OpenApiParameter("family", str, enum=[str(family) for family in Family]),
         OpenApiParameter("enabled", bool),
     ])
@@ -29,12 +31,15 @@ class RulesView(V1APIView):
 class RuleView(V1APIView):
     action_roles = {"patch": services.SETTINGS_ROLE}
 
-    @extend_schema(operation_id="rules_get", tags=TAGS, parameters=[RULE_ID], responses={200: s.RuleResponse})
+    @extend_schema(operation_id="rules_get", tags=TAGS, parameters=[RULE_ID], responses={200: s.RuleResponse},
+                   description="One rule with this organization's settings (viewer or above).")
     def get(self, request, rule_id):
         return Response(s.RuleResponse(selectors.rule_view_of(request.auth.organization, rule_id)).data)
 
     @extend_schema(operation_id="rules_update", tags=TAGS, parameters=[RULE_ID], request=s.RuleSettingPatch,
-                   responses={200: s.RuleResponse})
+                   responses={200: s.RuleResponse}, description=(
+                       "Enable or disable a rule, override its parameters (merged with the stored overrides and validated "
+                       "against the rule's parameter schema as one set) or its severity. Admin role."))
     def patch(self, request, rule_id):
         selectors.rule_or_404(rule_id)  # an unknown rule is a 404 before the body is judged
         services.rule_setting_update(principal=request.auth, rule_id=rule_id, **validated(s.RuleSettingPatch, request.data))
