@@ -24,6 +24,7 @@ v1 = [
     path("developer/whoami", WhoAmIView.as_view()),
     path("developer/", include(developer.urls)),
     path("onboarding/", include("onboarding.api.urls")),
+    path("onboarding/", include("monitoring.api.entity_urls")),
     path("monitoring/screening", ExternalScreeningView.as_view(), name="monitoring-screening"),
     path("monitoring/", include("monitoring.api.urls")),
     path("compliance/", include("compliance.api.urls")),

@@ -1,0 +1,54 @@
+"""Alert and transfer reads, scoped to one organization and mode, ordered, related rows loaded."""
+
+from django.db.models import Count, Prefetch, Q, QuerySet
+
+from monitoring.choices import AlertStatus
+from monitoring.models import Alert, AlertHit, FiatEvent, Transaction
+
+
+def alerts_of(*, organization, mode: str) -> QuerySet[Alert]:
+    return Alert.objects.filter(organization=organization, mode=mode).order_by("-created_at", "-id")
+
+
+def alerts_of_entity(*, organization, mode: str, entity_id, severity: str | None = None, status: str | None = None) -> QuerySet[Alert]:
+    alerts = alerts_of(organization=organization, mode=mode).filter(entity_id=entity_id)
+    if severity:
+        alerts = alerts.filter(severity=severity)
+    if status:
+        alerts = alerts.filter(status=status)
+    return alerts.annotate(transaction_count=Count("transactions", distinct=True))
+
+
+def alert_detail(*, organization, mode: str, entity_id, alert_id) -> Alert | None:
+    return (
+        alerts_of(organization=organization, mode=mode).filter(entity_id=entity_id, pk=alert_id)
+        .prefetch_related(Prefetch("transactions", queryset=Transaction.objects.order_by("timestamp", "id").only("id")),
+                          Prefetch("fiat_events", queryset=FiatEvent.objects.order_by("timestamp", "id").only("id")),
+                          Prefetch("hits", queryset=AlertHit.objects.order_by("triggered_at", "created_at")))
+        .first()
+    )
+
+
+def disposition_rates(*, organization, mode: str, rule_code: str) -> dict[str, int]:
+    """How this organization disposed this rule's closed alerts: {disposition: count}."""
+    rows = (Alert.objects.filter(organization=organization, mode=mode, rule_code=rule_code, status=AlertStatus.CLOSED)
+            .values("disposition").annotate(n=Count("pk")).order_by())
+    return {row["disposition"]: row["n"] for row in rows}
+
+
+def transfers_of_entity(*, organization, mode: str, entity_id, chain_id: int | None = None, from_date=None,
+                        to_date=None) -> QuerySet[Transaction]:
+    transfers = Transaction.objects.filter(Q(from_entity_id=entity_id) | Q(to_entity_id=entity_id),
+                                           organization=organization, mode=mode)
+    if chain_id is not None:
+        transfers = transfers.filter(chain_id=chain_id)
+    if from_date:
+        transfers = transfers.filter(timestamp__gte=from_date)
+    if to_date:
+        transfers = transfers.filter(timestamp__lte=to_date)
+    return transfers.order_by("-timestamp", "-id")
+
+
+def transfer_detail(*, organization, mode: str, entity_id, transfer_id) -> Transaction | None:
+    return (transfers_of_entity(organization=organization, mode=mode, entity_id=entity_id).filter(pk=transfer_id)
+            .prefetch_related(Prefetch("alerts", queryset=Alert.objects.order_by("created_at", "id"))).first())

@@ -1,0 +1,101 @@
+from rest_framework import serializers
+
+from common.api.serializers import StrictSerializer
+from monitoring.choices import AlertStatus, Disposition, Severity
+from monitoring.models import Alert, Transaction
+
+
+class AlertListQuery(serializers.Serializer):
+    severity = serializers.ChoiceField(choices=Severity.choices, required=False)
+    status = serializers.ChoiceField(choices=AlertStatus.choices, required=False)
+
+
+class CustomerAlertResponse(serializers.ModelSerializer):
+    """What a client sees of an alert: no rule parameters, no scores (RULES.md)."""
+
+    rule_id = serializers.CharField(source="rule_number")
+    transaction_count = serializers.IntegerField(default=None)
+
+    class Meta:
+        model = Alert
+        fields = ["id", "entity_id", "rule_id", "rule_code", "rule_name", "severity", "status", "description", "hit_count",
+                  "transaction_count", "first_triggered_at", "last_triggered_at", "sla_due_at", "disposition", "disposed_at",
+                  "created_at"]
+        read_only_fields = fields
+
+
+class CustomerAlertDetailResponse(CustomerAlertResponse):
+    measured = serializers.SerializerMethodField(help_text="The values that crossed the rule's thresholds, per hit.")
+    transaction_ids = serializers.SerializerMethodField()
+    fiat_event_ids = serializers.SerializerMethodField()
+    disposition_notes = serializers.CharField()
+    disposed_by = serializers.CharField(source="disposed_by_label")
+
+    class Meta(CustomerAlertResponse.Meta):
+        fields = [*CustomerAlertResponse.Meta.fields, "disposition_notes", "disposed_by", "measured", "transaction_ids",
+                  "fiat_event_ids"]
+        read_only_fields = fields
+
+    def get_measured(self, alert) -> list[dict]:
+        return [{"triggered_at": hit.triggered_at, "event_id": str(hit.event_id), "values": hit.evidence.get("measured", {})}
+                for hit in alert.hits.all()]
+
+    def get_transaction_ids(self, alert) -> list[str]:
+        return [str(tx.pk) for tx in alert.transactions.all()]
+
+    def get_fiat_event_ids(self, alert) -> list[str]:
+        return [str(event.pk) for event in alert.fiat_events.all()]
+
+
+class AlertDispositionCreate(StrictSerializer):
+    disposition = serializers.ChoiceField(choices=Disposition.choices)
+    notes = serializers.CharField(max_length=10_000, required=False, allow_blank=True, default="")
+
+
+class AlertDispositionResponse(serializers.ModelSerializer):
+    alert_id = serializers.UUIDField(source="id")
+    disposed_by = serializers.CharField(source="disposed_by_label")
+    notes = serializers.CharField(source="disposition_notes")
+
+    class Meta:
+        model = Alert
+        fields = ["alert_id", "status", "disposition", "notes", "disposed_by", "disposed_at"]
+        read_only_fields = fields
+
+
+class TriageResponse(serializers.Serializer):
+    alert_id = serializers.UUIDField()
+    recommendation = serializers.ChoiceField(choices=["escalate", "review", "likely_false_positive"])
+    priority_score = serializers.FloatField()
+    reasons = serializers.ListField(child=serializers.CharField())
+    generator = serializers.CharField()
+
+
+class TransferListQuery(serializers.Serializer):
+    chain_id = serializers.IntegerField(min_value=0, required=False)
+    from_date = serializers.DateTimeField(required=False)
+    to_date = serializers.DateTimeField(required=False)
+
+
+class CustomerTransferResponse(serializers.ModelSerializer):
+    direction = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Transaction
+        fields = ["id", "chain_id", "tx_hash", "log_index", "from_address", "to_address", "amount", "asset", "usd_value",
+                  "timestamp", "reference", "direction", "monitored", "created_at"]
+        read_only_fields = fields
+
+    def get_direction(self, tx) -> str:
+        entity_id = str(self.context["entity_id"])
+        sender, receiver = str(tx.from_entity_id) == entity_id, str(tx.to_entity_id) == entity_id
+        return "self" if sender and receiver else "out" if sender else "in"
+
+
+class CustomerTransferDetailResponse(CustomerTransferResponse):
+    alerts = CustomerAlertResponse(many=True)
+    evaluation = serializers.JSONField(help_text="Rules skipped for this transfer and why (e.g. no USD price).")
+
+    class Meta(CustomerTransferResponse.Meta):
+        fields = [*CustomerTransferResponse.Meta.fields, "evaluation", "alerts"]
+        read_only_fields = fields

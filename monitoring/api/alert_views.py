@@ -1,0 +1,90 @@
+"""Alerts and transfers of one entity (/v1/onboarding/entities/{entity_id}/...)."""
+
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework.response import Response
+
+from common.api.pagination import paginator
+from common.api.serializers import validated
+from common.api.views import V1APIView
+from common.errors import NotFound
+from monitoring.alerts import selectors, services
+from monitoring.alerts.triage import triage
+from monitoring.api import alert_serializers as s
+from onboarding.models import Entity
+
+TAGS = ["onboarding: alerts and transfers"]
+
+
+class EntityScopedView(V1APIView):
+    def entity(self, entity_id) -> Entity:
+        principal = self.request.auth
+        entity = Entity.objects.filter(pk=entity_id, organization=principal.organization, mode=principal.mode).first()
+        if entity is None:
+            raise NotFound("No entity of yours has this id.")
+        return entity
+
+    def page(self, queryset, serializer_class, default: int, maximum: int, **context):
+        pager = paginator(default, maximum)()
+        rows = pager.paginate_queryset(queryset, self.request, view=self)
+        return pager.get_paginated_response(serializer_class(rows, many=True, context=context).data)
+
+
+class EntityAlertsView(EntityScopedView):
+    @extend_schema(operation_id="entity_alerts_list", responses={200: s.CustomerAlertResponse(many=True)}, tags=TAGS,
+                   parameters=[OpenApiParameter("severity", str), OpenApiParameter("status", str),
+                               OpenApiParameter("limit", int), OpenApiParameter("offset", int)])
+    def get(self, request, entity_id):
+        entity, query = self.entity(entity_id), validated(s.AlertListQuery, request.query_params.dict())
+        alerts = selectors.alerts_of_entity(organization=entity.organization, mode=entity.mode, entity_id=entity.pk, **query)
+        return self.page(alerts, s.CustomerAlertResponse, 20, 100)
+
+
+class EntityAlertView(EntityScopedView):
+    def alert(self, entity_id, alert_id):
+        entity = self.entity(entity_id)
+        alert = selectors.alert_detail(organization=entity.organization, mode=entity.mode, entity_id=entity.pk, alert_id=alert_id)
+        if alert is None:
+            raise NotFound("No alert of this entity has this id.")
+        return alert
+
+    @extend_schema(operation_id="entity_alerts_get", responses={200: s.CustomerAlertDetailResponse}, tags=TAGS)
+    def get(self, request, entity_id, alert_id):
+        return Response(s.CustomerAlertDetailResponse(self.alert(entity_id, alert_id)).data)
+
+
+class AlertDispositionView(EntityScopedView):
+    minimum_role = services.DISPOSE_ROLE
+
+    @extend_schema(operation_id="entity_alerts_disposition", request=s.AlertDispositionCreate,
+                   responses={200: s.AlertDispositionResponse}, tags=TAGS)
+    def post(self, request, entity_id, alert_id):
+        body = validated(s.AlertDispositionCreate, request.data)
+        alert = services.alert_dispose(principal=request.auth, alert_id=alert_id, entity_id=self.entity(entity_id).pk, **body)
+        return Response(s.AlertDispositionResponse(alert).data)
+
+
+class AlertTriageView(EntityAlertView):
+    @extend_schema(operation_id="entity_alerts_ai_triage", responses={200: s.TriageResponse}, tags=TAGS)
+    def get(self, request, entity_id, alert_id):
+        return Response(s.TriageResponse(triage(self.alert(entity_id, alert_id))).data)
+
+
+class EntityTransfersView(EntityScopedView):
+    @extend_schema(operation_id="entity_transfers_list", responses={200: s.CustomerTransferResponse(many=True)}, tags=TAGS,
+                   parameters=[OpenApiParameter("chain_id", int), OpenApiParameter("from_date", str),
+                               OpenApiParameter("to_date", str), OpenApiParameter("limit", int), OpenApiParameter("offset", int)])
+    def get(self, request, entity_id):
+        entity, query = self.entity(entity_id), validated(s.TransferListQuery, request.query_params.dict())
+        transfers = selectors.transfers_of_entity(organization=entity.organization, mode=entity.mode, entity_id=entity.pk, **query)
+        return self.page(transfers, s.CustomerTransferResponse, 20, 100, entity_id=entity.pk)
+
+
+class EntityTransferView(EntityScopedView):
+    @extend_schema(operation_id="entity_transfers_get", responses={200: s.CustomerTransferDetailResponse}, tags=TAGS)
+    def get(self, request, entity_id, transfer_id):
+        entity = self.entity(entity_id)
+        transfer = selectors.transfer_detail(organization=entity.organization, mode=entity.mode, entity_id=entity.pk,
+                                             transfer_id=transfer_id)
+        if transfer is None:
+            raise NotFound("No transfer of this entity has this id.")
+        return Response(s.CustomerTransferDetailResponse(transfer, context={"entity_id": entity.pk}).data)

@@ -1,0 +1,14 @@
+"""Monitoring's operations under /v1/onboarding/entities/{entity_id}/ (the spec's paths)."""
+
+from django.urls import path
+
+from monitoring.api import alert_views as views
+
+urlpatterns = [
+    path("entities/<uuid:entity_id>/alerts", views.EntityAlertsView.as_view()),
+    path("entities/<uuid:entity_id>/alerts/<uuid:alert_id>", views.EntityAlertView.as_view()),
+    path("entities/<uuid:entity_id>/alerts/<uuid:alert_id>/disposition", views.AlertDispositionView.as_view()),
+    path("entities/<uuid:entity_id>/alerts/<uuid:alert_id>/ai-triage", views.AlertTriageView.as_view()),
+    path("entities/<uuid:entity_id>/transfers", views.EntityTransfersView.as_view()),
+    path("entities/<uuid:entity_id>/transfers/<uuid:transfer_id>", views.EntityTransferView.as_view()),
+]

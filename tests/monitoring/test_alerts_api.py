@@ -1,0 +1,120 @@
+"""Alerts and transfers of an entity: list, detail (no parameters or scores), disposition, triage."""
+
+import pytest
+
+from common.models import AuditLogEntry
+from monitoring.models import Alert, AssetPrice, Transaction
+from webhooks.models import Event
+
+pytestmark = pytest.mark.django_db
+EVM = "0x52908400098527886e0f7030069857d2e4169ee7"
+OTHER = "0x000000000000000000000000000000000000beef"
+
+
+@pytest.fixture
+def client(api, org, key):
+    return api(key(org, role="l2_investigator"))
+
+
+@pytest.fixture
+def entity(client, org):
+    AssetPrice.objects.update_or_create(organization=org, asset="USDC", defaults={"usd_rate": 1})
+    return client.post("/v1/onboarding/entities", {"legal_name": "Nova Traders", "entity_type": "business", "jurisdiction": "US",
+                                                    "wallets": [{"chain_id": 1, "address": EVM}]}, format="json").json()
+
+
+@pytest.fixture
+def alert(client, entity):
+    for i, amount in enumerate(["12500", "15000"]):
+        client.post("/v1/monitoring/transfers", {"from_address": OTHER, "to_address": EVM, "amount": amount, "asset": "USDC",
+                                                 "chain_id": 1, "timestamp": f"2026-03-01T1{i}:00:00Z", "tx_hash": f"0x{i}"}, format="json")
+    return Alert.objects.get(rule_code="large_transfer")
+
+
+def url(entity, rest=""):
+    return f"/v1/onboarding/entities/{entity['id']}/{rest}"
+
+
+class TestList:
+    def test_lists_with_filters_and_no_internal_details(self, client, entity, alert):
+        body = client.get(url(entity, "alerts")).json()
+        listed = next(a for a in body["data"] if a["id"] == str(alert.pk))
+        assert listed["rule_id"] == "1" and listed["hit_count"] == 2 and listed["transaction_count"] == 2
+        assert "evidence" not in listed and "score" not in listed
+        assert client.get(url(entity, "alerts?severity=critical")).json()["total"] == 0
+        assert client.get(url(entity, "alerts?status=open")).json()["total"] == body["total"]
+        assert client.get(url(entity, "alerts?status=bogus")).status_code == 422
+        assert client.get(url(entity, "alerts?limit=101")).status_code == 422
+
+    def test_other_tenant_and_unknown_entity_are_404(self, api, other_org, key, entity, alert):
+        assert api(key(other_org)).get(url(entity, "alerts")).status_code == 404
+        assert api(key(other_org)).get(url(entity, f"alerts/{alert.pk}")).status_code == 404
+        assert api(key(alert.organization, mode="live")).get(url(entity, "alerts")).status_code == 404
+
+
+class TestDetail:
+    def test_shows_measured_values_and_transactions_but_no_parameters(self, client, entity, alert):
+        body = client.get(url(entity, f"alerts/{alert.pk}")).json()
+        assert len(body["measured"]) == 2 and "parameters" not in str(body["measured"]) and "score" not in body
+        assert sorted(body["transaction_ids"]) == sorted(str(t) for t in Transaction.objects.values_list("pk", flat=True))
+
+    def test_triage_is_deterministic_and_explained(self, client, entity, alert):
+        first = client.get(url(entity, f"alerts/{alert.pk}/ai-triage")).json()
+        assert first == client.get(url(entity, f"alerts/{alert.pk}/ai-triage")).json()
+        assert first["recommendation"] in {"escalate", "review", "likely_false_positive"} and first["generator"] == "deterministic"
+        assert any("fired 2 times" in reason for reason in first["reasons"])
+
+
+class TestDisposition:
+    def test_closes_records_who_and_emits(self, client, entity, alert):
+        response = client.post(url(entity, f"alerts/{alert.pk}/disposition"),
+                               {"disposition": "false_positive", "notes": "payroll"}, format="json")
+        body = response.json()
+        assert response.status_code == 200, body
+        assert (body["status"], body["disposition"], body["notes"]) == ("closed", "false_positive", "payroll")
+        alert.refresh_from_db()
+        assert alert.status == "closed" and alert.disposed_at and alert.disposed_by_label.startswith("api_key:")
+        event = Event.objects.get(type="alert.disposition_set")
+        assert event.data["disposition"] == "false_positive" and event.data["alert_id"] == str(alert.pk)
+        assert AuditLogEntry.objects.filter(action="alert.disposition_set", object_id=str(alert.pk)).exists()
+        again = client.post(url(entity, f"alerts/{alert.pk}/disposition"), {"disposition": "true_positive"}, format="json")
+        assert again.status_code == 409
+        alert.refresh_from_db()
+        assert alert.disposition == "false_positive"
+
+    def test_a_new_hit_after_closing_opens_a_new_alert(self, client, entity, alert):
+        client.post(url(entity, f"alerts/{alert.pk}/disposition"), {"disposition": "true_positive"}, format="json")
+        client.post("/v1/monitoring/transfers", {"from_address": OTHER, "to_address": EVM, "amount": "20000", "asset": "USDC",
+                                                 "chain_id": 1, "timestamp": "2026-03-02T10:00:00Z", "tx_hash": "0x9"}, format="json")
+        assert Alert.objects.filter(rule_code="large_transfer").count() == 2
+        assert Alert.objects.filter(rule_code="large_transfer", status="open").count() == 1
+
+    @pytest.mark.parametrize("body", [{"disposition": "maybe"}, {}, {"disposition": "true_positive", "extra": 1}])
+    def test_bad_input(self, client, entity, alert, body):
+        assert client.post(url(entity, f"alerts/{alert.pk}/disposition"), body, format="json").status_code == 422
+        alert.refresh_from_db()
+        assert alert.status == "open"
+
+    def test_roles(self, api, org, key, entity, alert):
+        response = api(key(org, role="viewer")).post(url(entity, f"alerts/{alert.pk}/disposition"),
+                                                     {"disposition": "true_positive"}, format="json")
+        assert response.status_code == 403
+        alert.refresh_from_db()
+        assert alert.status == "open"
+
+
+class TestTransfers:
+    def test_list_filters_and_detail_with_alerts(self, client, entity, alert):
+        body = client.get(url(entity, "transfers")).json()
+        assert body["total"] == 2 and {t["direction"] for t in body["data"]} == {"in"}
+        assert client.get(url(entity, "transfers?chain_id=137")).json()["total"] == 0
+        assert client.get(url(entity, "transfers?from_date=2026-03-01T10:30:00Z")).json()["total"] == 1
+        assert client.get(url(entity, "transfers?from_date=never")).status_code == 422
+        transfer_id = body["data"][0]["id"]
+        detail = client.get(url(entity, f"transfers/{transfer_id}")).json()
+        codes = {a["rule_code"] for a in detail["alerts"]}
+        assert str(alert.pk) in [a["id"] for a in detail["alerts"]] and "large_transfer" in codes
+        assert detail["amount"] in ("12500", "15000")
+
+    def test_unknown_transfer(self, client, entity):
+        assert client.get(url(entity, "transfers/00000000-0000-0000-0000-000000000000")).status_code == 404
