@@ -235,10 +235,10 @@ def chain(obj) -> str:
 
 @admin.register(AssetPrice)
 class AssetPriceAdmin(ListEntryAdmin):
-    list_display = ("asset", "usd_rate", "organization", "updated_at")
+    list_display = ("asset", "usd_rate", "decimals", "organization", "updated_at")
     list_filter = ("organization",)
     search_fields = ("asset",)
-    fields = ("organization", "asset", "usd_rate")
+    fields = ("organization", "asset", "usd_rate", "decimals")
 
 
 @admin.register(AddressTag)

@@ -20,6 +20,7 @@ LABEL = re.compile(r"^[A-Z0-9][A-Z0-9._-]{0,19}$")
 CATEGORY = re.compile(r"^[a-z0-9][a-z0-9_]{0,39}$")
 MCC = re.compile(r"^[0-9]{4}$")
 RATE_INTEGER_DIGITS, RATE_DECIMALS = 18, 12  # AssetPrice.usd_rate: max_digits=30, decimal_places=12
+MAX_ASSET_DECIMALS = 77  # a uint256 has 78 digits
 ListName = CodeListEntry.ListName
 
 
@@ -38,19 +39,24 @@ def _text(raw: Any, *, max_length: int, required: bool = True) -> str:
     return text
 
 
-def chain_id_of(raw: Any) -> int | None:
-    """Empty means every chain (an EVM address is the same on every EVM chain); 0 is off-chain."""
+def _whole_number(raw: Any, *, high: int, empty: int | None, hint: str = "") -> int | None:
     if raw is None or (isinstance(raw, str) and not raw.strip()):
-        return None
+        return empty
+    problem = f"must be a whole number{hint}"
     if isinstance(raw, bool) or not isinstance(raw, int | str):
-        raise ValueError("must be a whole number, or empty for every chain")
+        raise ValueError(problem)
     try:
         value = int(raw.strip()) if isinstance(raw, str) else raw
     except ValueError:
-        raise ValueError("must be a whole number, or empty for every chain") from None
-    if not 0 <= value <= MAX_CHAIN_ID:
-        raise ValueError(f"must be between 0 and {MAX_CHAIN_ID}")
+        raise ValueError(problem) from None
+    if not 0 <= value <= high:
+        raise ValueError(f"must be between 0 and {high}")
     return value
+
+
+def chain_id_of(raw: Any) -> int | None:
+    """Empty means every chain (an EVM address is the same on every EVM chain); 0 is off-chain."""
+    return _whole_number(raw, high=MAX_CHAIN_ID, empty=None, hint=", or empty for every chain")
 
 
 def list_address(chain_id: int | None, raw: Any) -> str:
@@ -94,6 +100,11 @@ def usd_rate_of(raw: Any) -> Decimal:
     return value
 
 
+def asset_decimals_of(raw: Any) -> int:
+    """Decimal places of the amounts submitted for the asset (AssetPrice.decimals); empty is 0, whole units."""
+    return _whole_number(raw, high=MAX_ASSET_DECIMALS, empty=0)
+
+
 def code_of(list_name: str, raw: Any) -> str:
     if list_name == ListName.HIGH_RISK_JURISDICTIONS:
         code = _text(raw, max_length=2).upper()
@@ -121,8 +132,9 @@ def _collect(checks: dict[str, Callable[[], Any]]) -> dict[str, Any]:
     return clean
 
 
-def clean_asset_price(*, asset: Any, usd_rate: Any) -> dict[str, Any]:
-    clean = _collect({"asset": lambda: label_of(asset), "usd_rate": lambda: usd_rate_of(usd_rate)})
+def clean_asset_price(*, asset: Any, usd_rate: Any, decimals: Any = 0) -> dict[str, Any]:
+    clean = _collect({"asset": lambda: label_of(asset), "usd_rate": lambda: usd_rate_of(usd_rate),
+                      "decimals": lambda: asset_decimals_of(decimals)})
     if clean["asset"] == "USD" and clean["usd_rate"] != 1:
         raise ValidationFailed.for_field("usd_rate", "usd_rate of USD is always 1.")
     return clean

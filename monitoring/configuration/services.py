@@ -101,7 +101,7 @@ class ListKind:
 
 
 LIST_KINDS = {kind.model: kind for kind in (
-    ListKind("asset_price", AssetPrice, ("asset",), ("usd_rate",), cleaning.clean_asset_price),
+    ListKind("asset_price", AssetPrice, ("asset",), ("usd_rate", "decimals"), cleaning.clean_asset_price),
     ListKind("address_tag", AddressTag, ("chain_id", "address", "category"), ("source",), cleaning.clean_address_tag),
     ListKind("blocked_address", BlockedAddress, ("chain_id", "address"), ("reason",), cleaning.clean_blocked_address),
     ListKind("code_list_entry", CodeListEntry, ("list_name", "code"), ("note",), cleaning.clean_code_list_entry),

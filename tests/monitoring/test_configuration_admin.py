@@ -172,7 +172,8 @@ class TestLists:
         assert AddressTag.objects.count() == 1
 
     def test_usd_is_always_one(self, console, org):
-        response = console.post("/admin/monitoring/assetprice/add/", {"organization": org.pk, "asset": "usd", "usd_rate": "2"})
+        response = console.post("/admin/monitoring/assetprice/add/", {"organization": org.pk, "asset": "usd", "usd_rate": "2",
+                                                                     "decimals": "0"})
         assert response.context["adminform"].form.errors["usd_rate"] == ["usd_rate of USD is always 1."]
         assert not AssetPrice.objects.exists()
 
@@ -184,11 +185,11 @@ class TestLists:
 
     def test_editing_an_entry_goes_through_the_service(self, console, org):
         price = AssetPrice.objects.create(organization=org, asset="BTC", usd_rate=60000)
-        response = console.post(f"/admin/monitoring/assetprice/{price.pk}/change/", {"asset": "btc", "usd_rate": "61000"})
+        response = console.post(f"/admin/monitoring/assetprice/{price.pk}/change/", {"asset": "btc", "usd_rate": "61000", "decimals": "8"})
         assert response.status_code == 302
         price.refresh_from_db()
-        assert price.usd_rate == 61000
-        assert AuditLogEntry.objects.get(action="asset_price.updated").after == {"asset": "BTC", "usd_rate": "61000"}
+        assert (price.usd_rate, price.decimals) == (61000, 8)
+        assert AuditLogEntry.objects.get(action="asset_price.updated").after == {"asset": "BTC", "usd_rate": "61000", "decimals": 8}
 
     def test_deleting_goes_through_the_service(self, console, org):
         blocked = BlockedAddress.objects.create(organization=org, chain_id=1, address="0x" + "b" * 40)

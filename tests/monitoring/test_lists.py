@@ -71,6 +71,9 @@ class TestEntries:
         ("asset_price", {"asset": "BTC", "usd_rate": "0.0000000000001"}, "usd_rate"),
         ("asset_price", {"asset": "BTC", "usd_rate": "1" * 19}, "usd_rate"),
         ("asset_price", {"asset": "USD", "usd_rate": "2"}, "usd_rate"),
+        ("asset_price", {"asset": "ETH", "usd_rate": "3000", "decimals": 78}, "decimals"),
+        ("asset_price", {"asset": "ETH", "usd_rate": "3000", "decimals": "18.5"}, "decimals"),
+        ("asset_price", {"asset": "ETH", "usd_rate": "3000", "decimals": -1}, "decimals"),
         ("code_list_entry", {"list_name": "high_risk_jurisdictions", "code": "ZZ"}, "code"),
         ("code_list_entry", {"list_name": "high_risk_jurisdictions", "code": "PRK"}, "code"),
         ("code_list_entry", {"list_name": "high_risk_mccs", "code": "48"}, "code"),
@@ -114,13 +117,15 @@ class TestEntries:
 
     def test_update_and_remove(self, org):
         price = add(org, "asset_price", asset="BTC", usd_rate="60000")
+        assert price.decimals == 0  # whole units unless said otherwise
         updated = services.list_entry_update(principal=principal(org), kind="asset_price", entry_id=price.pk,
-                                             fields={"asset": "btc", "usd_rate": "61000.5"})
-        assert (updated.asset, updated.usd_rate) == ("BTC", Decimal("61000.5"))
+                                             fields={"asset": "btc", "usd_rate": "61000.5", "decimals": "8"})
+        assert (updated.asset, updated.usd_rate, updated.decimals) == ("BTC", Decimal("61000.5"), 8)
         services.list_entry_remove(principal=principal(org), kind="asset_price", entry_id=price.pk)
         assert not AssetPrice.objects.exists()
         removed = AuditLogEntry.objects.get(action="asset_price.removed")
-        assert removed.object_id == str(price.pk) and removed.before == {"asset": "BTC", "usd_rate": "61000.500000000000"}
+        assert removed.object_id == str(price.pk)
+        assert removed.before == {"asset": "BTC", "usd_rate": "61000.500000000000", "decimals": 8}
 
     def test_update_onto_another_entrys_key_is_a_conflict(self, org):
         add(org, "code_list_entry", list_name="privacy_assets", code="XMR")
