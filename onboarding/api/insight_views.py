@@ -2,7 +2,7 @@
 
 import datetime as dt
 
-from django.http import HttpResponse
+from django.http import HttpResponse, JsonResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework.decorators import action
@@ -46,7 +46,9 @@ class EntityInsightsViewSet(EntityScopedViewSet):
     @action(detail=True, methods=["get"], url_path="peer-group")
     def peer_group(self, request, entity_id=None):
         group = peer_group(self.entity())
-        return Response(None if group is None else s.PeerGroupResponse(group).data)
+        if group is None:
+            return JsonResponse(None, safe=False)  # a JSON `null` body: DRF renders None as an empty one
+        return Response(s.PeerGroupResponse(group).data)
 
     @extend_schema(operation_id="related_entities_list", tags=["onboarding"], responses={200: s.RelatedEntityResponse(many=True)})
     @action(detail=True, methods=["get"], url_path="related")

@@ -1,0 +1,85 @@
+"""The compliance report (CSV that parses and resists formula injection) and the certificate (a PDF
+that opens and names the entity, read back with pdftotext)."""
+
+import csv
+import hashlib
+import io
+import shutil
+import subprocess
+
+import pytest
+
+from common.models import AuditLogEntry
+from onboarding.reports.compliance_csv import safe_cell
+from tests.onboarding.helpers import COMPANY, entity_url, onboard
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def client(api, org, key):
+    return api(key(org, role="l2_investigator"))
+
+
+def parse(response) -> list[list[str]]:
+    text = response.content.decode("utf-8")
+    assert text.startswith("\ufeff")
+    return list(csv.reader(io.StringIO(text[1:])))
+
+
+class TestComplianceReport:
+    def test_csv_with_checks_status_and_risk(self, client, django_capture_on_commit_callbacks):
+        entity = onboard(client, django_capture_on_commit_callbacks, COMPANY, legal_name="=HYPERLINK(\"http://evil\")")
+        client.post(entity_url(entity, "approve"), {"notes": "ok"}, format="json")
+        response = client.get(entity_url(entity, "compliance-report"))
+        assert response.status_code == 200 and response["Content-Type"] == "text/csv; charset=utf-8"
+        assert response["Content-Disposition"].startswith(f'attachment; filename="compliance-report-{entity["id"]}-')
+        rows = parse(response)
+        assert rows[0][:2] == ["entity_id", "legal_name"] and rows[1][1] == "'=HYPERLINK(\"http://evil\")"
+        header = rows.index(["timestamp", "section", "kind", "summary", "reference", "actor", "details"])
+        sections = {row[1] for row in rows[header + 1:]}
+        assert {"compliance_check", "status_change", "risk_change"} <= sections
+        assert [row[3] for row in rows[header + 1:] if row[1] == "status_change" and row[2] == "active"] == ["pending → active"]
+        assert b"\r\n" in response.content
+
+    def test_date_range(self, client):
+        entity = client.post("/v1/onboarding/entities", COMPANY, format="json").json()
+        rows = parse(client.get(entity_url(entity, "compliance-report"), {"from_date": "2000-01-01T00:00:00Z",
+                                                                          "to_date": "2000-12-31T00:00:00Z"}))
+        assert rows[-1] == ["timestamp", "section", "kind", "summary", "reference", "actor", "details"]
+        assert client.get(entity_url(entity, "compliance-report"), {"from_date": "yesterday"}).status_code == 422
+        assert client.get(entity_url(entity, "compliance-report"), {"from_date": "2026-02-01T00:00:00Z",
+                                                                    "to_date": "2026-01-01T00:00:00Z"}).status_code == 422
+
+    @pytest.mark.parametrize("value, expected", [("=1+1", "'=1+1"), ("+x", "'+x"), ("-2", "'-2"), ("@SUM", "'@SUM"),
+                                                 ("\tx", "'\tx"), ("plain", "plain"), (None, "")])
+    def test_formula_guard(self, value, expected):
+        assert safe_cell(value) == expected
+
+    def test_tenancy(self, client, api, other_org, key):
+        entity = client.post("/v1/onboarding/entities", COMPANY, format="json").json()
+        assert api().get(entity_url(entity, "compliance-report")).status_code == 401
+        assert api(key(other_org)).get(entity_url(entity, "compliance-report")).status_code == 404
+
+
+@pytest.mark.skipif(shutil.which("pdftotext") is None, reason="poppler-utils (scripts/debian-packages.txt) is not installed")
+class TestCertificate:
+    def test_pdf_opens_and_names_the_entity(self, client, django_capture_on_commit_callbacks, tmp_path, org):
+        entity = onboard(client, django_capture_on_commit_callbacks, COMPANY)
+        response = client.get(entity_url(entity, "compliance-certificate"))
+        assert response.status_code == 200 and response["Content-Type"] == "application/pdf"
+        assert response["Content-Disposition"] == f'attachment; filename="compliance-certificate-{entity["id"]}.pdf"'
+        assert response.content.startswith(b"%PDF")
+        path = tmp_path / "certificate.pdf"
+        path.write_bytes(response.content)
+        text = subprocess.run(["pdftotext", "-layout", str(path), "-"], check=True, capture_output=True, text=True).stdout
+        assert "Compliance certificate" in text and "Blue Harbor Trading LLC" in text and org.name in text
+        assert "sanctions" in text and response["X-Certificate-Hash"] in text.replace("\n", "").replace(" ", "")
+        issued = AuditLogEntry.objects.get(action="entity.certificate_issued", object_id=entity["id"])
+        assert issued.after["verification_hash"] == response["X-Certificate-Hash"]
+        assert len(response["X-Certificate-Hash"]) == len(hashlib.sha256().hexdigest())
+
+    def test_tenancy(self, client, api, other_org, key):
+        entity = client.post("/v1/onboarding/entities", COMPANY, format="json").json()
+        assert api().get(entity_url(entity, "compliance-certificate")).status_code == 401
+        assert api(key(other_org)).get(entity_url(entity, "compliance-certificate")).status_code == 404

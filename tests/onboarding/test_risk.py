@@ -1,0 +1,118 @@
+"""Risk: factors and tiers, history with events on change, the monitoring hook, and the explanation
+(deterministic, and from an OpenAI-compatible endpoint on loopback)."""
+
+import pytest
+
+from onboarding.models import Entity, RiskAssessment
+from onboarding.risk import FactorResult, RiskFactor, register_risk_factor, risk_recompute
+from onboarding.risk.factors import _no_monitoring_data
+from tests.onboarding.helpers import COMPANY, PERSON, entity_url
+from tests.onboarding.loopback import LoopbackServer
+from webhooks.models import Event
+
+pytestmark = pytest.mark.django_db
+URL = "/v1/onboarding/entities"
+
+
+@pytest.fixture
+def client(api, org, key):
+    return api(key(org, role="l2_investigator"))
+
+
+def create(client, body=PERSON, **overrides):
+    response = client.post(URL, {**body, **overrides}, format="json")
+    assert response.status_code == 201, response.json()
+    return response.json()
+
+
+class TestScore:
+    def test_scored_at_onboarding_with_every_factor(self, client):
+        body = create(client)
+        names = [f["name"] for f in body["risk_factors"]]
+        assert names == ["jurisdiction", "entity_profile", "screening", "alert_history", "behaviour"]
+        assert sum(f["weight"] for f in body["risk_factors"]) == 100
+        assert body["risk_score"] == round(sum(f["contribution"] for f in body["risk_factors"]))
+        assert body["risk_tier"] == "low"
+        history = RiskAssessment.objects.get(entity_id=body["id"])
+        assert (history.previous_score, history.score, history.reason) == (None, body["risk_score"], "onboarding")
+        event = Event.objects.get(type="entity.risk_score_changed", data__entity_id=body["id"])
+        assert event.data["new_score"] == body["risk_score"] and event.data["previous_tier"] is None
+
+    @pytest.mark.parametrize("overrides, tier", [
+        ({"jurisdiction": "DK"}, "low"),
+        ({"jurisdiction": "KP", "entity_type": "business", "industry": "crypto exchange", "legal_name": "X"}, "high"),
+        ({"jurisdiction": "VG", "entity_type": "business", "industry": "casino"}, "medium"),
+    ])
+    def test_tiers_follow_jurisdiction_and_industry(self, client, overrides, tier):
+        body = create(client, **overrides)
+        assert body["risk_tier"] == tier, body["risk_factors"]
+
+    def test_recompute_without_change_writes_no_history(self, client):
+        body = create(client)
+        entity = Entity.objects.get(pk=body["id"])
+        risk_recompute(entity=entity, reason="again")
+        assert RiskAssessment.objects.filter(entity=entity).count() == 1
+
+    def test_a_monitoring_factor_changes_the_score_and_the_history(self, client):
+        body = create(client)
+        entity = Entity.objects.get(pk=body["id"])
+        register_risk_factor(RiskFactor("alert_history", "Alert history", 10, lambda e: FactorResult(1.0, "3 critical alerts.")))
+        try:
+            risk_recompute(entity=entity, reason="alert raised")
+        finally:
+            register_risk_factor(RiskFactor("alert_history", "Alert history", 10, _no_monitoring_data))
+        entity.refresh_from_db()
+        assert entity.risk_score == body["risk_score"] + 10
+        history = client.get(entity_url(body, "risk-history")).json()
+        assert history["total"] == 2 and history["data"][0]["reason"] == "alert raised"
+        assert history["data"][0]["previous_score"] == body["risk_score"]
+        factor = next(f for f in history["data"][0]["factors"] if f["name"] == "alert_history")
+        assert factor["contribution"] == 10 and factor["detail"] == "3 critical alerts."
+
+
+class TestRiskHistoryEndpoint:
+    def test_roles_tenancy_and_limits(self, client, api, org, other_org, key):
+        body = create(client)
+        url = entity_url(body, "risk-history")
+        assert api().get(url).status_code == 401
+        assert api(key(other_org)).get(url).status_code == 404
+        assert api(key(org, role="viewer")).get(url).json()["limit"] == 50
+        assert client.get(url, {"limit": 500}).status_code == 200
+        assert client.get(url, {"limit": 501}).status_code == 422
+
+
+class TestExplanation:
+    def test_deterministic_by_default(self, client, settings):
+        settings.OPENAI_BASE_URL = ""
+        body = create(client, COMPANY, jurisdiction="KY", industry="payment processor")
+        first = client.get(entity_url(body, "ai-risk-explanation")).json()
+        again = client.get(entity_url(body, "ai-risk-explanation")).json()
+        assert first == again and first["generated_by"] == "deterministic" and first["model"] is None
+        assert "Blue Harbor Trading LLC" in first["narrative"] and "offshore financial centre" in first["narrative"]
+        assert first["risk_score"] == body["risk_score"] and len(first["factors"]) == 5
+
+    def test_from_an_openai_compatible_endpoint(self, client, settings):
+        def reply(request):
+            return 200, {"choices": [{"message": {"role": "assistant", "content": "Moderate risk: offshore jurisdiction."}}]}
+
+        body = create(client, COMPANY, jurisdiction="KY")
+        with LoopbackServer(reply) as server:
+            settings.OPENAI_BASE_URL, settings.OPENAI_API_KEY, settings.OPENAI_MODEL = server.url + "/v1", "sk-llm", "tiny-model"
+            answer = client.get(entity_url(body, "ai-risk-explanation")).json()
+        assert answer["generated_by"] == "llm" and answer["model"] == "tiny-model"
+        assert answer["narrative"] == "Moderate risk: offshore jurisdiction."
+        sent = server.requests[0]
+        assert sent["path"] == "/v1/chat/completions" and sent["headers"]["Authorization"] == "Bearer sk-llm"
+        assert sent["body"]["model"] == "tiny-model" and "jurisdiction" in sent["body"]["messages"][1]["content"]
+
+    def test_a_failing_model_falls_back(self, client, settings):
+        body = create(client)
+        with LoopbackServer(lambda request: (500, {"error": "overloaded"})) as server:
+            settings.OPENAI_BASE_URL, settings.OPENAI_API_KEY, settings.OPENAI_MODEL = server.url, "k", "m"
+            answer = client.get(entity_url(body, "ai-risk-explanation")).json()
+        assert answer["generated_by"] == "deterministic" and "HTTPError" in answer["fallback_reason"]
+
+    def test_tenancy(self, client, api, other_org, key):
+        body = create(client)
+        assert api().get(entity_url(body, "ai-risk-explanation")).status_code == 401
+        assert api(key(other_org)).get(entity_url(body, "ai-risk-explanation")).status_code == 404
