@@ -30,6 +30,8 @@ def actor_of(who) -> Actor:
     if isinstance(who, Principal):
         if who.api_key is not None:
             return Actor(AuditLogEntry.ActorType.API_KEY, str(who.api_key.pk), f"{who.api_key.name} ({who.api_key.prefix}…)")
+        if who.user is None:
+            return SYSTEM
         who = who.user
     return Actor(AuditLogEntry.ActorType.USER, str(who.pk), who.email)
 

@@ -18,6 +18,13 @@ class Principal:
     api_key: "ApiKey | None" = None
     session_token: "SessionToken | None" = None
 
+    @classmethod
+    def system(cls, organization, mode: str) -> "Principal":
+        """The service itself acting for an organization (management commands, workers)."""
+        from organizations.choices import Role
+
+        return cls(credential="system", organization=organization, mode=mode, role=Role.ADMIN)
+
     @property
     def is_api_key(self) -> bool:
         return self.credential == "api_key"
