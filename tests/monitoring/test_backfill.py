@@ -1,6 +1,7 @@
 """backfill: CSV and JSON Lines, invalid lines reported by number, idempotent, resumable."""
 
 import io
+import json
 
 import pytest
 from django.core.management import CommandError, call_command
@@ -52,11 +53,9 @@ def test_rerun_and_resume(org, customer, tmp_path):
 
 def test_json_lines_with_fiat_events(org, customer, tmp_path):
     path = tmp_path / "h.jsonl"
-    path.write_text(
-        f'{{"entity_id": "{customer.pk}", "event_type": "wire_in", "amount": "5000", "event_timestamp": "2026-02-01T10:00:00Z", "reference": "W1"}}\n'
-        "{not json\n"
-        f'{{"entity_id": "{customer.pk}", "event_type": "teleport", "amount": "1", "event_timestamp": "2026-02-01T10:00:00Z"}}\n'
-    )
+    good = {"entity_id": str(customer.pk), "event_type": "wire_in", "amount": "5000", "event_timestamp": "2026-02-01T10:00:00Z",
+            "reference": "W1"}
+    path.write_text(json.dumps(good) + "\n{not json\n" + json.dumps({**good, "event_type": "teleport", "reference": "W2"}) + "\n")
     out, err = run(str(path), "--org", org.slug)
     assert "line 2: not JSON" in err and "line 3: event_type" in err
     assert FiatEvent.objects.get().reference == "W1" and FiatEvent.objects.get().monitored is False
