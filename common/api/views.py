@@ -49,11 +49,17 @@ class TenantScopedMixin:
     def base_queryset(self):
         raise NotImplementedError
 
+    def schema_model(self):
+        """The model the OpenAPI generator describes (no request, so no tenant, at that time)."""
+        return getattr(self, "model", None) or self.get_serializer_class().Meta.model
+
     @property
     def principal(self) -> Principal:
         return self.request.auth
 
     def get_queryset(self):
+        if getattr(self, "swagger_fake_view", False):  # drf-spectacular reads the model for path parameter types
+            return self.schema_model().objects.none()
         queryset = self.base_queryset()
         scope = getattr(queryset.model, "tenant_scope", None)
         if scope is None:

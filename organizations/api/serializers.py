@@ -7,7 +7,7 @@ from organizations.choices import Mode, Role, Tier, TinType
 from organizations.models import ApiKey, Invitation, Membership, Organization
 
 
-class AddressSerializer(StrictSerializer):
+class FilerAddressSerializer(StrictSerializer):
     line1 = serializers.CharField(max_length=200)
     city = serializers.CharField(max_length=100)
     state = serializers.CharField(max_length=100, required=False, allow_blank=True, default="")
@@ -22,7 +22,7 @@ class FilerProfileSerializer(StrictSerializer):
     tin = serializers.RegexField(r"^[0-9A-Za-z-]{4,25}$", required=False,
                                  error_messages={"invalid": "The TIN must be 4–25 letters, digits or dashes."})
     tin_type = serializers.ChoiceField(choices=TinType.choices, required=False)
-    address = AddressSerializer(required=False)
+    address = FilerAddressSerializer(required=False)
     primary_regulator = serializers.CharField(max_length=100, required=False)
     contact_office = serializers.CharField(max_length=100, required=False)
     contact_phone = serializers.RegexField(r"^\+?[0-9 ()-]{6,20}$", required=False,
