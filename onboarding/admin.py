@@ -1,0 +1,203 @@
+"""The investigator console for onboarding: entities (review actions through the same services as the
+API), screening hits (mark false positive), compliance checks, and the sanctions lists."""
+
+from functools import partial
+
+from django.contrib import admin
+from django.template.response import TemplateResponse
+from django.utils.html import format_html, format_html_join
+
+from common.admin_support import ReadOnlyAdmin, admin_principal, run_service
+from onboarding import selectors, services
+from onboarding.models import (
+    BeneficialOwner,
+    ComplianceCheck,
+    Entity,
+    RiskAssessment,
+    SanctionsList,
+    ScreeningHit,
+    Wallet,
+)
+
+
+def reason_form(request, queryset, *, action: str, title: str, intro: str, submit: str, reason_required: bool, with_notes=False):
+    """The confirm page of an action that needs a reason; None once it was submitted."""
+    if request.POST.get("apply"):
+        return None
+    return TemplateResponse(request, "admin/onboarding/action_reason.html", {
+        **admin.site.each_context(request), "title": title, "intro": intro, "queryset": queryset, "action": action,
+        "submit": submit, "reason_required": reason_required, "with_notes": with_notes,
+    })
+
+
+class ReadOnlyInline(admin.TabularInline):
+    extra = 0
+    can_delete = False
+    show_change_link = True
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+
+class OwnerInline(ReadOnlyInline):
+    model = BeneficialOwner
+    fields = readonly_fields = ("name", "date_of_birth", "nationality", "ownership_pct", "tax_id_masked")
+    show_change_link = False
+
+
+class WalletInline(ReadOnlyInline):
+    model = Wallet
+    fields = readonly_fields = ("chain_id", "address", "label", "status", "flagged", "flag_reason", "created_at")
+    show_change_link = False
+
+
+class CheckInline(ReadOnlyInline):
+    model = ComplianceCheck
+    fields = readonly_fields = ("created_at", "check_type", "result", "score", "provider", "external", "summary")
+    ordering = ("-created_at",)
+
+
+class HitInline(ReadOnlyInline):
+    model = ScreeningHit
+    fk_name = "entity"
+    fields = readonly_fields = ("subject_type", "subject_value", "primary_name", "source", "entry_uid", "score", "outcome", "status",
+                                "active")
+    verbose_name_plural = "screening hits (open one to mark it a false positive)"
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).filter(active=True)
+
+
+class RiskInline(ReadOnlyInline):
+    model = RiskAssessment
+    fields = readonly_fields = ("created_at", "score", "tier", "previous_score", "reason", "actor_label")
+    ordering = ("-created_at",)
+    show_change_link = False
+    verbose_name_plural = "risk history"
+
+
+@admin.register(Entity)
+class EntityAdmin(admin.ModelAdmin):
+    list_display = ("legal_name", "entity_type", "jurisdiction", "status", "risk_score", "risk_tier", "sanctioned", "organization",
+                    "mode", "created_at")
+    list_filter = ("status", "risk_tier", "sanctioned", "entity_type", "mode", "organization")
+    search_fields = ("legal_name", "external_id", "registration_number")
+    list_select_related = ("organization",)
+    actions = ["approve", "reject", "suspend"]
+    inlines = [OwnerInline, WalletInline, CheckInline, HitInline, RiskInline]
+    fieldsets = (
+        (None, {"fields": ("organization", "mode", "legal_name", "entity_type", "jurisdiction", "external_id", "registration_number",
+                           "tax_id_masked", "date_of_birth", "industry", "address", "website", "email", "phone",
+                           "expected_monthly_volume_usd", "metadata")}),
+        ("Status", {"fields": ("status", "status_reason", "status_changed_at", "sanctioned", "pep", "adverse_media")}),
+        ("Risk", {"fields": ("risk_score", "risk_tier", "risk_factor_table")}),
+        ("Audit trail", {"fields": ("audit_trail",)}),
+    )
+
+    def get_readonly_fields(self, request, obj=None):
+        return [field for fieldset in self.fieldsets for field in fieldset[1]["fields"]]
+
+    def has_add_permission(self, request):
+        return False  # entities are onboarded through the API, which screens them
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+    @admin.display(description="Risk factors")
+    def risk_factor_table(self, entity):
+        rows = format_html_join("", "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                                ((f["label"], f["weight"], f["contribution"], f["detail"]) for f in entity.risk_factors or []))
+        return format_html("<table><tr><th>Factor</th><th>Weight</th><th>Points</th><th>Why</th></tr>{}</table>", rows)
+
+    @admin.display(description="Audit trail")
+    def audit_trail(self, entity):
+        entries = selectors.audit_of_entity(entity)[:200]
+        rows = format_html_join("", "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                                ((e.created_at.strftime("%Y-%m-%d %H:%M:%S"), e.actor_label or e.actor_type, e.action,
+                                  e.after or "") for e in entries))
+        return format_html("<table><tr><th>When</th><th>Who</th><th>What</th><th>After</th></tr>{}</table>", rows)
+
+    def _review(self, request, queryset, decision: str, *, reason_required: bool):
+        page = reason_form(request, queryset, action=decision, title=f"{decision.capitalize()} entities", submit=decision.capitalize(),
+                           intro=f"{decision.capitalize()} these entities. The decision is recorded with your name.",
+                           reason_required=reason_required, with_notes=True)
+        if page is not None:
+            return page
+        reason, notes = request.POST.get("reason", ""), request.POST.get("notes", "")
+        for entity in queryset:
+            principal = admin_principal(request, entity.organization, entity.mode)
+            run_service(request, partial(services.entity_review, principal=principal, entity_id=entity.pk, action=decision,
+                                         reason=reason, notes=notes), f"{entity}: {decision} done.")
+        return None
+
+    @admin.action(description="Approve the selected entities")
+    def approve(self, request, queryset):
+        return self._review(request, queryset, "approve", reason_required=False)
+
+    @admin.action(description="Reject the selected entities")
+    def reject(self, request, queryset):
+        return self._review(request, queryset, "reject", reason_required=True)
+
+    @admin.action(description="Suspend the selected entities")
+    def suspend(self, request, queryset):
+        return self._review(request, queryset, "suspend", reason_required=True)
+
+
+@admin.register(ScreeningHit)
+class ScreeningHitAdmin(ReadOnlyAdmin):
+    list_display = ("subject_value", "primary_name", "source", "entry_uid", "score", "outcome", "status", "active", "entity",
+                    "created_at")
+    list_filter = ("status", "outcome", "active", "source", "subject_type", "mode")
+    search_fields = ("subject_value", "primary_name", "entry_uid")
+    list_select_related = ("entity", "false_positive")
+    actions = ["mark_false_positive"]
+    readonly_fields = ("entity", "subject_type", "subject_value", "source", "entry_uid", "entry_version_hash", "primary_name",
+                       "matched_name", "score", "outcome", "method", "status", "active", "false_positive_decision", "explanation")
+    fields = readonly_fields
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).order_by("-created_at", "id")
+
+    @admin.display(description="False-positive decision")
+    def false_positive_decision(self, hit):
+        decision = hit.false_positive
+        if decision is None:
+            return "—"
+        return f"{decision.decided_by} on {decision.created_at:%Y-%m-%d %H:%M}: {decision.reason}"
+
+    @admin.action(description="Mark the selected hits as false positives")
+    def mark_false_positive(self, request, queryset):
+        page = reason_form(request, queryset, action="mark_false_positive", title="Mark hits as false positives",
+                           intro="The listed entry is not this entity. The hit is not raised again for the entity until the "
+                                 "publisher changes the entry.", submit="Mark false positive", reason_required=True)
+        if page is not None:
+            return page
+        for hit in queryset.select_related("entity__organization"):
+            principal = admin_principal(request, hit.entity.organization, hit.mode)
+            run_service(request, partial(services.hit_mark_false_positive, principal=principal, entity_id=hit.entity_id,
+                                         hit_id=hit.pk, reason=request.POST.get("reason", "")),
+                        f"{hit}: marked a false positive.")
+        return None
+
+
+@admin.register(ComplianceCheck)
+class ComplianceCheckAdmin(ReadOnlyAdmin):
+    list_display = ("entity", "check_type", "result", "score", "provider", "external", "created_at")
+    list_filter = ("check_type", "result", "external", "mode")
+    search_fields = ("entity__legal_name", "provider")
+    list_select_related = ("entity",)
+    fields = ("entity", "check_type", "result", "score", "provider", "external", "counts_toward_status", "summary", "requested_by",
+              "details", "raw_response", "created_at")
+    readonly_fields = fields
+
+
+@admin.register(SanctionsList)
+class SanctionsListAdmin(ReadOnlyAdmin):
+    list_display = ("source", "entry_count", "name_count", "digital_address_count", "version", "published_at", "loaded_at",
+                    "checked_at", "skipped_count")
+    fields = ("source", "version", "published_at", "loaded_at", "checked_at", "content_hash", "entry_count", "name_count",
+              "address_count", "digital_address_count", "skipped_count", "skipped_samples", "source_files")
+    readonly_fields = fields

@@ -1,0 +1,82 @@
+"""The investigator console: entity list and page, review actions and false positives through the
+services (roles included), sanctions lists."""
+
+import pytest
+
+from common.models import AuditLogEntry
+from onboarding.models import Entity, ScreeningHit
+from organizations.models import Membership
+from tests.onboarding.helpers import COMPANY, onboard
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def client(api, org, key):
+    return api(key(org, role="l2_investigator"))
+
+
+@pytest.fixture
+def entity(client):
+    return client.post("/v1/onboarding/entities", {**COMPANY, "wallets": [{"chain_id": 0, "address": "acct-1"}],
+                                                   "ubos": [{"name": "Ana Lima"}]}, format="json").json()
+
+
+def action(admin_client, url, name, ids, **form):
+    return admin_client.post(url, {"action": name, "_selected_action": ids, **form}, follow=True)
+
+
+def test_list_filters_and_entity_page(admin_client, entity):
+    listing = admin_client.get("/admin/onboarding/entity/", {"status__exact": "pending", "risk_tier__exact": "low"})
+    assert listing.status_code == 200 and b"Blue Harbor Trading LLC" in listing.content
+    assert b"Blue Harbor" not in admin_client.get("/admin/onboarding/entity/", {"status__exact": "active"}).content
+    page = admin_client.get(f"/admin/onboarding/entity/{entity['id']}/change/")
+    assert page.status_code == 200
+    for text in (b"Risk factors", b"Jurisdiction", b"entity.created", b"acct-1", b"Ana Lima", b"risk history"):
+        assert text.lower() in page.content.lower(), text
+
+
+def test_approve_asks_then_calls_the_service(admin_client, entity):
+    url = "/admin/onboarding/entity/"
+    confirm = admin_client.post(url, {"action": "approve", "_selected_action": [entity["id"]]})
+    assert confirm.status_code == 200 and b"Approve entities" in confirm.content
+    assert Entity.objects.get(pk=entity["id"]).status == "pending"
+    action(admin_client, url, "approve", [entity["id"]], apply="1", reason="", notes="documents checked")
+    assert Entity.objects.get(pk=entity["id"]).status == "active"
+    audit = AuditLogEntry.objects.get(action="entity.approve", object_id=entity["id"])
+    assert audit.actor_type == "user" and audit.after["notes"] == "documents checked"
+
+
+def test_reject_without_reason_is_refused(admin_client, entity):
+    response = action(admin_client, "/admin/onboarding/entity/", "reject", [entity["id"]], apply="1", reason="")
+    assert b"A reason is required" in response.content
+    assert Entity.objects.get(pk=entity["id"]).status == "pending"
+
+
+def test_the_console_user_needs_the_role(client, org, make_user, entity):
+    from django.test import Client
+
+    user = make_user("analyst@acme.example")
+    user.is_staff = True
+    user.is_superuser = True
+    user.save()
+    Membership.objects.create(organization=org, user=user, role="l1_analyst")
+    console = Client()
+    console.force_login(user)
+    response = action(console, "/admin/onboarding/entity/", "suspend", [entity["id"]], apply="1", reason="x")
+    assert b"needs the role l2_investigator" in response.content
+
+
+@pytest.mark.usefixtures("sanctions_index")
+def test_mark_false_positive_from_the_console(admin_client, client, django_capture_on_commit_callbacks):
+    entity = onboard(client, django_capture_on_commit_callbacks, {"legal_name": "Ismael Zambada Garcia", "entity_type": "individual",
+                                                                   "jurisdiction": "MX"})
+    hit = ScreeningHit.objects.get(entity_id=entity["id"], entry_uid="7226", active=True)
+    page = admin_client.get(f"/admin/onboarding/screeninghit/{hit.pk}/change/")
+    assert page.status_code == 200 and b"ZAMBADA GARCIA" in page.content
+    action(admin_client, "/admin/onboarding/screeninghit/", "mark_false_positive", [hit.pk], apply="1", reason="different person")
+    hit.refresh_from_db()
+    assert hit.status == "false_positive" and hit.false_positive.reason == "different person"
+    assert hit.false_positive.decided_by_user is not None
+    lists = admin_client.get("/admin/onboarding/sanctionslist/")
+    assert lists.status_code == 200 and b"8976" in lists.content
