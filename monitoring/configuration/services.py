@@ -35,7 +35,7 @@ def _setting_state(setting: RuleSetting) -> dict:
             "severity": setting.severity}
 
 
-def _merged_overrides(rule: Rule, stored: Mapping, patch: Mapping) -> dict:
+def merged_overrides(rule: Rule, stored: Mapping, patch: Mapping) -> dict:
     """The overrides after the patch, validated as one set (cross-parameter checks see the result).
     A null resets a parameter to its default; a null for a name the rule never had is still an error."""
     if not isinstance(patch, Mapping):
@@ -75,7 +75,7 @@ def rule_setting_update(*, principal: Principal, rule_id, enabled: bool | None =
     if severity is not None:
         setting.severity = _severity(severity)
     if parameters is not None:
-        setting.parameters = _merged_overrides(rule, setting.parameters, parameters)
+        setting.parameters = merged_overrides(rule, setting.parameters, parameters)
     if _setting_state(setting) == before:
         return setting  # nothing changed: no write, no audit row
     setting.updated_by = principal.user
