@@ -1,5 +1,7 @@
 """POST /v1/monitoring/rules/{rule_id}/backtest: candidate vs current settings on stored history; creates nothing."""
 
+from datetime import UTC, datetime
+
 import pytest
 
 from common.principal import Principal
@@ -17,17 +19,13 @@ def history(org):
     """Three customers with one transfer each: 6,000, 11,000 and 25,000 USD, stored without monitoring."""
     AssetPrice.objects.update_or_create(organization=org, asset="USDC", defaults={"usd_rate": 1})
     ids = []
-    for i, amount in enumerate(["6000", "11000", "25000"]):
+    for i in range(3):
         entity = Entity.objects.create(organization=org, mode="test", legal_name=f"C{i}", entity_type="business", jurisdiction="US")
         Wallet.objects.create(organization=org, mode="test", entity=entity, chain_id=1, address=f"0x{i + 1:040x}")
         ids.append(str(entity.pk))
     items = [{"chain_id": 1, "from_address": f"0x{i + 1:040x}", "to_address": f"0x{999:040x}", "amount": amount, "asset": "USDC",
-              "timestamp": f"2026-01-1{i}T12:00:00Z", "tx_hash": f"0x{i}", "log_index": 0}
+              "timestamp": datetime(2026, 1, 10 + i, 12, tzinfo=UTC), "tx_hash": f"0x{i}", "log_index": 0}
              for i, amount in enumerate(["6000", "11000", "25000"])]
-    from django.utils.dateparse import parse_datetime
-
-    for item in items:
-        item["timestamp"] = parse_datetime(item["timestamp"])
     transactions_ingest_batch(principal=Principal.system(org, "test"), items=items, run_monitoring=False)
     return ids
 
