@@ -1,0 +1,126 @@
+"""The alert queue: open work first, by severity, overdue highlighted; the alert page with its
+evidence, hits and transactions; dispositions through the same service as the API."""
+
+import json
+
+from django import forms
+from django.contrib import admin
+from django.db.models import Case, IntegerField, Value, When
+from django.template.response import TemplateResponse
+from django.utils import timezone
+from django.utils.html import format_html, format_html_join
+
+from common.admin_support import ReadOnlyAdmin, admin_principal, run_service
+from monitoring.alerts import services
+from monitoring.choices import AlertStatus, Disposition, Severity
+from monitoring.models import Alert, AlertHit
+
+SEVERITY_ORDER = Case(*[When(severity=s, then=Value(i)) for i, s in enumerate(
+    [Severity.CRITICAL, Severity.HIGH, Severity.MEDIUM, Severity.LOW])], output_field=IntegerField())
+STATUS_ORDER = Case(When(status=AlertStatus.CLOSED, then=Value(1)), default=Value(0), output_field=IntegerField())
+SEVERITY_COLOURS = {"critical": "#b91c1c", "high": "#c2410c", "medium": "#a16207", "low": "#4b5563"}
+
+
+class QueueFilter(admin.SimpleListFilter):
+    """The work queue by default: alerts not yet disposed."""
+
+    title = "queue"
+    parameter_name = "queue"
+
+    def lookups(self, request, model_admin):
+        return [("open", "Open (default)"), ("overdue", "Overdue"), ("closed", "Closed"), ("all", "All")]
+
+    def choices(self, changelist):
+        for lookup, title in self.lookup_choices:
+            yield {"selected": (self.value() or "open") == lookup, "display": title,
+                   "query_string": changelist.get_query_string({self.parameter_name: lookup})}
+
+    def queryset(self, request, queryset):
+        value = self.value() or "open"
+        if value == "open":
+            return queryset.exclude(status=AlertStatus.CLOSED)
+        if value == "overdue":
+            return queryset.exclude(status=AlertStatus.CLOSED).filter(sla_due_at__lt=timezone.now())
+        if value == "closed":
+            return queryset.filter(status=AlertStatus.CLOSED)
+        return queryset
+
+
+class HitInline(admin.TabularInline):
+    model = AlertHit
+    fields = ("triggered_at", "event_kind", "event_id", "measured")
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+    ordering = ("triggered_at",)
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+    @admin.display(description="measured values")
+    def measured(self, hit):
+        return json.dumps(hit.evidence.get("measured", {}), indent=1, default=str)
+
+
+class DispositionForm(forms.Form):
+    disposition = forms.ChoiceField(choices=Disposition.choices)
+    notes = forms.CharField(widget=forms.Textarea(attrs={"rows": 4, "cols": 60}), required=False)
+
+
+@admin.register(Alert)
+class AlertAdmin(ReadOnlyAdmin):
+    list_display = ("created_at", "severity_badge", "rule_name", "entity", "status", "hit_count", "sla", "disposition", "mode")
+    list_filter = (QueueFilter, "severity", "rule_code", "mode", "organization")
+    search_fields = ("entity__legal_name", "entity__external_id", "rule_code", "=id")
+    list_select_related = ("entity", "organization")
+    readonly_fields = ("organization", "mode", "entity", "rule_number", "rule_code", "rule_name", "severity", "score", "status",
+                       "description", "evidence_pretty", "hit_count", "first_triggered_at", "last_triggered_at", "sla_due_at",
+                       "disposition", "disposition_notes", "disposed_by_label", "disposed_at", "transactions_list")
+    exclude = ("evidence", "transactions", "fiat_events", "disposed_by", "sla_breach_notified_at")
+    inlines = [HitInline]
+    actions = ["dispose"]
+
+    def has_view_permission(self, request, obj=None):
+        return request.user.is_staff
+
+    def get_queryset(self, request):
+        alerts = super().get_queryset(request).annotate(status_rank=STATUS_ORDER, severity_rank=SEVERITY_ORDER)
+        if not request.user.is_superuser:
+            alerts = alerts.filter(organization__memberships__user=request.user)
+        return alerts.order_by("status_rank", "severity_rank", "sla_due_at")
+
+    @admin.display(description="severity", ordering="severity_rank")
+    def severity_badge(self, alert):
+        return format_html('<strong style="color:{}">{}</strong>', SEVERITY_COLOURS.get(alert.severity, "#000"), alert.severity)
+
+    @admin.display(description="SLA due", ordering="sla_due_at")
+    def sla(self, alert):
+        overdue = alert.status != AlertStatus.CLOSED and alert.sla_due_at < timezone.now()
+        style = "color:#b91c1c;font-weight:bold" if overdue else ""
+        return format_html('<span style="{}">{}{}</span>', style, alert.sla_due_at.strftime("%Y-%m-%d %H:%M"),
+                           " (overdue)" if overdue else "")
+
+    @admin.display(description="evidence (first hit)")
+    def evidence_pretty(self, alert):
+        return format_html("<pre>{}</pre>", json.dumps(alert.evidence, indent=2, default=str))
+
+    @admin.display(description="transactions")
+    def transactions_list(self, alert):
+        rows = alert.transactions.order_by("timestamp")[:200]
+        return format_html_join("", "<div>{} · {} {} · {} → {} · chain {} · {}</div>", (
+            (tx.timestamp.strftime("%Y-%m-%d %H:%M:%S"), tx.amount, tx.asset, tx.from_address, tx.to_address, tx.chain_id, tx.tx_hash)
+            for tx in rows)) or "—"
+
+    @admin.action(description="Set a disposition on the selected alerts…")
+    def dispose(self, request, queryset):
+        form = DispositionForm(request.POST if "apply" in request.POST else None)
+        if "apply" in request.POST and form.is_valid():
+            done = sum(run_service(request, lambda alert=alert: services.alert_dispose(
+                principal=admin_principal(request, alert.organization, alert.mode), alert_id=alert.pk, **form.cleaned_data))
+                for alert in queryset)
+            self.message_user(request, f"{done} alert(s) closed as {form.cleaned_data['disposition']}.")
+            return None
+        return TemplateResponse(request, "admin/monitoring/alert/dispose.html", {
+            **self.admin_site.each_context(request), "title": "Set a disposition", "alerts": queryset, "form": form,
+            "opts": self.model._meta, "action_checkbox_name": admin.helpers.ACTION_CHECKBOX_NAME,
+        })

@@ -1,0 +1,52 @@
+"""The alert queue in the console: default queue, overdue highlighting, detail page, disposition action."""
+
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from monitoring.models import Alert, AssetPrice
+from webhooks.models import Event
+
+pytestmark = pytest.mark.django_db
+EVM = "0x52908400098527886e0f7030069857d2e4169ee7"
+
+
+@pytest.fixture
+def alerts(api, org, key):
+    AssetPrice.objects.update_or_create(organization=org, asset="USDC", defaults={"usd_rate": 1})
+    client = api(key(org))
+    client.post("/v1/onboarding/entities", {"legal_name": "Queue Co", "entity_type": "business", "jurisdiction": "US",
+                                             "wallets": [{"chain_id": 1, "address": EVM}]}, format="json")
+    client.post("/v1/monitoring/transfers", {"from_address": f"0x{7:040x}", "to_address": EVM, "amount": "50000", "asset": "USDC",
+                                             "chain_id": 1, "timestamp": "2026-03-01T10:00:00Z", "tx_hash": "0x1"}, format="json")
+    return list(Alert.objects.all())
+
+
+def test_queue_shows_open_work_and_marks_overdue(admin_client, alerts):
+    Alert.objects.filter(pk=alerts[0].pk).update(sla_due_at=timezone.now() - timedelta(hours=1))
+    Alert.objects.filter(pk=alerts[1].pk).update(status="closed", disposition="false_positive")
+    page = admin_client.get("/admin/monitoring/alert/").content.decode()
+    assert "(overdue)" in page and alerts[0].rule_name in page
+    assert f"/admin/monitoring/alert/{alerts[1].pk}/change/" not in page  # closed: out of the default queue
+    overdue = admin_client.get("/admin/monitoring/alert/?queue=overdue").content.decode()
+    assert f"/admin/monitoring/alert/{alerts[0].pk}/change/" in overdue
+    detail = admin_client.get(f"/admin/monitoring/alert/{alerts[0].pk}/change/").content.decode()
+    assert "measured values" in detail.lower() and "0x1" in detail
+
+
+def test_disposition_action_uses_the_service(admin_client, alerts):
+    target = alerts[0]
+    confirm = admin_client.post("/admin/monitoring/alert/", {"action": "dispose", "_selected_action": [target.pk]})
+    assert b"Close the alerts" in confirm.content
+    assert Alert.objects.get(pk=target.pk).status == "open"
+    admin_client.post("/admin/monitoring/alert/", {"action": "dispose", "_selected_action": [target.pk], "apply": "1",
+                                                   "disposition": "true_positive", "notes": "confirmed"}, follow=True)
+    target.refresh_from_db()
+    assert (target.status, target.disposition, target.disposition_notes) == ("closed", "true_positive", "confirmed")
+    assert Event.objects.filter(type="alert.disposition_set", data__alert_id=str(target.pk)).exists()
+    again = admin_client.post("/admin/monitoring/alert/?queue=all", {"action": "dispose", "_selected_action": [target.pk], "apply": "1",
+                                                           "disposition": "false_positive"}, follow=True)
+    assert b"already has the disposition" in again.content
+    target.refresh_from_db()
+    assert target.disposition == "true_positive"
