@@ -1,6 +1,5 @@
 """/v1/developer/webhook-endpoints: manage endpoints, send a test event, read deliveries, retry one."""
 
-from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import mixins, status
 from rest_framework.decorators import action
@@ -19,7 +18,6 @@ UUID_PATTERN = "[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9
 ADMIN_ACTIONS = ("create", "partial_update", "destroy", "rotate_secret", "send_test", "retry_delivery")
 
 
-@extend_schema(parameters=[OpenApiParameter("id", OpenApiTypes.UUID, OpenApiParameter.PATH)])
 class WebhookEndpointViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, V1ViewSet):
     """Endpoints of the caller's organization in the caller's mode. Reads: viewer and above;
     writes: admin. An API key or a user session."""
