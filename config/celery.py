@@ -14,4 +14,5 @@ app.conf.beat_schedule = {
     "webhooks.sweep_deliveries": {"task": "webhooks.sweep_deliveries", "schedule": 5.0},
     "webhooks.sweep_callbacks": {"task": "webhooks.sweep_callbacks", "schedule": 60.0},
     "onboarding.sweep_unscreened": {"task": "onboarding.sweep_unscreened", "schedule": 300.0},
+    "filings.sweep_sla_breaches": {"task": "filings.sweep_sla_breaches", "schedule": 60.0},
 }

@@ -25,6 +25,7 @@ v1 = [
     path("developer/", include(developer.urls)),
     path("onboarding/", include("onboarding.api.urls")),
     path("onboarding/", include("monitoring.api.entity_urls")),
+    path("onboarding/", include("filings.api.urls")),
     path("monitoring/screening", ExternalScreeningView.as_view(), name="monitoring-screening"),
     path("monitoring/", include("monitoring.api.urls")),
     path("compliance/", include("compliance.api.urls")),

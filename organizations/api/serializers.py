@@ -27,6 +27,21 @@ class FilerProfileSerializer(StrictSerializer):
     contact_office = serializers.CharField(max_length=100, required=False)
     contact_phone = serializers.RegexField(r"^\+?[0-9 ()-]{6,20}$", required=False,
                                            error_messages={"invalid": "Use digits, spaces, +, (, ) and -."})
+    # What the regulators' reports need beyond the above (docs/filings.md, docs/cases.md).
+    dba_name = serializers.CharField(max_length=150, required=False)
+    institution_type = serializers.ChoiceField(choices=[
+        "virtual_asset_service_provider", "money_services_business", "depository_institution", "securities_futures", "casino",
+        "insurance", "loan_finance", "other"], required=False)
+    institution_type_other = serializers.CharField(max_length=50, required=False)
+    transmitter_control_code = serializers.RegexField(
+        r"^[A-Za-z0-9]{8}$", required=False, help_text="FinCEN BSA E-Filing Transmitter Control Code (8 characters).",
+        error_messages={"invalid": "A FinCEN TCC is 8 letters or digits."})
+    reporting_entity_number = serializers.RegexField(
+        r"^[0-9]{1,7}$", required=False, help_text="FINTRAC (7 digits) or AUSTRAC reporting entity number.",
+        error_messages={"invalid": "A reporting entity number is up to 7 digits (FINTRAC: exactly 7)."})
+    regulator_contact_id = serializers.IntegerField(min_value=0, required=False, help_text="FINTRAC: the contact's id.")
+    reporting_entity_location_id = serializers.CharField(max_length=30, required=False,
+                                                         help_text="FINTRAC: the location where the transactions happen.")
 
 
 class OrganizationCreateRequest(StrictSerializer):

@@ -1,0 +1,50 @@
+"""What the filings views share: the entity from the URL, scoped to the caller; the form-data body;
+pagination; documents as responses."""
+
+from __future__ import annotations
+
+from django.http import HttpResponse, QueryDict
+
+from common.api.pagination import paginator
+from common.api.views import V1APIView
+from common.errors import BadRequest, NotFound
+from onboarding.models import Entity
+
+TAGS_CASES = ["onboarding: cases"]
+TAGS_FILINGS = ["onboarding: filings"]
+
+
+class FilingsView(V1APIView):
+    @property
+    def principal(self):
+        return self.request.auth
+
+    def entity(self, entity_id) -> Entity:
+        principal = self.principal
+        entity = Entity.objects.filter(pk=entity_id, organization=principal.organization, mode=principal.mode).first()
+        if entity is None:
+            raise NotFound("No entity of yours has this id.")
+        return entity
+
+    def form_body(self) -> dict | None:
+        """The form data of the body (a JSON object), or None for an empty body."""
+        data = self.request.data
+        if isinstance(data, QueryDict):
+            if data:
+                raise BadRequest("Send the form data as a JSON object (Content-Type: application/json).")
+            return None
+        return data or None
+
+    def page(self, queryset, serializer_class, *, default: int = 20, maximum: int = 100, **context):
+        pager = paginator(default, maximum)()
+        rows = pager.paginate_queryset(queryset, self.request, view=self)
+        return pager.get_paginated_response(serializer_class(rows, many=True, context=context).data)
+
+
+def document_response(content: bytes, content_type: str, filename: str, *, attachment: bool = False, headers=None) -> HttpResponse:
+    response = HttpResponse(content, content_type=content_type)
+    safe = "".join(char if char.isalnum() or char in "-_." else "-" for char in filename) or "report"
+    response["Content-Disposition"] = f'{"attachment" if attachment else "inline"}; filename="{safe}"'
+    for name, value in (headers or {}).items():
+        response[name] = value
+    return response

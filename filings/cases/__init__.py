@@ -1,0 +1,1 @@
+"""Case management: attaching alerts, assignment, status, comments, merge and split, deadlines."""

@@ -1,0 +1,112 @@
+"""New alerts join their entity's open case, or open one (issue 5: the spec has no create operation).
+
+`cases_attach_alerts` is what monitoring calls in the transaction that opens alerts. It is
+set-based: a constant number of queries per call, whatever the number of alerts and entities.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from uuid import UUID
+
+from django.db import transaction
+from django.utils import timezone
+
+from filings.cases import common, metrics
+from filings.choices import CaseEventKind, CaseOrigin, CasePriority, CaseStatus
+from filings.models import Case, CaseAlert, CaseEvent
+from monitoring.choices import AlertStatus
+from monitoring.models import Alert
+from onboarding.models import Entity
+from webhooks.services import events_emit
+
+
+def _alert_id(alert) -> UUID:
+    return alert.pk if isinstance(alert, Alert) else UUID(str(alert))
+
+
+def lock_entities(entity_ids) -> None:
+    """Serialise case opening per entity: two batches cannot both open the entity's case. Locked in
+    id order, so two batches over the same entities cannot deadlock."""
+    list(Entity.objects.select_for_update().filter(pk__in=entity_ids).order_by("pk").values_list("pk", flat=True))
+
+
+@transaction.atomic
+def cases_attach_alerts(*, organization, mode: str, alerts: Iterable[Alert | UUID | str]) -> dict[UUID, UUID]:
+    """Each alert (instances or ids) that is not closed and not yet in a case joins its entity's
+    open case — the earliest-opened case of the entity that is not closed — or, when the entity
+    has none, a new case (`case.created` event). Returns {alert id: case id} for the alerts
+    attached by this call; alerts already in a case, closed, or of another organization or mode
+    are left alone. Idempotent: a second call with the same alerts attaches nothing."""
+    ids = {_alert_id(alert) for alert in alerts}
+    if not ids:
+        return {}
+    scoped = Alert.objects.filter(pk__in=ids, organization=organization, mode=mode).exclude(status=AlertStatus.CLOSED)
+    lock_entities(set(scoped.values_list("entity_id", flat=True)))
+    rows = list(scoped.filter(case_link__isnull=True).order_by("created_at", "id").values_list("pk", "entity_id", "severity", "created_at"))
+    if not rows:
+        return {}
+    by_entity: dict[UUID, list[tuple]] = defaultdict(list)
+    for row in rows:
+        by_entity[row[1]].append(row)
+    now = timezone.now()
+    existing = _open_cases(organization, mode, by_entity)
+    opened = _open_many(organization, mode, {entity: by_entity[entity] for entity in by_entity if entity not in existing}, now)
+    target = {**existing, **opened}
+    CaseAlert.objects.bulk_create([CaseAlert(case=target[entity], alert_id=row[0]) for entity, group in by_entity.items()
+                                   for row in group], ignore_conflicts=True)
+    attached = dict(CaseAlert.objects.filter(alert_id__in=[row[0] for row in rows]).values_list("alert_id", "case_id"))
+    _extend(existing, by_entity, now)
+    _record(organization, mode, existing, opened, by_entity)
+    return attached
+
+
+def _open_cases(organization, mode: str, by_entity) -> dict[UUID, Case]:
+    cases = (Case.objects.filter(organization=organization, mode=mode, entity_id__in=list(by_entity))
+             .exclude(status=CaseStatus.CLOSED).order_by("created_at", "number"))
+    chosen: dict[UUID, Case] = {}
+    for case in cases:
+        chosen.setdefault(case.entity_id, case)
+    return chosen
+
+
+def _open_many(organization, mode: str, groups: dict[UUID, list[tuple]], now) -> dict[UUID, Case]:
+    if not groups:
+        return {}
+    first = common.numbers_take(organization, mode, len(groups))
+    cases = {}
+    for offset, (entity_id, group) in enumerate(groups.items()):
+        case = Case(organization=organization, mode=mode, number=first + offset, entity_id=entity_id, origin=CaseOrigin.ALERT,
+                    status=CaseStatus.OPEN, priority=CasePriority.LOW, sla_started_at=now, opened_by_label="system")
+        metrics.apply_alerts(case, [(row[2], row[3]) for row in group], now=now, replace=True)
+        cases[entity_id] = case
+    Case.objects.bulk_create(cases.values())
+    return cases
+
+
+def _extend(existing: dict[UUID, Case], by_entity, now) -> None:
+    changed = [case for entity_id, case in existing.items()
+               if metrics.apply_alerts(case, [(row[2], row[3]) for row in by_entity[entity_id]], now=now)]
+    for case in changed:
+        case.updated_at = now
+    Case.objects.bulk_update(changed, [*metrics.DERIVED_FIELDS, "updated_at"])
+
+
+def _record(organization, mode: str, existing: dict[UUID, Case], opened: dict[UUID, Case], by_entity) -> None:
+    """Timeline rows, audit rows and `case.created` events, one insert each."""
+    def ids(entity_id):
+        return [str(row[0]) for row in by_entity[entity_id]]
+
+    events = [common.timeline_row(case, CaseEventKind.CREATED, body=f"Opened for {len(ids(entity_id))} new alert(s).",
+                                  data={"alert_ids": ids(entity_id), "origin": CaseOrigin.ALERT})
+              for entity_id, case in opened.items()]
+    events += [common.timeline_row(case, CaseEventKind.ALERTS_ATTACHED, body=f"{len(ids(entity_id))} new alert(s) joined the case.",
+                                   data={"alert_ids": ids(entity_id)}) for entity_id, case in existing.items()]
+    CaseEvent.objects.bulk_create(events)
+    common.audit_rows(by=None, action="case.created", items=[(case, None, {"number": case.number, "alert_ids": ids(entity_id)})
+                                                              for entity_id, case in opened.items()])
+    common.audit_rows(by=None, action="case.alerts_attached", items=[(case, None, {"alert_ids": ids(entity_id)})
+                                                                      for entity_id, case in existing.items()])
+    events_emit(organization=organization, mode=mode, events=[("case.created", common.created_payload(case, ids(entity_id)))
+                                                              for entity_id, case in opened.items()])

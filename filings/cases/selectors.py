@@ -1,0 +1,60 @@
+"""Case reads, scoped to one organization and mode, ordered, related rows loaded."""
+
+from __future__ import annotations
+
+from django.db.models import Count, Prefetch, Q, QuerySet
+from django.utils import timezone
+
+from filings.choices import CaseStatus
+from filings.models import Case, CaseAlert, CaseEvent, FilingRecord
+from monitoring.models import Alert, FiatEvent, Transaction
+
+DETAIL_TRANSACTIONS = 500  # the detail shows the first 500 of each kind; the entity's transfer list pages the rest
+
+
+def cases_of(*, organization, mode: str) -> QuerySet[Case]:
+    return (Case.objects.filter(organization=organization, mode=mode).select_related("entity", "assigned_to")
+            .annotate(alert_count=Count("alert_links", distinct=True)).order_by("-created_at", "-number"))
+
+
+def cases_of_entity(*, organization, mode: str, entity_id, status: str | None = None) -> QuerySet[Case]:
+    cases = cases_of(organization=organization, mode=mode).filter(entity_id=entity_id)
+    return cases.filter(status=status) if status else cases
+
+
+def case_queue(*, organization, mode: str, queue: str = "open", user=None) -> QuerySet[Case]:
+    """The console's queues: open (not closed), mine, unassigned, overdue, closed, all."""
+    cases = cases_of(organization=organization, mode=mode)
+    not_closed = ~Q(status=CaseStatus.CLOSED)
+    filters = {
+        "open": not_closed, "mine": not_closed & Q(assigned_to=user), "unassigned": not_closed & Q(assigned_to__isnull=True),
+        "overdue": not_closed & Q(sla_due_at__lt=timezone.now()), "closed": Q(status=CaseStatus.CLOSED), "all": Q(),
+    }
+    return cases.filter(filters.get(queue, not_closed))
+
+
+def case_alerts(case: Case) -> QuerySet[Alert]:
+    return (Alert.objects.filter(case_link__case=case).annotate(transaction_count=Count("transactions", distinct=True))
+            .order_by("created_at", "id"))
+
+
+def case_transactions(case: Case) -> QuerySet[Transaction]:
+    return Transaction.objects.filter(alerts__case_link__case=case).distinct().order_by("timestamp", "id")
+
+
+def case_fiat_events(case: Case) -> QuerySet[FiatEvent]:
+    return FiatEvent.objects.filter(alerts__case_link__case=case).distinct().order_by("timestamp", "id")
+
+
+def case_detail(*, organization, mode: str, case_id, entity_id=None) -> Case | None:
+    cases = cases_of(organization=organization, mode=mode).filter(pk=case_id)
+    if entity_id is not None:
+        cases = cases.filter(entity_id=entity_id)
+    return cases.prefetch_related(
+        Prefetch("events", queryset=CaseEvent.objects.order_by("created_at", "id")),
+        Prefetch("filings", queryset=FilingRecord.objects.order_by("-filed_at", "-id").defer("document", "form_data", "attachments")),
+    ).first()
+
+
+def alert_ids_of(case: Case) -> list[str]:
+    return [str(i) for i in CaseAlert.objects.filter(case=case).order_by("attached_at", "id").values_list("alert_id", flat=True)]

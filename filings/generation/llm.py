@@ -1,0 +1,38 @@
+"""An OpenAI-compatible chat-completions call (`POST {OPENAI_BASE_URL}/chat/completions`),
+configured like onboarding's risk explanation (onboarding.risk.narrative.llm_configured: the
+same three settings). That module's request is specific to a risk score, so the call itself is
+here; both should move to one shared client (docs/cases.md, "What is left")."""
+
+from __future__ import annotations
+
+import json
+
+import requests
+from django.conf import settings
+
+from onboarding.risk.narrative import llm_configured
+
+__all__ = ["LlmUnavailable", "complete", "llm_configured"]
+
+
+class LlmUnavailable(Exception):
+    """The model could not be used (network, HTTP status, shape of the answer)."""
+
+
+def complete(*, system: str, facts: dict) -> str:
+    """The model's answer to `system` with the facts as the user message (JSON), temperature 0."""
+    try:
+        response = requests.post(
+            settings.OPENAI_BASE_URL.rstrip("/") + "/chat/completions",
+            headers={"Authorization": f"Bearer {settings.OPENAI_API_KEY}"},
+            json={"model": settings.OPENAI_MODEL, "temperature": 0, "messages": [
+                {"role": "system", "content": system}, {"role": "user", "content": json.dumps(facts, default=str)}]},
+            timeout=settings.OPENAI_TIMEOUT_SECONDS,
+        )
+        response.raise_for_status()
+        text = response.json()["choices"][0]["message"]["content"]
+    except (requests.RequestException, ValueError, KeyError, IndexError, TypeError) as exc:
+        raise LlmUnavailable(type(exc).__name__) from exc
+    if not isinstance(text, str) or not text.strip():
+        raise LlmUnavailable("the model returned no text")
+    return text.strip()

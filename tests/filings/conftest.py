@@ -1,0 +1,97 @@
+"""Fixtures of the case and filing tests: entities onboarded through the API, alerts raised by the
+real monitoring engine or stored directly, and cases opened by `cases_attach_alerts`."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from decimal import Decimal
+
+import pytest
+from django.utils import timezone
+
+from filings.cases.attach import cases_attach_alerts
+from filings.documents.examples import filer_for
+from filings.models import Case
+from monitoring.models import Alert, AssetPrice, Transaction
+from onboarding.models import Entity
+
+EVM = "0x52908400098527886e0f7030069857d2e4169ee7"
+OTHER = "0x000000000000000000000000000000000000beef"
+BASE = "/v1/onboarding"
+FILERS = {"US": filer_for("US"), "CA": filer_for("CA"), "AU": filer_for("AU")}
+
+
+def filer_profile(jurisdiction: str) -> dict:
+    """A complete filer profile (what PATCH /v1/organizations/me stores) for the jurisdiction."""
+    return filer_for(jurisdiction)
+
+
+@pytest.fixture
+def officer(api, org, key):
+    """An l3_officer API key of `org` (test mode)."""
+    return api(key(org, role="l3_officer"))
+
+
+@pytest.fixture
+def onboard(officer, org):
+    """onboard(jurisdiction="US", **fields) → the entity (model) created through the API, with a wallet."""
+    counter = {"n": 0}
+
+    def make(jurisdiction: str = "US", client=None, **fields) -> Entity:
+        counter["n"] += 1
+        body = {"legal_name": f"Nova Traders {counter['n']}", "entity_type": "business", "jurisdiction": jurisdiction,
+                "wallets": [{"chain_id": 1, "address": f"0x{counter['n']:040x}" if counter["n"] > 1 else EVM}], **fields}
+        response = (client or officer).post(f"{BASE}/entities", body, format="json")
+        assert response.status_code == 201, response.json()
+        return Entity.objects.get(pk=response.json()["id"])
+
+    return make
+
+
+RULES = ["large_transfer", "structuring_below_threshold", "mixer_exposure", "rapid_pass_through", "fan_in", "peel_chain",
+         "chain_hopping", "high_risk_jurisdiction", "wire_layering", "volume_spike"]
+
+
+def make_alert(entity: Entity, *, rule_code: str | None = None, severity: str = "medium", transactions: int = 0,
+               created_at=None, number: int = 1, evidence: dict | None = None) -> Alert:
+    """An alert stored directly (as monitoring's alerts_record stores it), with transactions."""
+    now = created_at or timezone.now()
+    if rule_code is None:  # one open alert per (entity, rule): take the next rule not yet open
+        taken = set(Alert.objects.filter(entity=entity).exclude(status="closed").values_list("rule_code", flat=True))
+        rule_code = next(code for code in RULES if code not in taken)
+    alert = Alert.objects.create(
+        organization=entity.organization, mode=entity.mode, entity=entity, rule_number=number, rule_code=rule_code,
+        rule_name=rule_code.replace("_", " ").capitalize(), severity=severity, description=f"{rule_code} fired.",
+        evidence=evidence or {"measured": {}}, first_triggered_at=now, last_triggered_at=now, sla_due_at=now + timedelta(days=3))
+    if created_at:
+        Alert.objects.filter(pk=alert.pk).update(created_at=created_at)
+        alert.refresh_from_db()
+    wallet = entity.wallets.first()
+    for index in range(transactions):
+        tx = Transaction.objects.create(
+            organization=entity.organization, mode=entity.mode, chain_id=1, tx_hash=f"0x{alert.pk.hex}{index:04x}",
+            from_address=OTHER, to_address=wallet.address if wallet else EVM, amount=str(1000 + index), asset="USDC",
+            usd_value=Decimal(1000 + index), timestamp=now - timedelta(hours=index), to_entity=entity, monitored=True)
+        alert.transactions.add(tx)
+    return alert
+
+
+def open_case(entity: Entity, **alert_fields) -> Case:
+    """A case opened the way monitoring opens it: a new alert, then cases_attach_alerts."""
+    alert = make_alert(entity, **alert_fields)
+    attached = cases_attach_alerts(organization=entity.organization, mode=entity.mode, alerts=[alert])
+    return Case.objects.get(pk=attached[alert.pk])
+
+
+@pytest.fixture
+def priced(org):
+    """USDC at 1 USD; CAD and AUD priced for local values (USD per unit)."""
+    for asset, rate in (("USDC", "1"), ("CAD", "0.74"), ("AUD", "0.66")):
+        AssetPrice.objects.update_or_create(organization=org, asset=asset, defaults={"usd_rate": Decimal(rate)})
+    return org
+
+
+def with_filer(org, jurisdiction: str = "US", **changes):
+    org.filer_profile = {**filer_profile(jurisdiction), **changes}
+    org.save(update_fields=["filer_profile"])
+    return org
