@@ -1,9 +1,19 @@
 """What the entity sub-resource viewsets share: the entity from the URL, scoped to the caller, and
 pagination of a queryset with a list's own default and maximum."""
 
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter
+
 from common.api.pagination import paginator
 from common.api.views import V1ViewSet
 from onboarding import selectors
+
+ENTITY_ID = OpenApiParameter("entity_id", OpenApiTypes.UUID, OpenApiParameter.PATH)
+
+
+def page_parameters(default: int, maximum: int) -> list[OpenApiParameter]:
+    return [OpenApiParameter("limit", int, description=f"1-{maximum}, default {default}"),
+            OpenApiParameter("offset", int, description="0 or more, default 0")]
 
 
 class EntityScopedViewSet(V1ViewSet):

@@ -6,7 +6,8 @@ from common.api.serializers import StrictSerializer
 from onboarding.choices import CheckResult, CheckType, HitStatus
 from onboarding.models import ComplianceCheck, ScreeningHit
 
-EXTERNAL_RESULTS = [CheckResult.PASS, CheckResult.FAIL, CheckResult.REVIEW, CheckResult.ERROR]
+# The spec's results of an external screening (`not_configured` is ours, for provider checks).
+EXTERNAL_RESULTS = [("pass", "pass"), ("fail", "fail"), ("review", "review"), ("error", "error")]
 
 
 class CheckListQuery(serializers.Serializer):

@@ -4,13 +4,12 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
-from common.api.pagination import paginator
 from common.api.serializers import validated
 from common.api.views import V1APIView
 from common.errors import NotFound
 from onboarding import selectors, services
 from onboarding.api import check_serializers as s
-from onboarding.api.base import EntityScopedViewSet
+from onboarding.api.base import ENTITY_ID, EntityScopedViewSet, page_parameters
 from onboarding.choices import CheckResult, CheckType
 
 UUID = "[0-9a-fA-F-]{36}"
@@ -27,12 +26,13 @@ def adverse_media_view(entity, check) -> dict:
             "provider": check.provider, "summary": check.summary, "article_count": len(articles), "articles": articles}
 
 
+@extend_schema(parameters=[ENTITY_ID])
 class EntityChecksViewSet(EntityScopedViewSet):
     action_roles = {"false_positive": services.FALSE_POSITIVE_ROLE, "adverse_media_refresh": services.ONBOARD_ROLE}
 
     @extend_schema(operation_id="compliance_checks_list", tags=["onboarding"], parameters=[
         OpenApiParameter("check_type", str, enum=CheckType.values), OpenApiParameter("result", str, enum=CheckResult.values),
-        *paginator(50, 500)().get_schema_operation_parameters(None)],
+        *page_parameters(50, 500)],
         responses={200: s.ComplianceCheckResponse(many=True)})
     @action(detail=True, methods=["get"], url_path="compliance-checks", pagination_class=None)
     def compliance_checks(self, request, entity_id=None):
@@ -50,7 +50,7 @@ class EntityChecksViewSet(EntityScopedViewSet):
 
     @extend_schema(operation_id="screening_hits_list", tags=["onboarding"], parameters=[
         OpenApiParameter("status", str, enum=["open", "false_positive", "suppressed"]),
-        OpenApiParameter("include_inactive", bool), *paginator(50, 500)().get_schema_operation_parameters(None)],
+        OpenApiParameter("include_inactive", bool), *page_parameters(50, 500)],
         responses={200: s.ScreeningHitResponse(many=True)})
     @action(detail=True, methods=["get"], url_path="screening-hits")
     def screening_hits(self, request, entity_id=None):

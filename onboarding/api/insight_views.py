@@ -8,12 +8,12 @@ from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_sche
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
-from common.api.pagination import page_params, paginator
+from common.api.pagination import page_params
 from common.api.serializers import validated
 from common.api.views import V1APIView
 from onboarding import selectors, services
 from onboarding.api import insight_serializers as s
-from onboarding.api.base import EntityScopedViewSet
+from onboarding.api.base import ENTITY_ID, EntityScopedViewSet, page_parameters
 from onboarding.insights.peer_group import peer_group
 from onboarding.insights.related import related_entities
 from onboarding.interfaces.activity import entity_activity
@@ -26,9 +26,10 @@ def _limit_parameter(default: int, maximum: int) -> OpenApiParameter:
     return OpenApiParameter("limit", int, description=f"1-{maximum}, default {default}")
 
 
+@extend_schema(parameters=[ENTITY_ID])
 class EntityInsightsViewSet(EntityScopedViewSet):
     @extend_schema(operation_id="risk_history_list", tags=["onboarding"], responses={200: s.RiskHistoryResponse(many=True)},
-                   parameters=paginator(50, 500)().get_schema_operation_parameters(None))
+                   parameters=page_parameters(50, 500))
     @action(detail=True, methods=["get"], url_path="risk-history")
     def risk_history(self, request, entity_id=None):
         return self.page(selectors.risk_history_of(self.entity()), s.RiskHistoryResponse, default=50, maximum=500)
