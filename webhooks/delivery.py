@@ -62,8 +62,10 @@ def delivery_attempt(delivery_id) -> Delivery | None:
     return _record(delivery, attempt, outcome)
 
 
-@transaction.atomic
 def _claim(delivery_id) -> tuple[Delivery, DeliveryAttempt] | None:
+    """The conditional UPDATE is the claim and commits on its own (no transaction around the three
+    statements: fewer round trips per delivery). A worker lost right after it leaves `attempts` one
+    above the attempt rows; one lost later leaves an attempt row without `finished_at`."""
     now = clock.now()
     taken = Delivery.objects.filter(pk=delivery_id, status=DeliveryStatus.PENDING, next_attempt_at__lte=now).update(
         attempts=F("attempts") + 1, next_attempt_at=now + lease(), updated_at=now,
@@ -87,13 +89,15 @@ def _record(delivery: Delivery, attempt: DeliveryAttempt, outcome: transport.Out
         changes = {"status": DeliveryStatus.FAILED, "next_attempt_at": None}
     else:
         changes = {"next_attempt_at": finished + RETRY_DELAYS[attempt.number - 1]}
-    recorded = Delivery.objects.filter(pk=delivery.pk, status=DeliveryStatus.PENDING, attempts=attempt.number).update(
-        last_status=outcome.status_code, last_error=outcome.error, enqueued_at=None, updated_at=finished, **changes,
-    )
+    changes.update(last_status=outcome.status_code, last_error=outcome.error, enqueued_at=None, updated_at=finished)
+    recorded = Delivery.objects.filter(pk=delivery.pk, status=DeliveryStatus.PENDING, attempts=attempt.number).update(**changes)
     if not recorded:
         logger.warning("delivery %s: attempt %s finished after its lease; outcome kept on the attempt only",
                        delivery.pk, attempt.number)
-    delivery.refresh_from_db()
+        delivery.refresh_from_db()
+        return delivery
+    for field, value in changes.items():
+        setattr(delivery, field, value)
     return delivery
 
 

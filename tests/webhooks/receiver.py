@@ -89,6 +89,7 @@ class Receiver:
 
         class Handler(http.server.BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            disable_nagle_algorithm = True  # as production servers do; else each answer waits for a delayed ACK
 
             def do_POST(self):  # noqa: N802 - the http.server naming
                 body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
