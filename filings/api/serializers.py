@@ -55,7 +55,8 @@ class DeadlineResponse(serializers.Serializer):
 
 def deadline_of(case: Case) -> dict:
     now = timezone.now()
-    basis = (f"continuing activity: {deadlines.CONTINUING_REPORT_DAYS} days from the last filing" if case.last_filed_at
+    continuing = case.last_filed_at and case.report_due_at == deadlines.continuing_report_due_at(case.last_filed_at)
+    basis = (f"continuing activity: {deadlines.CONTINUING_REPORT_DAYS} days from the last filing" if continuing
              else f"{deadlines.REGULATION}: {deadlines.SAR_FILING_DAYS} days from initial detection")
     return {"detected_at": case.detected_at, "report_due_at": case.report_due_at,
             "days_remaining": deadlines.days_remaining(case.report_due_at, now),

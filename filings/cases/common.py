@@ -23,7 +23,8 @@ def actor_key(who) -> str:
 
 
 def actor_label(who) -> str:
-    return actor_of(who).label
+    """As alerts show who disposed them: the user's e-mail, api_key:<prefix>, or system."""
+    return who.actor_label if isinstance(who, Principal) else actor_of(who).label
 
 
 def actor_user(who):

@@ -26,8 +26,8 @@ def usd(value: str) -> str:
 
 def _who(facts: dict) -> str:
     who = facts["who"]
-    kind = "business" if who["type"] == "business" else "individual"
-    text = f"This report concerns {who['name']}, a {kind} customer in {who['jurisdiction']}"
+    kind = "a business" if who["type"] == "business" else "an individual"
+    text = f"This report concerns {who['name']}, {kind} customer in {who['jurisdiction']}"
     text += f" ({who['industry']})" if who["industry"] else ""
     owners = who["beneficial_owners"]
     text += f", whose beneficial owner{'s are' if len(owners) > 1 else ' is'} {_join(owners)}." if owners else "."

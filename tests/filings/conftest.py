@@ -95,3 +95,23 @@ def with_filer(org, jurisdiction: str = "US", **changes):
     org.filer_profile = {**filer_profile(jurisdiction), **changes}
     org.save(update_fields=["filer_profile"])
     return org
+
+
+def ingest_transfers(client, *, to_address: str, count: int, start_day: int = 1) -> None:
+    """`count` inbound USDC transfers of 10,000+ through the batch API: monitoring (rule 1) raises the alert."""
+    items = [{"from_address": f"0x{index + 100:040x}", "to_address": to_address, "amount": str(10_000 + index), "asset": "USDC",
+              "chain_id": 1, "timestamp": f"2026-03-{start_day + index // 200:02d}T{(index // 10) % 24:02d}:{index % 60:02d}:00Z",
+              "tx_hash": f"0x{index:064x}"} for index in range(count)]
+    for first in range(0, count, 1000):
+        response = client.post("/v1/monitoring/transfers/batch", {"transactions": items[first:first + 1000]}, format="json")
+        assert response.status_code == 200, response.json()
+
+
+def ingest_fiat(client, entity: Entity, *, amounts, event_type: str = "wire_in", currency: str = "USD", day: str = "2026-03-02",
+                **fields) -> None:
+    for index, amount in enumerate(amounts):
+        response = client.post("/v1/monitoring/fiat-events", {
+            "entity_id": str(entity.pk), "event_type": event_type, "amount": str(amount), "currency": currency,
+            "counterparty_name": "Caisse Populaire Ünion", "counterparty_bank": "First Bank", "reference": f"F-{day}-{index}",
+            "event_timestamp": f"{day}T{14 + index:02d}:00:00Z", **fields}, format="json")
+        assert response.status_code in (200, 201), response.json()
