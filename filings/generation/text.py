@@ -20,6 +20,11 @@ def _join(parts: list[str]) -> str:
     return ", ".join(parts[:-1]) + " and " + parts[-1]
 
 
+def _lower_first(label: str) -> str:
+    """"Suspicious EFT/wire transfers" → "suspicious EFT/wire transfers" (acronyms stay)."""
+    return label[:1].lower() + label[1:] if label[1:2].islower() else label
+
+
 def usd(value: str) -> str:
     return f"{Decimal(value):,.2f} USD"
 
@@ -54,7 +59,7 @@ def _why(facts: dict) -> str:
     alerts = [f"{a['rule']} ({a['severity']}, first on {a['first_triggered_on']}): {a['description'].rstrip('.')}" for a in why["alerts"]]
     text = f"Transaction monitoring raised {len(alerts)} alert(s): " + "; ".join(alerts) + "."
     if why["categories"]:
-        text += f" The activity is consistent with: {_join([label.lower() for label in why['categories']])}."
+        text += f" The activity is consistent with: {_join([_lower_first(label) for label in why['categories']])}."
     return text
 
 
@@ -67,7 +72,8 @@ def _where_how(facts: dict) -> str:
     if what["chains"]:
         parts.append(f"On-chain transfers were made on {_join(what['chains'])}.")
     if what["fiat_types"]:
-        parts.append("Fiat activity: " + _join([f"{row['count']} {row['type'].replace('_', ' ')}" for row in what["fiat_types"]]) + ".")
+        parts.append("Fiat activity: " + _join([f"{row['count']} {row['type'].replace('_', ' ')} event(s)"
+                                                        for row in what["fiat_types"]]) + ".")
     if what["countries"]:
         parts.append(f"Countries involved: {_join(what['countries'])}.")
     counterparties = who["counterparties"]

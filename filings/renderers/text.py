@@ -13,33 +13,12 @@ import re
 import unicodedata
 from collections import Counter
 
+from common.transliteration import ROMANISATION
 from filings.documents.issues import ValidationIssue, warning
 
-# Case-preserving romanisation. Cyrillic follows BGN/PCGN (the system OFAC and FinCEN data use),
-# Greek ELOT 743, Arabic/Persian a consonantal scheme (the script writes no short vowels).
-_CYRILLIC = {
-    "а": "a", "б": "b", "в": "v", "г": "g", "д": "d", "е": "e", "ё": "e", "ж": "zh", "з": "z", "и": "i",
-    "й": "y", "к": "k", "л": "l", "м": "m", "н": "n", "о": "o", "п": "p", "р": "r", "с": "s", "т": "t",
-    "у": "u", "ф": "f", "х": "kh", "ц": "ts", "ч": "ch", "ш": "sh", "щ": "shch", "ъ": "", "ы": "y",
-    "ь": "", "э": "e", "ю": "yu", "я": "ya", "і": "i", "ї": "yi", "є": "ye", "ґ": "g", "ў": "u",
-    "ђ": "dj", "ј": "j", "љ": "lj", "њ": "nj", "ћ": "c", "џ": "dz",
-}
-_GREEK = {
-    "α": "a", "β": "v", "γ": "g", "δ": "d", "ε": "e", "ζ": "z", "η": "i", "θ": "th", "ι": "i", "κ": "k",
-    "λ": "l", "μ": "m", "ν": "n", "ξ": "x", "ο": "o", "π": "p", "ρ": "r", "σ": "s", "ς": "s", "τ": "t",
-    "υ": "y", "φ": "f", "χ": "ch", "ψ": "ps", "ω": "o",
-}
-_ARABIC = {
-    "ا": "a", "أ": "a", "إ": "i", "آ": "a", "ٱ": "a", "ب": "b", "ت": "t", "ث": "th", "ج": "j", "ح": "h",
-    "خ": "kh", "د": "d", "ذ": "dh", "ر": "r", "ز": "z", "س": "s", "ش": "sh", "ص": "s", "ض": "d", "ط": "t",
-    "ظ": "z", "ع": "", "غ": "gh", "ف": "f", "ق": "q", "ك": "k", "ل": "l", "م": "m", "ن": "n", "ه": "h",
-    "و": "w", "ي": "y", "ى": "a", "ة": "a", "ء": "", "ئ": "", "ؤ": "", "پ": "p", "چ": "ch", "ژ": "zh",
-    "گ": "g", "ک": "k", "ی": "y", "ـ": "",
-}
-_LATIN = {"ß": "ss", "æ": "ae", "œ": "oe", "ø": "o", "ł": "l", "đ": "d", "ð": "d", "þ": "th", "ı": "i", "ħ": "h", "ŋ": "ng"}
 # ELOT 743 digraphs that a letter-by-letter table would get wrong.
 _GREEK_DIGRAPHS = (("ΟΥ", "OU"), ("Ου", "Ou"), ("Ού", "Ou"), ("ου", "ou"), ("ού", "ou"), ("ΜΠ", "B"), ("Μπ", "B"))
-_LOWER = {**_CYRILLIC, **_GREEK, **_ARABIC, **_LATIN}
+_LOWER = ROMANISATION
 # Dashes, quotes and spaces that look ASCII but are not.
 _PUNCTUATION = str.maketrans({
     "\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201c": '"', "\u201d": '"', "\u2013": "-", "\u2014": "-",

@@ -112,6 +112,7 @@ def ingest_fiat(client, entity: Entity, *, amounts, event_type: str = "wire_in",
     for index, amount in enumerate(amounts):
         response = client.post("/v1/monitoring/fiat-events", {
             "entity_id": str(entity.pk), "event_type": event_type, "amount": str(amount), "currency": currency,
-            "counterparty_name": "Caisse Populaire Ünion", "counterparty_bank": "First Bank", "reference": f"F-{day}-{index}",
+            "counterparty_name": "Caisse Populaire Ünion", "counterparty_bank": "First Bank",
+            "reference": f"F-{entity.pk.hex[:8]}-{day}-{index}",
             "event_timestamp": f"{day}T{14 + index:02d}:00:00Z", **fields}, format="json")
         assert response.status_code in (200, 201), response.json()
