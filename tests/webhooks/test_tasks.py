@@ -1,0 +1,67 @@
+"""The Celery side: beat entries, the tasks as thin wrappers, and two workers racing for one attempt."""
+
+import threading
+import time
+
+import pytest
+from django.db import connection
+
+from config.celery import app
+from tests.webhooks.conftest import alert_data
+from webhooks import delivery, services, tasks
+from webhooks.models import Delivery
+
+
+def test_the_sweepers_are_on_the_beat_schedule():
+    schedule = app.conf.beat_schedule
+    assert schedule["webhooks.sweep_deliveries"]["task"] == tasks.sweep_deliveries.name == "webhooks.sweep_deliveries"
+    assert schedule["webhooks.sweep_deliveries"]["schedule"] == delivery.SWEEP_INTERVAL.total_seconds()
+    assert schedule["webhooks.sweep_callbacks"]["task"] == tasks.sweep_callbacks.name
+
+
+def test_tasks_are_registered_with_json_arguments_and_limits():
+    for task in (tasks.deliver, tasks.sweep_deliveries, tasks.ingest_callback, tasks.sweep_callbacks):
+        assert task.name in app.tasks and task.ignore_result and task.time_limit
+    assert tasks.deliver.time_limit < delivery.lease().total_seconds()  # a killed task's lease always ends
+
+
+@pytest.mark.django_db
+def test_the_sweep_task_delivers_what_is_due(local_receivers, receiver, make_endpoint, org,
+                                             django_capture_on_commit_callbacks):
+    hook = receiver()
+    make_endpoint(hook.url())
+    event = services.event_emit(organization=org, mode="test", type="alert.created", data=alert_data())
+    Delivery.objects.filter(event=event).update(enqueued_at=None)  # its message was lost: only the sweeper knows
+
+    with django_capture_on_commit_callbacks(execute=True):
+        tasks.sweep_deliveries.delay()  # what beat sends
+
+    assert [r.event_id for r in hook.acknowledged()] == [event.public_id]
+    assert Delivery.objects.get(event=event).status == "succeeded"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_workers_racing_for_one_attempt_send_it_once(local_receivers, receiver, make_endpoint, org, monkeypatch):
+    hook = receiver(lambda n, request: time.sleep(0.5) or 200)
+    make_endpoint(hook.url())
+    monkeypatch.setattr(tasks.deliver, "apply_async", lambda *args, **kwargs: None)  # no message: the race is ours to run
+    event = services.event_emit(organization=org, mode="test", type="alert.created", data=alert_data())
+    target = Delivery.objects.get(event=event).pk
+    results = []
+
+    def worker():
+        try:
+            results.append(delivery.delivery_attempt(target))
+        finally:
+            connection.close()
+
+    racers = [threading.Thread(target=worker) for _ in range(4)]
+    for racer in racers:
+        racer.start()
+    for racer in racers:
+        racer.join(30)
+
+    assert len(hook.requests) == 1
+    assert sum(result is not None for result in results) == 1
+    stored = Delivery.objects.get(pk=target)
+    assert (stored.status, stored.attempts, stored.attempt_log.count()) == ("succeeded", 1, 1)
