@@ -1,3 +1,4 @@
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from common.api.serializers import StrictSerializer
@@ -35,8 +36,42 @@ class WalletKey(StrictSerializer):
     address = serializers.CharField(max_length=200, trim_whitespace=True)
 
 
+def wallet_key_errors(item) -> dict:
+    """The field errors of one {chain_id, address} item, as a nested WalletKey would give them."""
+    if not isinstance(item, dict):
+        return {"non_field_errors": ["Expected an object with chain_id and address."]}
+    errors = {name: ["This field is not accepted here."] for name in item if name not in ("chain_id", "address")}
+    chain_id, address = item.get("chain_id"), item.get("address")
+    if chain_id is None:
+        errors["chain_id"] = ["This field is required."]
+    elif isinstance(chain_id, bool) or not isinstance(chain_id, int) or not 0 <= chain_id < 2**63:
+        errors["chain_id"] = ["A chain id is a whole number of 0 or more."]
+    if address is None:
+        errors["address"] = ["This field is required."]
+    elif not isinstance(address, str) or not address.strip() or len(address.strip()) > 200:
+        errors["address"] = ["An address is a non-empty string of at most 200 characters."]
+    return errors
+
+
+@extend_schema_field(WalletKey(many=True))
+class WalletKeysField(serializers.Field):
+    """A list of {chain_id, address}, validated by hand: a nested serializer per item costs ~40 ms
+    for 1,000 items, a fifth of the batch's time budget."""
+
+    def to_internal_value(self, data):
+        if not isinstance(data, list):
+            raise serializers.ValidationError("Expected a list of {chain_id, address} objects.")
+        errors = {index: found for index, item in enumerate(data) if (found := wallet_key_errors(item))}
+        if errors:
+            raise serializers.ValidationError(errors)
+        return [{"chain_id": item["chain_id"], "address": item["address"].strip()} for item in data]
+
+    def to_representation(self, value):
+        return value
+
+
 class BatchStatusRequest(StrictSerializer):
-    wallets = WalletKey(many=True, required=False, default=list)
+    wallets = WalletKeysField(required=False, default=list)
     entity_ids = serializers.ListField(child=serializers.UUIDField(), required=False, default=list)
 
     def validate(self, attrs):
