@@ -16,7 +16,7 @@ import logging
 from datetime import timedelta
 
 from django.conf import settings
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import F, Q
 
 from common.outbox import enqueue_on_commit
@@ -62,16 +62,26 @@ def delivery_attempt(delivery_id) -> Delivery | None:
     return _record(delivery, attempt, outcome)
 
 
+def _bookkeeping() -> None:
+    """On PostgreSQL, this transaction's commit does not wait for the WAL flush: a crash could
+    forget the last few milliseconds of claims and outcomes, which only means a delivery is sent
+    again (receivers dedupe by event id); the event and delivery rows themselves were committed
+    durably by the business transaction. It halves the fsyncs per delivery."""
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SET LOCAL synchronous_commit TO OFF")
+
+
+@transaction.atomic
 def _claim(delivery_id) -> tuple[Delivery, DeliveryAttempt] | None:
-    """The conditional UPDATE is the claim and commits on its own (no transaction around the three
-    statements: fewer round trips per delivery). A worker lost right after it leaves `attempts` one
-    above the attempt rows; one lost later leaves an attempt row without `finished_at`."""
+    """The conditional UPDATE is the claim; the attempt row is written with it."""
     now = clock.now()
     taken = Delivery.objects.filter(pk=delivery_id, status=DeliveryStatus.PENDING, next_attempt_at__lte=now).update(
         attempts=F("attempts") + 1, next_attempt_at=now + lease(), updated_at=now,
     )
     if not taken:
         return None
+    _bookkeeping()
     delivery = Delivery.objects.select_related("event", "endpoint").get(pk=delivery_id)
     attempt = DeliveryAttempt.objects.create(delivery=delivery, number=delivery.attempts, at=now)
     return delivery, attempt
@@ -79,6 +89,7 @@ def _claim(delivery_id) -> tuple[Delivery, DeliveryAttempt] | None:
 
 @transaction.atomic
 def _record(delivery: Delivery, attempt: DeliveryAttempt, outcome: transport.Outcome, *, final: bool = False) -> Delivery:
+    _bookkeeping()
     finished = clock.now()
     DeliveryAttempt.objects.filter(pk=attempt.pk).update(
         finished_at=finished, status_code=outcome.status_code, error=outcome.error, duration_ms=outcome.duration_ms,
