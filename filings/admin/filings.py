@@ -1,0 +1,69 @@
+"""Filing records, read-only, with the stored documents (and attachments) downloadable."""
+
+import base64
+import json
+
+from django.contrib import admin
+from django.http import Http404, HttpResponse
+from django.urls import path, reverse
+from django.utils.html import format_html, format_html_join
+
+from common.admin_support import ReadOnlyAdmin
+from filings.models import FilingRecord
+
+
+@admin.register(FilingRecord)
+class FilingRecordAdmin(ReadOnlyAdmin):
+    list_display = ("tracking_id", "kind", "jurisdiction", "entity", "case", "amount", "currency", "filing_date", "filed_by_label",
+                    "prepared_by_label", "mode")
+    list_filter = ("kind", "family", "jurisdiction", "mode", "organization")
+    search_fields = ("tracking_id", "report_reference", "entity__legal_name", "=id")
+    list_select_related = ("entity", "case", "organization")
+    fields = ("tracking_id", "kind", "family", "jurisdiction", "organization", "mode", "entity", "case", "alert", "report_reference",
+              "amendment_type", "prior_report_id", "amount", "currency", "activity_start_date", "activity_end_date", "filing_date",
+              "filed_at", "filed_by_label", "prepared_by_label", "bsa_id", "content_type", "filename", "document_sha256",
+              "downloads", "warnings_list", "filer_pretty")
+    readonly_fields = fields
+
+    def has_view_permission(self, request, obj=None):
+        return request.user.is_staff
+
+    def get_queryset(self, request):
+        records = super().get_queryset(request).defer("document", "form_data")
+        if not request.user.is_superuser:
+            records = records.filter(organization__memberships__user=request.user)
+        return records.order_by("-filed_at", "-id")
+
+    def get_urls(self):
+        view = self.admin_site.admin_view
+        return [path("<uuid:filing_id>/download/", view(self.download), name="filings_filingrecord_download"),
+                path("<uuid:filing_id>/download/<str:name>/", view(self.download), name="filings_filingrecord_attachment"),
+                *super().get_urls()]
+
+    @admin.display(description="documents")
+    def downloads(self, record):
+        links = [(reverse("admin:filings_filingrecord_download", args=[record.pk]), record.filename)]
+        links += [(reverse("admin:filings_filingrecord_attachment", args=[record.pk, name]), name) for name in sorted(record.attachments)]
+        return format_html_join(" · ", '<a href="{}">{}</a>', links)
+
+    @admin.display(description="warnings when filed")
+    def warnings_list(self, record):
+        return format_html_join("", "<div>{}: {}</div>", ((w.get("path"), w.get("message")) for w in record.warnings)) or "—"
+
+    @admin.display(description="filer")
+    def filer_pretty(self, record):
+        return format_html("<pre>{}</pre>", json.dumps(record.filer, indent=2, ensure_ascii=False))
+
+    def download(self, request, filing_id, name=None):
+        record = self.get_queryset(request).filter(pk=filing_id).defer(None).first()
+        if record is None or not self.has_view_permission(request, record):
+            raise Http404("No such filing.")
+        if name is None:
+            content, content_type, filename = bytes(record.document), record.content_type, record.filename
+        elif name in record.attachments:
+            content, content_type, filename = base64.b64decode(record.attachments[name]), "text/csv", name
+        else:
+            raise Http404("No such attachment.")
+        response = HttpResponse(content, content_type=content_type)
+        response["Content-Disposition"] = f'attachment; filename="{filename}"'
+        return response

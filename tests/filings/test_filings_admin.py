@@ -1,0 +1,188 @@
+"""The console: the case queue, the case page and its actions, the report flow with its confirm
+page (four-eyes included), merge and open-by-hand, and read-only filing records with downloads."""
+
+import json
+import re
+from datetime import timedelta
+
+import pytest
+from django.test import Client
+from django.utils import timezone
+
+from filings.models import Case, CaseEvent, FilingRecord
+from organizations.models import Membership
+from tests.filings.conftest import ingest_fiat, make_alert, open_case, with_filer
+from webhooks.models import Event
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def case(org, onboard, priced):
+    with_filer(org, "US")
+    return open_case(onboard("US", legal_name="Zoë Ångström", entity_type="individual"), transactions=3)
+
+
+def page(client, case, rest=""):
+    return client.get(f"/admin/filings/case/{case.pk}/change/{rest}")
+
+
+def staff_member(make_user, org, role, email):
+    user = make_user(email)
+    user.is_staff = True
+    user.save(update_fields=["is_staff"])
+    Membership.objects.create(organization=org, user=user, role=role)
+    client = Client()
+    client.force_login(user)
+    return user, client
+
+
+def form_json(response) -> dict:
+    text = re.search(r'<textarea name="form_data"[^>]*>(.*?)</textarea>', response.content.decode(), re.S).group(1)
+    import html
+
+    return json.loads(html.unescape(text))
+
+
+class TestQueue:
+    def test_default_queue_filters_and_overdue(self, admin_client, org, onboard, case, admin_user):
+        closed = open_case(onboard("US"))
+        Case.objects.filter(pk=closed.pk).update(status="closed")
+        Case.objects.filter(pk=case.pk).update(sla_due_at=timezone.now() - timedelta(hours=1))
+        queue = admin_client.get("/admin/filings/case/").content.decode()
+        assert case.reference in queue and "(overdue)" in queue and closed.reference not in queue
+        assert closed.reference in admin_client.get("/admin/filings/case/?queue=closed").content.decode()
+        assert case.reference in admin_client.get("/admin/filings/case/?queue=overdue").content.decode()
+        assert case.reference in admin_client.get("/admin/filings/case/?queue=unassigned").content.decode()
+        assert case.reference not in admin_client.get("/admin/filings/case/?queue=mine").content.decode()
+        Case.objects.filter(pk=case.pk).update(assigned_to=admin_user)
+        assert case.reference in admin_client.get("/admin/filings/case/?queue=mine").content.decode()
+        assert case.reference in admin_client.get("/admin/filings/case/?status=open&queue=all").content.decode()
+
+    def test_staff_see_only_their_organizations(self, make_user, other_org, case):
+        _, outsider = staff_member(make_user, other_org, "admin", "outsider@globex.example")
+        assert case.reference not in outsider.get("/admin/filings/case/?queue=all").content.decode()
+        assert page(outsider, case).status_code == 404
+
+
+class TestCasePage:
+    def test_shows_alerts_transactions_timeline(self, admin_client, case):
+        body = page(admin_client, case).content.decode()
+        alert = case.alerts.get()
+        assert alert.rule_name in body and str(alert.transactions.first().tx_hash)[:10] in body
+        assert "Timeline" in body and "created" in body and "Zoë Ångström" in body
+
+    def test_assign_status_comment_through_the_services(self, admin_client, org, member, case):
+        investigator, _ = member(org, "l2_investigator")
+        url = f"/admin/filings/case/{case.pk}/change/"
+        admin_client.post(url, {"do": "assign", "assignee": str(investigator.pk)})
+        admin_client.post(url, {"do": "comment", "body": "Spoke to the relationship manager."})
+        admin_client.post(url, {"do": "status", "status": "investigating", "reason": ""})
+        case.refresh_from_db()
+        assert case.assigned_to == investigator and case.status == "investigating"
+        assert {"case.assigned", "case.status_changed"} <= set(Event.objects.values_list("type", flat=True))
+        assert CaseEvent.objects.filter(case=case, kind="comment", body="Spoke to the relationship manager.").exists()
+        refused = admin_client.post(url, {"do": "status", "status": "closed", "reason": ""}, follow=True)
+        assert "Give a reason" in refused.content.decode() and Case.objects.get(pk=case.pk).status == "investigating"
+        illegal = admin_client.post(url, {"do": "status", "status": "open"}, follow=True)
+        assert "Select a valid choice" in illegal.content.decode()
+
+    def test_split_and_merge(self, admin_client, org, case):
+        second = make_alert(case.entity, severity="high")
+        from filings.cases.attach import cases_attach_alerts
+
+        cases_attach_alerts(organization=org, mode="test", alerts=[second])
+        admin_client.post(f"/admin/filings/case/{case.pk}/change/", {"do": "split", "alerts": [str(second.pk)], "reason": "Separate"})
+        new = Case.objects.exclude(pk=case.pk).get()
+        assert list(new.alerts.all()) == [second]
+        confirm = admin_client.post("/admin/filings/case/?queue=all", {"action": "merge", "_selected_action": [case.pk, new.pk]})
+        assert b"Merge cases" in confirm.content
+        admin_client.post("/admin/filings/case/?queue=all", {"action": "merge", "_selected_action": [case.pk, new.pk],
+                                                              "apply": "1", "target": str(case.pk), "reason": "Same"})
+        new.refresh_from_db()
+        assert new.status == "closed" and new.merged_into_id == case.pk and case.alerts.count() == 2
+
+    def test_open_a_case_by_hand(self, admin_client, org, case):
+        form = admin_client.get("/admin/filings/case/add/")
+        assert form.status_code == 200 and b"Open a case by hand" in form.content
+        admin_client.post("/admin/filings/case/add/", {"organization": str(org.pk), "mode": "test", "entity_id": str(case.entity_id),
+                                                       "alert_ids": "", "title": "Referral", "reason": "Law enforcement request"})
+        manual = Case.objects.get(origin="manual")
+        assert manual.title == "Referral" and manual.number == 2
+
+
+class TestReportFlow:
+    def test_draft_preview_validate_confirm_file(self, admin_client, case):
+        url = f"/admin/filings/case/{case.pk}/report/"
+        draft = admin_client.get(url)
+        assert draft.status_code == 200 and b"SAR to FinCEN" in draft.content
+        data = form_json(draft)
+        preview = admin_client.post(url, {"form_data": json.dumps(data), "do": "preview"})
+        assert b"EFilingBatchXML" in preview.content and b"Valid." in preview.content
+        broken = {**data, "activity": {**data["activity"], "narrative": ""}}
+        invalid = admin_client.post(url, {"form_data": json.dumps(broken), "do": "validate"}).content.decode()
+        assert "Not valid" in invalid and "activity.narrative" in invalid
+        refuse = admin_client.post(url, {"form_data": json.dumps(broken), "do": "file"}).content.decode()
+        assert "cannot be filed" in refuse and "Yes, file it" not in refuse
+        confirm = admin_client.post(url, {"form_data": json.dumps(data), "do": "file"}).content.decode()
+        assert "Yes, file it" in confirm and "Zoë Ångström" in confirm
+        assert not FilingRecord.objects.exists()
+        done = admin_client.post(url, {"form_data": json.dumps(data), "do": "confirm"}, follow=True)
+        record = FilingRecord.objects.get()
+        assert record.tracking_id in done.content.decode() and Case.objects.get(pk=case.pk).filing_status == "filed"
+        assert admin_client.post(url, {"form_data": "{not json", "do": "validate"}).status_code == 200
+
+    def test_four_eyes_in_the_console(self, make_user, org, case):
+        org.four_eyes_filing = True
+        org.save(update_fields=["four_eyes_filing"])
+        alice, alice_client = staff_member(make_user, org, "l3_officer", "alice@acme.example")
+        _, bob_client = staff_member(make_user, org, "l3_officer", "bob@acme.example")
+        url = f"/admin/filings/case/{case.pk}/report/"
+        data = form_json(alice_client.get(url))
+        alice_client.post(url, {"form_data": json.dumps(data), "do": "validate"})
+        refused = alice_client.post(url, {"form_data": json.dumps(data), "do": "confirm"}, follow=True).content.decode()
+        assert "you prepared this report" in refused and not FilingRecord.objects.exists()
+        stored = form_json(bob_client.get(url))
+        bob_client.post(url, {"form_data": json.dumps(stored), "do": "confirm"})
+        record = FilingRecord.objects.get()
+        assert record.prepared_by == alice and record.filed_by_label == "bob@acme.example"
+
+    def test_a_viewer_cannot_prepare(self, make_user, org, case):
+        _, viewer = staff_member(make_user, org, "viewer", "viewer@acme.example")
+        response = viewer.get(f"/admin/filings/case/{case.pk}/report/", follow=True)
+        assert "l2_investigator" in response.content.decode()
+
+    def test_large_transaction_report_from_the_case(self, admin_client, officer, org, onboard, priced):
+        with_filer(org, "US")
+        entity = onboard("US")
+        ingest_fiat(officer, entity, amounts=["12000"], event_type="wire_in")
+        from filings.cases.attach import cases_attach_alerts
+        from monitoring.models import Alert
+
+        alert = Alert.objects.get(entity=entity, rule_code="large_fiat_transaction")
+        case = Case.objects.get(pk=cases_attach_alerts(organization=org, mode="test", alerts=Alert.objects.filter(entity=entity))[alert.pk])
+        assert f"/ctr/{alert.pk}/" in page(admin_client, case).content.decode()
+        url = f"/admin/filings/case/{case.pk}/ctr/{alert.pk}/"
+        data = form_json(admin_client.get(url))
+        admin_client.post(url, {"form_data": json.dumps(data), "do": "confirm"})
+        record = FilingRecord.objects.get()
+        assert record.kind == "CTR" and record.alert_id == alert.pk
+        assert Case.objects.get(pk=case.pk).status == "open"  # a CTR does not decide the case
+
+
+class TestFilingRecords:
+    def test_read_only_with_downloads(self, admin_client, officer, case):
+        officer.post(f"/v1/onboarding/cases/{case.pk}/file-sar", {}, format="json")
+        record = FilingRecord.objects.get()
+        listing = admin_client.get("/admin/filings/filingrecord/").content.decode()
+        assert record.tracking_id in listing
+        detail = admin_client.get(f"/admin/filings/filingrecord/{record.pk}/change/").content.decode()
+        assert record.filename in detail and "Save" not in detail
+        document = admin_client.get(f"/admin/filings/filingrecord/{record.pk}/download/")
+        assert document.status_code == 200 and document.content == bytes(record.document)
+        assert document["Content-Type"] == "application/xml"
+        name = next(iter(record.attachments))
+        csv = admin_client.get(f"/admin/filings/filingrecord/{record.pk}/download/{name}/")
+        assert csv.status_code == 200 and csv.content.startswith(b"reference,")
+        assert admin_client.get(f"/admin/filings/filingrecord/{record.pk}/download/nope.csv/").status_code == 404
+        assert admin_client.post(f"/admin/filings/filingrecord/{record.pk}/delete/").status_code == 403
