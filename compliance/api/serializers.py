@@ -48,7 +48,7 @@ def wallet_key_errors(item) -> dict:
         errors["chain_id"] = ["A chain id is a whole number of 0 or more."]
     if address is None:
         errors["address"] = ["This field is required."]
-    elif not isinstance(address, str) or not address.strip() or len(address.strip()) > 200:
+    elif not isinstance(address, str) or not address.strip() or len(address.strip()) > 200 or "\x00" in address:
         errors["address"] = ["An address is a non-empty string of at most 200 characters."]
     return errors
 

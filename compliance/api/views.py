@@ -31,6 +31,10 @@ class EntityStatusView(V1APIView):
 class WalletStatusView(V1APIView):
     @extend_schema(operation_id="compliance_status_wallet", tags=["compliance"], responses={200: s.ComplianceStatusResponse})
     def get(self, request, chain_id: int, address: str):
+        if chain_id >= 2**63:
+            raise ValidationFailed.for_field("chain_id", "A chain id is below 2^63.")
+        if "\x00" in address:
+            raise ValidationFailed.for_field("address", "An address may not contain the NUL character.")
         if is_evm(chain_id) and not EVM_ADDRESS.match(address):
             raise ValidationFailed.for_field("address", "An EVM address is 0x followed by 40 hexadecimal characters.")
         principal = request.auth

@@ -3,6 +3,7 @@
 from rest_framework import serializers
 
 from common.api.serializers import StrictSerializer
+from onboarding.api.serializers import without_nul
 from onboarding.choices import CheckResult, CheckType, HitStatus
 from onboarding.models import ComplianceCheck, ScreeningHit
 
@@ -92,7 +93,7 @@ class ExternalScreeningRequest(StrictSerializer):
     provider = serializers.CharField(max_length=100)
     result = serializers.ChoiceField(choices=EXTERNAL_RESULTS)
     score = serializers.FloatField(required=False, allow_null=True, min_value=0.0, max_value=1.0)
-    details = serializers.DictField(required=False, default=dict)
+    details = serializers.DictField(required=False, default=dict, validators=[without_nul])
     update_compliance_status = serializers.BooleanField(required=False, default=False)
 
 

@@ -8,6 +8,23 @@ from onboarding.choices import EntityStatus, EntityType, RiskTier
 from onboarding.models import BeneficialOwner, Entity, Wallet
 
 
+def _has_nul(value) -> bool:
+    if isinstance(value, str):
+        return "\x00" in value
+    if isinstance(value, dict):
+        return any(_has_nul(key) or _has_nul(item) for key, item in value.items())
+    if isinstance(value, list):
+        return any(_has_nul(item) for item in value)
+    return False
+
+
+def without_nul(value):
+    """JSON objects are stored as jsonb on PostgreSQL, which refuses the NUL character: a 422, not a 500."""
+    if _has_nul(value):
+        raise serializers.ValidationError("Text may not contain the NUL character (\\u0000).")
+    return value
+
+
 class AddressSerializer(StrictSerializer):
     line1 = serializers.CharField(max_length=200)
     line2 = serializers.CharField(max_length=200, required=False, allow_blank=True)
@@ -50,7 +67,7 @@ class OnboardEntityRequest(StrictSerializer):
                                                            allow_null=True)
     ubos = UboRequest(many=True, required=False)
     wallets = WalletRegistration(many=True, required=False)
-    metadata = serializers.DictField(required=False)
+    metadata = serializers.DictField(required=False, validators=[without_nul])
 
     def validate_wallets(self, wallets):
         if len(wallets) > 100:

@@ -37,3 +37,14 @@ class ScreeningProvider(Protocol):
     name: str
 
     def screen(self, check_type: str, subject: Subject, *, reference: str) -> ProviderAnswer: ...
+
+
+def strip_nul(value):
+    """A provider's JSON without NUL characters (PostgreSQL's jsonb refuses them)."""
+    if isinstance(value, str):
+        return value.replace("\x00", "")
+    if isinstance(value, dict):
+        return {strip_nul(key): strip_nul(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [strip_nul(item) for item in value]
+    return value

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import requests
 
-from onboarding.providers.base import ProviderAnswer, Subject
+from onboarding.providers.base import ProviderAnswer, Subject, strip_nul
 
 REVIEW_SCORE = 0.85
 ITEMS_KEY = {"pep": "matches", "adverse_media": "articles"}
@@ -42,7 +42,7 @@ class HttpScreeningProvider:
         except requests.RequestException as exc:
             return ProviderAnswer(subject, "error", error=f"provider unreachable: {type(exc).__name__}")
         try:
-            raw = response.json()
+            raw = strip_nul(response.json())
         except ValueError:
             raw = None
         if not response.ok:

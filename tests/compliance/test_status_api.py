@@ -84,6 +84,8 @@ class TestWalletStatus:
         assert response.status_code == 422 and response.json()["error"]["details"][0]["field"] == "address"
         assert api(key(other_org)).get(wallet_url(1, EVM)).status_code == 404
         assert api().get(wallet_url(1, EVM)).status_code == 401
+        assert client.get(wallet_url(0, "acct%00x")).status_code == 422
+        assert client.get(wallet_url(2**64, EVM)).status_code == 422
 
     def test_one_query(self, client, entity, django_assert_max_num_queries):
         client.get(wallet_url(1, EVM))  # warm the key cache
@@ -132,6 +134,10 @@ class TestBatch:
         ({"entity_ids": ["nope"]}, "entity_ids.0"),
         ({"wallets": "x"}, "wallets"),
         ({"wallets": [], "other": 1}, "other"),
+        ({"wallets": [{"chain_id": 0, "address": "a\x00b"}]}, "wallets.0.address"),
+        ({"wallets": [{"chain_id": 2**64, "address": "a"}]}, "wallets.0.chain_id"),
+        ({"wallets": [{"chain_id": True, "address": "a"}]}, "wallets.0.chain_id"),
+        ({"wallets": ["x"]}, "wallets.0"),
     ])
     def test_bad_input(self, client, body, field):
         response = client.post(BATCH, body, format="json")

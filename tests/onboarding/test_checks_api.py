@@ -159,6 +159,7 @@ class TestExternalScreening:
         ({"check_type": "dna"}, "check_type"), ({"result": "not_configured"}, "result"), ({"score": 1.5}, "score"),
         ({"entity_id": "nope"}, "entity_id"), ({"provider": ""}, "provider"), ({"details": [1]}, "details"),
         ({"extra": 1}, "extra"), ({"update_compliance_status": "maybe"}, "update_compliance_status"),
+        ({"details": {"note": "a\x00b"}}, "details"),
     ])
     def test_bad_input_is_422(self, client, change, field):
         entity = client.post("/v1/onboarding/entities", PERSON, format="json").json()

@@ -57,6 +57,7 @@ class TestCreate:
         ({"wallets": [{"chain_id": 1, "address": EVM[:-1] + "e"}]}, "wallets.0.address"),  # checksum broken
         ({"ubos": [{"name": "X", "ownership_pct": "150"}]}, "ubos.0.ownership_pct"),
         ({"favourite": 1}, "favourite"),
+        ({"metadata": {"note": "a\x00b"}}, "metadata"),
     ])
     def test_bad_input_stores_nothing(self, client, change, field):
         response = client.post(URL, {**BUSINESS, **change}, format="json")
