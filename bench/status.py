@@ -1,6 +1,6 @@
 """Compliance status look-ups: requests/s and latency on gunicorn + PostgreSQL + Redis.
 
-    .venv/bin/python bench/status.py [--duration 15] [--connections 16] [--workers 2] [--threads 4]
+    .venv/bin/python bench/status.py [--duration 15] [--rounds 3] [--connections 16] [--workers 2] [--threads 4]
                                       [--entities 2000] [--wallets-per-entity 5] [--batches 40]
 
 Starts gunicorn on a fresh PostgreSQL database `bench_status` (override with BENCH_DATABASE_URL) and
@@ -90,6 +90,12 @@ def run_wrk(wrk, base, keys, paths, duration, connections) -> dict:
     return parse_wrk(out)
 
 
+def combine(results: list[dict]) -> dict:
+    """Rounds of one endpoint: mean requests/s, median of the p50s, worst p99, summed non-200."""
+    return {"rps": statistics.fmean(r["rps"] for r in results), "p50": statistics.median(r["p50"] for r in results),
+            "p99": max(r["p99"] for r in results), "non200": sum(r["non200"] for r in results)}
+
+
 def run_batches(base, keys, wallets, count) -> dict:
     timings, sizes = [], []
     for index in range(count):
@@ -115,10 +121,12 @@ def main():
     parser.add_argument("--entities", type=int, default=2000)
     parser.add_argument("--wallets-per-entity", type=int, default=5)
     parser.add_argument("--batches", type=int, default=40)
+    parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds per endpoint (duration is split over them)")
     args = parser.parse_args()
     random.seed(11)
 
     wrk = ensure_wrk()
+    load_before = ", ".join(f"{value:.1f}" for value in os.getloadavg())
     data_dir = Path(tempfile.mkdtemp(prefix="bench-status-"))
     redis_url = os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/6")
     env = {
@@ -147,11 +155,13 @@ def main():
         wait_for(base + "/health/live")
         run_wrk(wrk, base, keys, wallet_paths, 3, args.connections)  # warm-up: key caches, connections
         manage(env, "shell", "-c", "from common.ratelimit import reset_all; reset_all()")
-        whoami = run_wrk(wrk, base, keys, ["/v1/developer/whoami"], args.duration, args.connections)
-        manage(env, "shell", "-c", "from common.ratelimit import reset_all; reset_all()")
-        wallet = run_wrk(wrk, base, keys, wallet_paths, args.duration, args.connections)
-        manage(env, "shell", "-c", "from common.ratelimit import reset_all; reset_all()")
-        entity = run_wrk(wrk, base, keys, entity_paths, args.duration, args.connections)
+        # Interleaved rounds, so that a change of background load hits every endpoint alike.
+        slices = {"whoami": [], "wallet": [], "entity": []}
+        for _ in range(args.rounds):
+            for name, paths in (("whoami", ["/v1/developer/whoami"]), ("wallet", wallet_paths), ("entity", entity_paths)):
+                manage(env, "shell", "-c", "from common.ratelimit import reset_all; reset_all()")
+                slices[name].append(run_wrk(wrk, base, keys, paths, max(1, args.duration // args.rounds), args.connections))
+        whoami, wallet, entity = (combine(slices[name]) for name in ("whoami", "wallet", "entity"))
         manage(env, "shell", "-c", "from common.ratelimit import reset_all; reset_all()")
         run_batches(base, keys, wallets, 3)
         batch = run_batches(base, keys, wallets, args.batches)
@@ -161,8 +171,8 @@ def main():
         shutil.rmtree(data_dir, ignore_errors=True)
 
     print(f"gunicorn gthread {args.workers} workers x {args.threads} threads; wrk 2 threads, {args.connections} connections, "
-          f"{args.duration}s each; PostgreSQL + Redis; {os.cpu_count()} cores shared by server and load generator; "
-          f"{args.entities} entities, {len(wallets)} wallets")
+          f"{args.duration}s each in {args.rounds} interleaved rounds; PostgreSQL + Redis; {os.cpu_count()} cores shared by server and "
+          f"load generator (load average before: {load_before}); {args.entities} entities, {len(wallets)} wallets")
     print(f"{'endpoint':52} {'req/s':>8} {'p50 ms':>8} {'p99 ms':>8} {'non-200':>8}")
     rows = (("GET /v1/developer/whoami (platform reference)", whoami), ("GET /v1/compliance/status/wallet/{chain}/{address}", wallet),
             ("GET /v1/compliance/status/{entity_id}", entity))
