@@ -199,7 +199,7 @@ class ReportDraftResponse(serializers.Serializer):
 
 class GeneratedTextResponse(serializers.Serializer):
     case_id = serializers.UUIDField()
-    generator = serializers.ChoiceField(choices=["deterministic", "llm"])
+    generator = serializers.CharField(help_text="deterministic | llm: what wrote the text.")
     model = serializers.CharField(allow_null=True)
     fallback_reason = serializers.CharField(allow_null=True)
     facts = serializers.JSONField(help_text="Everything the text may use: who, what, when, where, why, how.")

@@ -13,7 +13,7 @@ from decimal import Decimal
 
 from filings.cases import selectors
 from filings.documents.typologies import TYPOLOGIES
-from filings.reports.activity import Prices, chain_name
+from filings.reports.activity import Prices, asset_label, chain_name
 from filings.reports.categories import categories_for
 from monitoring.rules.context import FIAT_INFLOWS
 
@@ -77,8 +77,8 @@ def _activity(case, entity_id, transactions, fiat) -> dict:
     flows = {"in": [Decimal(0), 0], "out": [Decimal(0), 0]}
     moments, unpriced = [], 0
     for tx in transactions:
-        asset = (tx.asset or "UNKNOWN").upper()
-        by_asset[asset][0] += Decimal(prices.whole_units(asset, tx.amount))
+        asset = asset_label(tx.asset)
+        by_asset[asset][0] += Decimal(prices.whole_units(tx.asset, tx.amount))
         by_asset[asset][1] += 1
         direction = "out" if tx.from_entity_id == entity_id else "in"
         unpriced += _flow(flows[direction], tx.usd_value)

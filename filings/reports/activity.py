@@ -9,6 +9,7 @@ price the row has no local value and the business checks say so.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from decimal import Decimal, localcontext
 
@@ -19,6 +20,13 @@ LOCAL_CURRENCY = {"CA": "CAD", "AU": "AUD"}
 CHAINS = {1: "ethereum", 10: "optimism", 56: "bsc", 137: "polygon", 8453: "base", 42161: "arbitrum", 43114: "avalanche",
           11155111: "sepolia", 17000: "holesky", 80002: "polygon-amoy", 84532: "base-sepolia", 31337: "anvil"}
 CENT = Decimal("0.01")
+ASSET_LABEL = re.compile(r"^[A-Za-z0-9][A-Za-z0-9.\-]{0,19}$")  # the form's currency-or-asset label
+
+
+def asset_label(asset: str) -> str:
+    """The asset as the form takes it; a label it cannot take becomes UNKNOWN (kept in the description)."""
+    label = (asset or "").strip().upper()
+    return label if ASSET_LABEL.match(label) else "UNKNOWN"
 
 
 def chain_name(chain_id: int | None) -> str | None:
@@ -76,7 +84,7 @@ def transaction_row(tx: Transaction, *, entity_id, jurisdiction: str, prices: Pr
     other_entity = tx.from_entity if direction == "in" else tx.to_entity
     row = {
         "reference": str(tx.pk), "timestamp": tx.timestamp.isoformat().replace("+00:00", "Z"),
-        "amount": prices.whole_units(tx.asset, tx.amount), "currency": (tx.asset or "UNKNOWN").upper(),
+        "amount": prices.whole_units(tx.asset, tx.amount), "currency": asset_label(tx.asset),
         "direction": direction, "tx_hash": tx.tx_hash, "from_address": tx.from_address, "to_address": tx.to_address,
         "counterparty": {"wallet": other_address, **({"name": other_entity.legal_name} if other_entity and direction != "self" else {})},
         "subject_id": subject_id,
@@ -85,8 +93,10 @@ def transaction_row(tx: Transaction, *, entity_id, jurisdiction: str, prices: Pr
         row.update(chain=chain_name(tx.chain_id), chain_id=tx.chain_id)
     if tx.usd_value is not None:
         row["usd_value"] = _money(tx.usd_value)
-    if tx.reference:
-        row["description"] = f"Client reference {tx.reference}"[:500]
+    notes = [f"Asset {tx.asset}" if tx.asset and asset_label(tx.asset) == "UNKNOWN" else "",
+             f"Client reference {tx.reference}" if tx.reference else ""]
+    if any(notes):
+        row["description"] = "; ".join(note for note in notes if note)[:500]
     _local_value(row, currency_amount=None, usd=tx.usd_value, jurisdiction=jurisdiction, prices=prices)
     return row
 

@@ -16,7 +16,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from common.audit import audit_record
-from common.errors import NotFound, ValidationFailed
+from common.errors import Conflict, NotFound, ValidationFailed
 from common.permissions import require_role
 from common.principal import Principal
 from filings.cases import common
@@ -185,7 +185,7 @@ def _save_draft(draft: ReportDraft) -> None:
         with transaction.atomic():
             draft.save()
     except IntegrityError:  # a concurrent first save of the same draft: theirs stands; try again
-        raise ValidationFailed("The draft was saved by someone else at the same moment; send it again.") from None
+        raise Conflict("The draft was saved by someone else at the same moment; send it again.") from None
 
 
 def _announce_draft(principal: Principal, subject: Subject, draft: ReportDraft) -> None:

@@ -20,8 +20,8 @@ def split_name(full_name: str) -> tuple[str | None, str]:
     The officer corrects names whose order differs (the SAR narrative repeats them as written)."""
     words = (full_name or "").split()
     if len(words) <= 1:
-        return None, full_name.strip()
-    return " ".join(words[:-1]), words[-1]
+        return None, full_name.strip()[:150]
+    return " ".join(words[:-1])[:150], words[-1][:150]
 
 
 def _tax_id(encrypted: str, *, business: bool, jurisdiction: str, country: str | None) -> dict | None:
@@ -43,7 +43,7 @@ def _tax_id(encrypted: str, *, business: bool, jurisdiction: str, country: str |
 def _address(address: dict) -> dict | None:
     if not address or not address.get("line1"):
         return None
-    line1 = ", ".join(part for part in (address.get("line1"), address.get("line2")) if part)
+    line1 = ", ".join(part for part in (address.get("line1"), address.get("line2")) if part)[:200]
     return {key: value for key, value in {"line1": line1, "city": address.get("city"), "state": address.get("state"),
                                           "postal_code": address.get("postal_code"), "country": address.get("country")}.items() if value}
 
