@@ -10,3 +10,7 @@ class MonitoringConfig(AppConfig):
         from organizations.hooks import on_organization_created
 
         on_organization_created(seed_new_organization)  # every new organization starts with RULES.md's lists
+
+        from monitoring import integration
+
+        integration.register()  # statistics, risk factors, activity, report rows and search for onboarding

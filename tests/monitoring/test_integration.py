@@ -1,0 +1,87 @@
+"""Monitoring feeds onboarding: search over alerts and transfers, alerts in the activity feed and
+the compliance report, related entities through shared counterparties, peer statistics, and the
+alert-history risk factor."""
+
+import csv
+import io
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from monitoring import risk_feed
+from monitoring.models import Alert, AssetPrice
+from onboarding.models import Entity
+
+pytestmark = pytest.mark.django_db
+SHARED = "0x00000000000000000000000000000000000c0ffe"
+
+
+@pytest.fixture
+def client(api, org, key):
+    AssetPrice.objects.update_or_create(organization=org, asset="USDC", defaults={"usd_rate": 1})
+    return api(key(org))
+
+
+def onboard(client, name, wallet, **extra):
+    response = client.post("/v1/onboarding/entities", {"legal_name": name, "entity_type": "business", "jurisdiction": "US",
+                                                        "industry": "software", "wallets": [{"chain_id": 1, "address": wallet}],
+                                                        **extra}, format="json")
+    assert response.status_code == 201, response.json()
+    return response.json()
+
+
+def send(client, sender, receiver, amount, tx_hash):
+    yesterday = (timezone.now() - timedelta(days=1)).isoformat()  # inside the 30-day behaviour window
+    response = client.post("/v1/monitoring/transfers", {"from_address": sender, "to_address": receiver, "amount": amount,
+                                                        "asset": "USDC", "chain_id": 1, "tx_hash": tx_hash,
+                                                        "timestamp": yesterday}, format="json")
+    assert response.status_code == 200, response.json()
+    return response.json()
+
+
+@pytest.fixture
+def world(client):
+    alpha = onboard(client, "Alpha Payments", f"0x{1:040x}", expected_monthly_volume_usd="1000")
+    beta = onboard(client, "Beta Payments", f"0x{2:040x}")
+    send(client, f"0x{1:040x}", SHARED, "25000", "0xaaa1")
+    send(client, f"0x{2:040x}", SHARED, "300", "0xbbb1")
+    return alpha, beta
+
+
+def test_search_finds_alerts_and_transfers(client, world):
+    results = client.get("/v1/onboarding/search?q=large_transfer").json()
+    found = results["results"] if isinstance(results, dict) and "results" in results else results
+    text = str(found)
+    assert "alert" in text and "Large transfer" in text
+    by_hash = str(client.get("/v1/onboarding/search?q=0xaaa1").json())
+    assert "transfer" in by_hash and "25000" in by_hash
+
+
+def test_activity_and_report_include_alerts(client, world):
+    alpha, _ = world
+    activity = str(client.get(f"/v1/onboarding/entities/{alpha['id']}/activity").json())
+    assert "alert.created" in activity and "Large transfer" in activity
+    report = client.get(f"/v1/onboarding/entities/{alpha['id']}/compliance-report")
+    rows = list(csv.reader(io.StringIO(report.content.decode("utf-8-sig"))))
+    assert any("large_transfer" in cell for row in rows for cell in row)
+
+
+def test_related_entities_through_a_shared_counterparty(client, world):
+    alpha, beta = world
+    related = str(client.get(f"/v1/onboarding/entities/{alpha['id']}/related").json())
+    assert beta["id"] in related and "counterpart" in related.lower()
+
+
+def test_alert_history_feeds_the_risk_score(client, world):
+    alpha, beta = world
+    entity = Entity.objects.get(pk=alpha["id"])
+    before = entity.risk_score
+    risk_feed.recompute([alpha["id"]], reason="alerts opened")
+    entity.refresh_from_db()
+    history = next(f for f in entity.risk_factors if f["name"] == "alert_history")
+    assert history["contribution"] > 0 and "open" in history["detail"].lower()
+    behaviour = next(f for f in entity.risk_factors if f["name"] == "behaviour")
+    assert "declared" in behaviour["detail"] and behaviour["contribution"] > 0
+    assert entity.risk_score > before
+    assert Alert.objects.filter(entity_id=alpha["id"]).exists()
