@@ -25,6 +25,9 @@ run: deps
 	@$(PY) manage.py createcachetable
 	@$(PY) manage.py collectstatic --noinput -v0
 	@$(PY) manage.py bootstrap_demo
+	@$(PY) manage.py load_sanctions > "$${DATA_DIR:-var}/load_sanctions.log" 2>&1 \
+		&& echo "Sanctions lists: loaded (OFAC SDN, UN; details in $${DATA_DIR:-var}/load_sanctions.log)" \
+		|| echo "Sanctions lists: not loaded, screening will record 'lists not loaded' (see $${DATA_DIR:-var}/load_sanctions.log)"
 	@$(PY) manage.py serve
 
 test: deps system-deps
@@ -36,7 +39,10 @@ lint: deps
 bench: deps
 	@$(PY) bench/platform_overhead.py
 	@$(PY) bench/screening.py
+	@$(PY) bench/status.py
 	@$(PY) bench/rules.py
+	@$(PY) bench/filings.py --all
+	@$(PY) bench/webhooks.py
 
 clean:
 	rm -rf $(VENV) var
