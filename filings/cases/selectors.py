@@ -52,7 +52,7 @@ def case_detail(*, organization, mode: str, case_id, entity_id=None) -> Case | N
         cases = cases.filter(entity_id=entity_id)
     return cases.prefetch_related(
         Prefetch("events", queryset=CaseEvent.objects.order_by("created_at", "id")),
-        Prefetch("filings", queryset=FilingRecord.objects.order_by("-filed_at", "-id").defer("document", "form_data", "attachments")),
+        Prefetch("filings", queryset=FilingRecord.objects.order_by("-filed_at", "-id").defer("document", "form_data")),
     ).first()
 
 

@@ -7,7 +7,7 @@ from django.db.models import QuerySet
 from filings.choices import ReportFamily
 from filings.models import FilingRecord
 
-LIST_DEFER = ("document", "form_data", "attachments")
+LIST_DEFER = ("document", "form_data")  # attachments stay: their names are listed
 
 
 def filings_of_entity(*, organization, mode: str, entity_id, family: str | None = None) -> QuerySet[FilingRecord]:

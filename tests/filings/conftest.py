@@ -67,12 +67,12 @@ def make_alert(entity: Entity, *, rule_code: str | None = None, severity: str = 
         Alert.objects.filter(pk=alert.pk).update(created_at=created_at)
         alert.refresh_from_db()
     wallet = entity.wallets.first()
-    for index in range(transactions):
-        tx = Transaction.objects.create(
-            organization=entity.organization, mode=entity.mode, chain_id=1, tx_hash=f"0x{alert.pk.hex}{index:04x}",
-            from_address=OTHER, to_address=wallet.address if wallet else EVM, amount=str(1000 + index), asset="USDC",
-            usd_value=Decimal(1000 + index), timestamp=now - timedelta(hours=index), to_entity=entity, monitored=True)
-        alert.transactions.add(tx)
+    rows = Transaction.objects.bulk_create([Transaction(
+        organization=entity.organization, mode=entity.mode, chain_id=1, tx_hash=f"0x{alert.pk.hex}{index:04x}",
+        from_address=OTHER, to_address=wallet.address if wallet else EVM, amount=str(1000 + index), asset="USDC",
+        usd_value=Decimal(1000 + index), timestamp=now - timedelta(minutes=7 * index), to_entity=entity, monitored=True)
+        for index in range(transactions)])
+    alert.transactions.add(*rows)
     return alert
 
 

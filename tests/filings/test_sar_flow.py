@@ -85,6 +85,14 @@ def test_us_sar_with_a_thousand_ingested_transactions(officer, org, onboard, pri
     assert csv.status_code == 200 and csv.content.decode().count("\n") == 1001
 
 
+@pytest.mark.parametrize("jurisdiction", ["CA", "AU", "GB"])
+def test_a_thousand_transactions_elsewhere(officer, org, onboard, priced, jurisdiction):
+    with_filer(org, jurisdiction if jurisdiction != "GB" else "DE")
+    case = open_case(onboard(jurisdiction, **person(jurisdiction)), transactions=1000, severity="critical")
+    form, document, _ = file_through_the_api(officer, case, KINDS[jurisdiction], jurisdiction)
+    assert len(form["transactions"]) == 1000 and all("local_value" in row for row in form["transactions"]) == (jurisdiction != "GB")
+
+
 def test_filing_effects_payload_notification_histories(officer, org, onboard, priced):
     with_filer(org, "US")
     entity = onboard("US", **person("US"))
@@ -105,7 +113,8 @@ def test_filing_effects_payload_notification_histories(officer, org, onboard, pr
     for history, total in (("sar-history", 1), ("filing-history", 1), ("ctr-history", 0)):
         listed = officer.get(f"{BASE}/entities/{entity.pk}/{history}").json()
         assert listed["total"] == total, history
-    assert officer.get(f"{BASE}/entities/{entity.pk}/filing-history").json()["data"][0]["id"] == str(record.pk)
+    listed = officer.get(f"{BASE}/entities/{entity.pk}/filing-history").json()["data"][0]
+    assert listed["id"] == str(record.pk) and listed["attachment_names"] == ["CASE-000001-transactions.csv"]
     download = officer.get(f"{BASE}/entities/{entity.pk}/filings/{record.pk}/document")
     assert download.status_code == 200 and download.content == document and "attachment" in download["Content-Disposition"]
     detail = officer.get(f"{BASE}/entities/{entity.pk}/cases/{case.pk}").json()
