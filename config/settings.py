@@ -219,6 +219,7 @@ SPECTACULAR_SETTINGS = {
         "InboundCallbackStatusEnum": "webhooks.models.InboundStatus",
         "OnchainStatusEnum": "compliance.models.OnchainStatus",
         "InvitationStatusEnum": "organizations.choices.InvitationStatus",
+        "CaseStatusEnum": "filings.choices.CaseStatus",
     },
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",

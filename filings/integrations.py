@@ -76,11 +76,8 @@ def filing_rows(entity, *, start, end) -> list[ReportRow]:
             for record in records.order_by("filed_at", "id")]
 
 
-def register(*, search: bool = False) -> None:
-    """`search` adds cases to the global search. Off until tests/onboarding/test_insights_api.py
-    stops expecting exactly the types entity and alert (docs/cases.md, "What is left")."""
-    if search:
-        register_searcher("case", search_cases)
+def register() -> None:
+    register_searcher("case", search_cases)
     register_activity_source("cases", case_activity)
     register_report_section("cases", case_rows)
     register_report_section("filings", filing_rows)

@@ -7,7 +7,7 @@ from monitoring.models import Alert, AlertHit, FiatEvent, Transaction
 
 
 def alerts_of(*, organization, mode: str) -> QuerySet[Alert]:
-    return Alert.objects.filter(organization=organization, mode=mode).order_by("-created_at", "-id")
+    return Alert.objects.filter(organization=organization, mode=mode).select_related("case_link").order_by("-created_at", "-id")
 
 
 def alerts_of_entity(*, organization, mode: str, entity_id, severity: str | None = None, status: str | None = None) -> QuerySet[Alert]:

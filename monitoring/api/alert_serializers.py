@@ -15,10 +15,12 @@ class CustomerAlertResponse(serializers.ModelSerializer):
 
     rule_id = serializers.CharField(source="rule_number")
     transaction_count = serializers.IntegerField(default=None)
+    case_id = serializers.UUIDField(source="case_link.case_id", default=None, allow_null=True,
+                                    help_text="The investigation case the alert belongs to.")
 
     class Meta:
         model = Alert
-        fields = ["id", "entity_id", "rule_id", "rule_code", "rule_name", "severity", "status", "description", "hit_count",
+        fields = ["id", "entity_id", "case_id", "rule_id", "rule_code", "rule_name", "severity", "status", "description", "hit_count",
                   "transaction_count", "first_triggered_at", "last_triggered_at", "sla_due_at", "disposition", "disposed_at",
                   "created_at"]
         read_only_fields = fields
