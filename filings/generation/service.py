@@ -8,7 +8,8 @@ import logging
 
 from django.conf import settings
 
-from filings.generation import llm, text
+from common import llm
+from filings.generation import text
 from filings.generation.facts import case_facts
 
 logger = logging.getLogger(__name__)

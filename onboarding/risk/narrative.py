@@ -8,11 +8,11 @@ returned with the reason, so the endpoint never fails because a model is down.
 
 from __future__ import annotations
 
-import json
 import logging
 
-import requests
 from django.conf import settings
+
+from common.llm import LlmUnavailable, complete, llm_configured
 
 logger = logging.getLogger(__name__)
 
@@ -42,29 +42,15 @@ def _join(parts: list[str]) -> str:
     return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
 
 
-def llm_configured() -> bool:
-    return bool(settings.OPENAI_BASE_URL and settings.OPENAI_API_KEY and settings.OPENAI_MODEL)
+SYSTEM_PROMPT = ("You are a financial-crime compliance analyst. Explain an entity's risk score to a colleague in one short "
+                 "paragraph, using only the facts given. Do not invent facts.")
 
 
 def _llm_narrative(entity) -> str:
     facts = {"entity": entity.legal_name, "entity_type": entity.entity_type, "jurisdiction": entity.jurisdiction,
              "industry": entity.industry, "status": entity.status, "risk_score": entity.risk_score,
              "risk_tier": entity.risk_tier, "factors": entity.risk_factors}
-    response = requests.post(
-        settings.OPENAI_BASE_URL.rstrip("/") + "/chat/completions",
-        headers={"Authorization": f"Bearer {settings.OPENAI_API_KEY}"},
-        json={"model": settings.OPENAI_MODEL, "temperature": 0, "messages": [
-            {"role": "system", "content": "You are a financial-crime compliance analyst. Explain an entity's risk score to a "
-                                          "colleague in one short paragraph, using only the facts given. Do not invent facts."},
-            {"role": "user", "content": json.dumps(facts, default=str)},
-        ]},
-        timeout=settings.OPENAI_TIMEOUT_SECONDS,
-    )
-    response.raise_for_status()
-    text = response.json()["choices"][0]["message"]["content"]
-    if not isinstance(text, str) or not text.strip():
-        raise ValueError("the model returned no text")
-    return text.strip()
+    return complete(system=SYSTEM_PROMPT, facts=facts)
 
 
 def risk_explanation(entity) -> dict:
@@ -73,9 +59,9 @@ def risk_explanation(entity) -> dict:
         try:
             return {"narrative": _llm_narrative(entity), "generated_by": LLM, "model": settings.OPENAI_MODEL,
                     "fallback_reason": None}
-        except (requests.RequestException, ValueError, KeyError, IndexError, TypeError) as exc:
+        except LlmUnavailable as exc:
             logger.warning("LLM risk explanation failed; using the deterministic one: %s", exc)
-            reason = f"the language model could not be used: {type(exc).__name__}"
+            reason = f"the language model could not be used: {exc}"
             return {"narrative": deterministic_narrative(entity), "generated_by": DETERMINISTIC, "model": None,
                     "fallback_reason": reason}
     return {"narrative": deterministic_narrative(entity), "generated_by": DETERMINISTIC, "model": None, "fallback_reason": None}

@@ -1,7 +1,6 @@
-"""An OpenAI-compatible chat-completions call (`POST {OPENAI_BASE_URL}/chat/completions`),
-configured like onboarding's risk explanation (onboarding.risk.narrative.llm_configured: the
-same three settings). That module's request is specific to a risk score, so the call itself is
-here; both should move to one shared client (docs/cases.md, "What is left")."""
+"""The one OpenAI-compatible chat-completions client (`POST {OPENAI_BASE_URL}/chat/completions`),
+used by every generated text (risk explanations, case summaries, SAR narratives). Each caller
+keeps its deterministic text as the default and falls back to it when the model is unavailable."""
 
 from __future__ import annotations
 
@@ -10,13 +9,13 @@ import json
 import requests
 from django.conf import settings
 
-from onboarding.risk.narrative import llm_configured
-
-__all__ = ["LlmUnavailable", "complete", "llm_configured"]
-
 
 class LlmUnavailable(Exception):
     """The model could not be used (network, HTTP status, shape of the answer)."""
+
+
+def llm_configured() -> bool:
+    return bool(settings.OPENAI_BASE_URL and settings.OPENAI_API_KEY and settings.OPENAI_MODEL)
 
 
 def complete(*, system: str, facts: dict) -> str:
