@@ -64,14 +64,28 @@ def create_database(url: str) -> None:
 class Worker:
     def __init__(self, env: dict, pool: str, concurrency: int):
         self.env, self.pool, self.concurrency, self.process = env, pool, concurrency, None
+        self.cpu_used = 0.0
 
     def start(self) -> None:
         command = [sys.executable, "-m", "celery", "-A", "config", "worker", "-P", self.pool, "-c", str(self.concurrency),
                    "-l", "WARNING", "--without-gossip", "--without-mingle", "--without-heartbeat", "-Q", "celery"]
         self.process = subprocess.Popen(command, cwd=ROOT, env=self.env, start_new_session=True)
 
+    def cpu_seconds(self) -> float:
+        """CPU time used so far by the worker's process group (main process and pool children)."""
+        ticks = 0
+        for stat in Path("/proc").glob("[0-9]*/stat"):
+            try:
+                fields = stat.read_text().rpartition(")")[2].split()
+            except OSError:
+                continue
+            if self.process and int(fields[2]) == self.process.pid:
+                ticks += sum(int(value) for value in fields[11:15])  # utime, stime, cutime, cstime
+        return ticks / os.sysconf("SC_CLK_TCK")
+
     def signal(self, sig) -> None:
         if self.process and self.process.poll() is None:
+            self.cpu_used += self.cpu_seconds()
             os.killpg(self.process.pid, sig)
             try:
                 self.process.wait(30)
@@ -110,22 +124,24 @@ def run(label: str, args, env, org, principal, log_path: Path, kill_midway: bool
     worker = Worker(env, args.pool, args.concurrency)
     worker_started = time.monotonic()
     worker.start()
-    killed_at, first_seen = None, None
-    wanted = set(emitted)
-    deadline = time.monotonic() + args.timeout
-    while time.monotonic() < deadline:
-        seen = received_ids(log_path)
-        if seen and first_seen is None:
-            first_seen = time.monotonic()
-        if kill_midway and killed_at is None and len(seen) >= args.events // 2:
-            worker.signal(signal.SIGKILL)
-            killed_at = len(seen)
-            worker.start()
-        if len(set(seen) & wanted) == len(wanted):
-            break
-        time.sleep(0.05)
-    finished = time.monotonic()
-    worker.signal(signal.SIGTERM)
+    try:
+        killed_at, first_seen = None, None
+        wanted = set(emitted)
+        deadline = time.monotonic() + args.timeout
+        while time.monotonic() < deadline:
+            seen = received_ids(log_path)
+            if seen and first_seen is None:
+                first_seen = time.monotonic()
+            if kill_midway and killed_at is None and len(seen) >= args.events // 2:
+                worker.signal(signal.SIGKILL)
+                killed_at = len(seen)
+                worker.start()
+            if len(set(seen) & wanted) == len(wanted):
+                break
+            time.sleep(0.05)
+        finished = time.monotonic()
+    finally:
+        worker.signal(signal.SIGTERM)
 
     seen = received_ids(log_path)
     unique = set(seen) & wanted
@@ -137,6 +153,8 @@ def run(label: str, args, env, org, principal, log_path: Path, kill_midway: bool
         "with_worker_startup_per_second": round(len(unique) / (finished - worker_started), 1),
         "emit_seconds": round(emit_seconds, 2), "lost": len(wanted - unique), "duplicates_received": len(seen) - len(unique),
         "succeeded_rows": succeeded, "killed_after_received": killed_at,
+        "worker_cpu_ms_per_delivery": round(worker.cpu_used * 1000 / max(len(unique), 1), 2),
+        "load_average": os.getloadavg()[0],
     }
 
 
@@ -183,6 +201,9 @@ def main() -> None:
     WebhookEndpoint.objects.filter(organization=org).delete()
     services.endpoint_create(principal=principal, url=f"https://127.0.0.1:{port}/hooks", event_types=["alert.created"])
 
+    # Beat, as in production: its sweeper re-sends what a killed worker held (in flight or prefetched).
+    beat = subprocess.Popen([sys.executable, "-m", "celery", "-A", "config", "beat", "-l", "WARNING",
+                             "-s", str(workdir / "beat-schedule")], cwd=ROOT, env=env, start_new_session=True)
     results = []
     try:
         for label in args.runs.split(","):
@@ -190,6 +211,8 @@ def main() -> None:
             results.append(result)
             print(result, flush=True)
     finally:
+        os.killpg(beat.pid, signal.SIGTERM)
+        beat.wait(30)
         os.kill(receiver.pid, signal.SIGTERM)
         receiver.join(10)
     print(f"\nworker: 1 process, pool {args.pool}, concurrency {args.concurrency}; {os.cpu_count()} cores; "
@@ -198,7 +221,8 @@ def main() -> None:
         print(f"{result['run']:>5}: {result['events']} events delivered in {result['delivery_seconds']} s = "
               f"{result['deliveries_per_second']} deliveries/s ({result['with_worker_startup_per_second']}/s counting the worker's "
               f"start-up; emitting them took {result['emit_seconds']} s), lost {result['lost']}, "
-              f"duplicates received {result['duplicates_received']}")
+              f"duplicates received {result['duplicates_received']}; worker CPU {result['worker_cpu_ms_per_delivery']} ms "
+              f"per delivery, load average {result['load_average']:.1f}")
 
 
 if __name__ == "__main__":
