@@ -10,6 +10,10 @@ class OnboardingConfig(AppConfig):
 
         on_lists_changed(rescreen_on_list_change)
 
+        from onboarding import callbacks
+
+        callbacks.register()  # KYB and identity provider callbacks become compliance checks
+
 
 def rescreen_on_list_change(changes) -> None:
     """A sanctions list changed (load_sanctions): re-screen existing entities once the load committed."""

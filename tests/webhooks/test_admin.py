@@ -93,12 +93,12 @@ def test_rotating_the_secret_shows_the_new_one(console, deliveries):
     assert endpoint.secret_rotated_at is not None
 
 
-def test_callbacks_can_be_reprocessed(console, django_capture_on_commit_callbacks, deliveries):
+def test_callbacks_can_be_reprocessed(console, django_capture_on_commit_callbacks, deliveries, handler_registry):
     callback = InboundCallback.objects.create(provider="kyb-provider", external_id="e1", signature="cd" * 32,
                                               signed_at=deliveries[0].created_at, body='{"event_id": "e1"}', status="unhandled")
     with django_capture_on_commit_callbacks(execute=True):
         console.post(reverse("admin:webhooks_inboundcallback_changelist"),
                      {"action": "reprocess", "_selected_action": [str(callback.pk)]})
     callback.refresh_from_db()
-    assert callback.status == "unhandled" and callback.processed_at is not None  # still no handler: unhandled again
+    assert callback.status == "failed" and callback.processed_at is not None  # reprocessed: its payload is incomplete
     assert AuditLogEntry.objects.filter(action="inbound_callback.reprocessed").exists()
