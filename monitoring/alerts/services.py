@@ -7,7 +7,8 @@ from datetime import timedelta
 from uuid import UUID
 
 from django.db import transaction
-from django.db.models import Count, Max, OuterRef, Subquery
+from django.db.models import Case, DateTimeField, F, PositiveIntegerField, Value, When
+from django.db.models.functions import Greatest
 from django.utils import timezone
 
 from common.audit import audit_record
@@ -16,6 +17,7 @@ from common.permissions import require_role
 from common.principal import Principal
 from monitoring.alerts.describe import alert_description, rule_name
 from monitoring.choices import SLA_HOURS, AlertStatus
+from monitoring.engine.pg import insert_ignoring_conflicts, insert_new, on_postgres, pg_rows
 from monitoring.models import Alert, AlertHit
 from monitoring.notifications.services import notifications_create
 from monitoring.rules import RuleResult
@@ -23,6 +25,9 @@ from organizations.choices import Role
 from webhooks.services import event_emit, events_emit
 
 DISPOSE_ROLE = Role.L1_ANALYST
+EXTEND_SQL = """UPDATE monitoring_alert AS a
+SET hit_count = a.hit_count + v.added, last_triggered_at = GREATEST(a.last_triggered_at, v.latest), updated_at = %(now)s
+FROM unnest(%(ids)s::uuid[], %(added)s::integer[], %(latest)s::timestamptz[]) AS v(id, added, latest) WHERE a.id = v.id RETURNING a.id"""
 OPEN_STATUSES = (AlertStatus.OPEN, AlertStatus.IN_REVIEW)
 
 
@@ -48,16 +53,18 @@ def alerts_record(*, organization, mode: str, hits: list[RuleResult], event_time
     _announce_many(organization, mode, [(alert, groups[key]) for key, alert in opened.items()])
     links = [(current.get(key) or opened[key], results) for key, results in groups.items()]
     _write_hits_and_links(links, event_times)
-    _recount([current[key].pk for key in groups if key in current])
+    _extend([(current[key], results) for key, results in groups.items() if key in current], event_times)
     return {alert.pk for alert, _ in links}
 
 
 def _open_alerts(organization, mode: str, groups) -> dict[tuple[UUID, str], Alert]:
+    """The open alerts of the groups' (entity, rule) pairs, locked in primary-key order (every batch
+    locks in the same order, so two concurrent batches cannot deadlock on them)."""
     if not groups:
         return {}
     rows = Alert.objects.select_for_update().filter(
-        organization=organization, mode=mode, status__in=OPEN_STATUSES,
-        entity_id__in={key[0] for key in groups}, rule_code__in={key[1] for key in groups})
+        organization=organization, mode=mode, status__in=OPEN_STATUSES, entity_id__in={key[0] for key in groups},
+        rule_code__in={key[1] for key in groups}).order_by("pk").only("pk", "entity_id", "rule_code")
     return {(alert.entity_id, alert.rule_code): alert for alert in rows if (alert.entity_id, alert.rule_code) in groups}
 
 
@@ -66,7 +73,7 @@ def _open_many(organization, mode: str, groups, event_times) -> dict[tuple[UUID,
     left out of the result (the unique constraint refuses ours) and extended instead."""
     now = timezone.now()
     alerts = {}
-    for (entity_id, code), results in groups.items():
+    for (entity_id, code), results in sorted(groups.items()):  # one insertion order for every batch
         first, times = results[0], [event_times[result.event_id] for result in results]
         alerts[(entity_id, code)] = Alert(
             organization=organization, mode=mode, entity_id=entity_id, rule_number=first.rule_number, rule_code=code,
@@ -76,19 +83,24 @@ def _open_many(organization, mode: str, groups, event_times) -> dict[tuple[UUID,
         )
     if not alerts:
         return {}
-    Alert.objects.bulk_create(alerts.values(), ignore_conflicts=True)
-    stored = set(Alert.objects.filter(pk__in=[alert.pk for alert in alerts.values()]).values_list("pk", flat=True))
+    stored = {alert.pk for alert in insert_new(Alert, list(alerts.values()))}
     return {key: alert for key, alert in alerts.items() if alert.pk in stored}
 
 
-def _recount(alert_ids: list[UUID]) -> None:
-    """Extended alerts: hit count and latest trigger recomputed from their hits, in one statement."""
-    if not alert_ids:
+def _extend(extended: list[tuple[Alert, list[RuleResult]]], event_times: dict) -> None:
+    """Extended alerts: hit count up by the new hits, latest trigger moved to the newest, in one
+    statement (the rows are locked by _open_alerts, and hits are only ever added here)."""
+    if not extended:
         return
-    hits = AlertHit.objects.filter(alert=OuterRef("pk")).order_by().values("alert")
-    Alert.objects.filter(pk__in=alert_ids).update(
-        hit_count=Subquery(hits.annotate(n=Count("pk")).values("n")),
-        last_triggered_at=Subquery(hits.annotate(latest=Max("triggered_at")).values("latest")),
+    if on_postgres():
+        pg_rows(EXTEND_SQL, {"ids": [alert.pk for alert, _ in extended], "added": [len(results) for _, results in extended],
+                             "latest": [max(event_times[r.event_id] for r in results) for _, results in extended], "now": timezone.now()})
+        return
+    added = [When(pk=alert.pk, then=Value(len(results))) for alert, results in extended]
+    latest = [When(pk=alert.pk, then=Value(max(event_times[r.event_id] for r in results))) for alert, results in extended]
+    Alert.objects.filter(pk__in=[alert.pk for alert, _ in extended]).update(
+        hit_count=F("hit_count") + Case(*added, output_field=PositiveIntegerField()),
+        last_triggered_at=Greatest("last_triggered_at", Case(*latest, output_field=DateTimeField())),
         updated_at=timezone.now(),
     )
 
@@ -101,6 +113,10 @@ def _write_hits_and_links(links, event_times: dict) -> None:
                                  triggered_at=event_times[result.event_id], evidence=result.evidence))
             tx_links += [Alert.transactions.through(alert_id=alert.pk, transaction_id=UUID(i)) for i in result.transaction_ids]
             fiat_links += [Alert.fiat_events.through(alert_id=alert.pk, fiatevent_id=UUID(i)) for i in result.fiat_event_ids]
+    if on_postgres():  # one statement each, whatever the number of rows
+        for model, rows in ((AlertHit, hits), (Alert.transactions.through, tx_links), (Alert.fiat_events.through, fiat_links)):
+            insert_ignoring_conflicts(model, rows)
+        return
     AlertHit.objects.bulk_create(hits, batch_size=1000)
     Alert.transactions.through.objects.bulk_create(tx_links, ignore_conflicts=True, batch_size=1000)
     Alert.fiat_events.through.objects.bulk_create(fiat_links, ignore_conflicts=True, batch_size=1000)

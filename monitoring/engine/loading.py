@@ -1,19 +1,21 @@
 """Building the pure engine's context (monitoring.rules) from the database, once per batch.
 
-A fixed number of queries per batch, whatever its size: the entities and their wallets, their
-history over the engine's look-back, the facts that reach further back (latest and first activity
-before the span, counterparties seen before it), and the organization's network (registered and
-flagged wallets, other customers, transfers between registered wallets for cycle detection).
+A fixed number of queries per batch, whatever its size (monitoring.engine.reads): the entities and
+their wallets, their history over the engine's look-back, the facts that reach further back (latest
+and first activity before the span; for rule 14, whether the counterparties it could call fresh were
+dealt with before the span), and the organization's network as the batch's events need it
+(registered and flagged wallets among the batch's addresses, the customers on the other side,
+transfers between customers for cycle detection). Nothing is kept between batches.
 """
 
-from collections import defaultdict
+from bisect import bisect_left
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from uuid import UUID
-
-from django.db.models import Max, Min, Q
 
 from monitoring.choices import Disposition
-from monitoring.models import Alert, FiatEvent, Transaction
+from monitoring.engine import reads
+from monitoring.engine.events import rule_fiat, rule_transaction, transactions_by_entity
+from monitoring.models import Alert
 from monitoring.rules import (
     CounterpartyEntity,
     EngineSettings,
@@ -24,163 +26,152 @@ from monitoring.rules import (
     OrgNetwork,
     TransferGraph,
 )
-from monitoring.rules import FiatEvent as RuleFiat
 from monitoring.rules import Transaction as RuleTransaction
 from onboarding.models import Entity as EntityRow
-from onboarding.models import Wallet
-
-TX_FIELDS = ("id", "timestamp", "chain_id", "tx_hash", "from_address", "to_address", "amount", "asset", "usd_value",
-             "from_entity_id", "to_entity_id")
-FIAT_FIELDS = ("id", "entity_id", "timestamp", "event_type", "amount", "currency", "usd_value", "counterparty_name",
-               "counterparty_bank", "card_type", "merchant_category_code", "merchant_country", "check_type", "check_number",
-               "deposit_method")
-CYCLE_WINDOW = timedelta(days=7)  # rule 15's reach
 
 
-def rule_transaction(row: dict, entity_id: UUID, *, counterparty_entity: UUID | None = None) -> RuleTransaction:
-    """A stored transfer as seen from `entity_id`: direction and counterparty."""
-    sender, receiver = row["from_entity_id"] == entity_id, row["to_entity_id"] == entity_id
-    direction = "self" if sender and receiver else "out" if sender else "in"
-    counterparty = row["to_address"] if direction in ("out", "self") else row["from_address"]
-    if direction == "self":
-        counterparty_entity = entity_id
-    elif counterparty_entity is None:
-        counterparty_entity = row["to_entity_id"] if direction == "out" else row["from_entity_id"]
-    return RuleTransaction(
-        id=str(row["id"]), timestamp=row["timestamp"], direction=direction, amount=row["amount_decimal"],
-        usd_value=row["usd_value"], counterparty_address=counterparty, chain_id=row["chain_id"], tx_hash=row["tx_hash"],
-        from_address=row["from_address"], to_address=row["to_address"], asset=row["asset"],
-        counterparty_entity_id=str(counterparty_entity) if counterparty_entity else None,
-    )
+@dataclass
+class Batch:
+    """What a batch's events are, in the shapes the loader needs: TX_COLUMNS / FIAT_COLUMNS tuples."""
+
+    tx_rows: list[tuple] = field(default_factory=list)
+    fiat_rows: list[tuple] = field(default_factory=list)
+
+    @property
+    def entity_ids(self) -> set[str]:
+        ids = {side for row in self.tx_rows for side in (row[9], row[10]) if side}
+        return ids | {row[1] for row in self.fiat_rows}
+
+    @property
+    def addresses(self) -> set[str]:
+        return {address for row in self.tx_rows for address in (row[4], row[5])}
+
+    @property
+    def address_keys(self) -> set[tuple[int, str]]:
+        return {(row[2], address) for row in self.tx_rows for address in (row[4], row[5])}
+
+    def span(self) -> tuple[datetime, datetime]:
+        times = [row[1] for row in self.tx_rows] + [row[2] for row in self.fiat_rows]
+        return min(times), max(times)
 
 
-def rule_fiat(row: dict) -> RuleFiat:
-    return RuleFiat(
-        id=str(row["id"]), timestamp=row["timestamp"], event_type=row["event_type"], amount=row["amount"],
-        usd_value=row["usd_value"], currency=row["currency"], counterparty_name=row["counterparty_name"],
-        counterparty_bank=row["counterparty_bank"], card_type=row["card_type"] or None,
-        merchant_category_code=row["merchant_category_code"] or None, merchant_country=row["merchant_country"] or None,
-        check_type=row["check_type"] or None, check_number=row["check_number"] or None, deposit_method=row["deposit_method"] or None,
-    )
+def _timestamp(tx: RuleTransaction) -> datetime:
+    return tx.timestamp
 
 
-def _with_decimal(rows):
-    from decimal import Decimal
-
-    for row in rows:
-        row["amount_decimal"] = Decimal(row["amount"])
-        yield row
+def _active_params(settings: EngineSettings, code: str) -> dict | None:
+    return next((active.params for active in settings.active if active.rule.code == code), None)
 
 
 class BatchLoader:
-    """Loads everything the engine needs for the entities of one batch spanning [start, end]."""
+    """Loads everything the engine needs for the entities of one batch."""
 
     def __init__(self, *, organization, mode: str, settings: EngineSettings, lists: OrgLists):
         self.organization, self.mode, self.settings, self.lists = organization, mode, settings, lists
         self.lookback = settings.lookback()
 
-    def contexts(self, entity_ids: set[UUID], start: datetime, end: datetime) -> dict[UUID, EntityContext]:
+    def contexts(self, batch: Batch) -> dict[str, EntityContext]:
+        entity_ids = batch.entity_ids
+        start, end = batch.span()
         tx_start, fiat_start = start - self.lookback.transactions, start - self.lookback.fiat
-        entities = {row.pk: row for row in EntityRow.objects.filter(pk__in=entity_ids)}
+        tx_of = transactions_by_entity(reads.transactions(self.organization, self.mode, entity_ids, tx_start, end), entity_ids)
+        fiat_of: dict[str, list] = {entity: [] for entity in entity_ids}
+        for row in reads.fiat_events(entity_ids, fiat_start, end):
+            fiat_of[row[1]].append(rule_fiat(row))
+        before = reads.activity_before(entity_ids, tx_start, fiat_start)
+        known = self._known_counterparties(tx_of, start, tx_start)
         wallets = self._wallets(entity_ids)
-        transactions = self._transactions(entity_ids, tx_start, end)
-        fiat = self._fiat(entity_ids, fiat_start, end)
-        before = self._activity_before(entity_ids, tx_start, fiat_start)
-        known = self._known_counterparties(entity_ids, tx_start)
-        network = self._network(transactions, start, end)
-        tx_of, fiat_of = defaultdict(list), defaultdict(list)
-        for tx in transactions:
-            for entity_id in {tx["from_entity_id"], tx["to_entity_id"]} & entity_ids:
-                tx_of[entity_id].append(tx)
-        for event in fiat:
-            fiat_of[event["entity_id"]].append(event)
+        network = self._network(batch, start, end)
         contexts = {}
-        for entity_id, row in entities.items():
+        for row in reads.entities(entity_ids):
+            entity_id = row[0]
             latest, first = before.get(entity_id, (None, None))
-            history = EntityHistory(
-                [rule_transaction(tx, entity_id) for tx in tx_of[entity_id]],
-                [rule_fiat(event) for event in fiat_of[entity_id]],
-                earlier_activity_at=latest, first_activity_at=first, known_counterparties=known.get(entity_id, ()),
-            )
+            history = EntityHistory(tx_of[entity_id], fiat_of[entity_id], earlier_activity_at=latest, first_activity_at=first,
+                                    known_counterparties=known.get(entity_id, ()))
             own = wallets.get(entity_id, {})
-            contexts[entity_id] = EntityContext(
-                entity=self._entity(row), history=history, own_wallets=frozenset(own), wallet_first_seen=own,
-                lists=self.lists, network=network,
-            )
+            contexts[entity_id] = EntityContext(entity=self._entity(row), history=history, own_wallets=frozenset(own),
+                                                wallet_first_seen=own, lists=self.lists, network=network)
         return contexts
 
     @staticmethod
-    def _entity(row: EntityRow) -> Entity:
-        return Entity(id=str(row.pk), status=row.status, jurisdiction=row.jurisdiction, entity_type=row.entity_type,
-                      created_at=row.created_at, onboarded_at=row.created_at,
-                      expected_monthly_volume_usd=row.expected_monthly_volume_usd)
+    def _entity(row: tuple) -> Entity:
+        entity_id, status, jurisdiction, entity_type, created_at, expected_volume = row
+        return Entity(id=entity_id, status=status, jurisdiction=jurisdiction, entity_type=entity_type, created_at=created_at,
+                      onboarded_at=created_at, expected_monthly_volume_usd=expected_volume)
 
     @staticmethod
-    def _wallets(entity_ids) -> dict[UUID, dict]:
-        result: dict[UUID, dict] = defaultdict(dict)
-        for entity_id, chain_id, address, created_at, first_seen in Wallet.objects.filter(entity_id__in=entity_ids).values_list(
-                "entity_id", "chain_id", "address", "created_at", "first_seen_at"):
-            result[entity_id][(chain_id, address)] = min(created_at, first_seen) if first_seen else created_at
+    def _wallets(entity_ids: set[str]) -> dict[str, dict]:
+        """{entity: {(chain_id, address): first seen}}: the earlier of registration and first transfer."""
+        result: dict[str, dict] = {}
+        for entity_id, chain_id, address, created_at, first_seen in reads.wallets(entity_ids):
+            result.setdefault(entity_id, {})[(chain_id, address)] = min(created_at, first_seen) if first_seen else created_at
         return result
 
-    def _transactions(self, entity_ids, since, until) -> list[dict]:
-        rows = Transaction.objects.filter(
-            Q(from_entity_id__in=entity_ids) | Q(to_entity_id__in=entity_ids),
-            organization=self.organization, mode=self.mode, timestamp__gte=since, timestamp__lte=until,
-        ).order_by("timestamp", "id").values(*TX_FIELDS)
-        return list(_with_decimal(rows))
-
-    def _fiat(self, entity_ids, since, until) -> list[dict]:
-        return list(FiatEvent.objects.filter(entity_id__in=entity_ids, timestamp__gte=since, timestamp__lte=until)
-                    .order_by("timestamp", "id").values(*FIAT_FIELDS))
-
-    def _activity_before(self, entity_ids, tx_start, fiat_start) -> dict[UUID, tuple[datetime | None, datetime | None]]:
-        """(latest, first) activity of each entity before the loaded span, over both channels."""
-        facts: dict[UUID, list] = defaultdict(list)
-        sources = (
-            Transaction.objects.filter(from_entity_id__in=entity_ids, timestamp__lt=tx_start).values("from_entity_id"),
-            Transaction.objects.filter(to_entity_id__in=entity_ids, timestamp__lt=tx_start).values("to_entity_id"),
-            FiatEvent.objects.filter(entity_id__in=entity_ids, timestamp__lt=fiat_start).values("entity_id"),
-        )
-        for query in sources:
-            for row in query.annotate(latest=Max("timestamp"), first=Min("timestamp")).order_by():
-                entity_id = next(value for name, value in row.items() if name.endswith("entity_id"))
-                facts[entity_id].append((row["latest"], row["first"]))
-        return {entity_id: (max(p[0] for p in pairs), min(p[1] for p in pairs)) for entity_id, pairs in facts.items()}
-
-    def _known_counterparties(self, entity_ids, tx_start) -> dict[UUID, set]:
-        """Counterparties each entity dealt with before the loaded span (rule 14's "previously unseen")."""
-        known: dict[UUID, set] = defaultdict(set)
-        earlier = Transaction.objects.filter(timestamp__lt=tx_start)
-        for entity_id, chain_id, address in earlier.filter(from_entity_id__in=entity_ids).values_list(
-                "from_entity_id", "chain_id", "to_address").distinct():
-            known[entity_id].add((chain_id, address))
-        for entity_id, chain_id, address in earlier.filter(to_entity_id__in=entity_ids).values_list(
-                "to_entity_id", "chain_id", "from_address").distinct():
-            known[entity_id].add((chain_id, address))
+    def _known_counterparties(self, tx_of: dict[str, list[RuleTransaction]], start: datetime, tx_start: datetime) -> dict[str, set]:
+        """Rule 14's "previously unseen" needs storage only for the counterparties it could call fresh:
+        outflows inside its window before the batch (or in it) to a counterparty the loaded history
+        has not shown earlier. Whether those were dealt with before the span is read; the rest of the
+        entity's past cannot change a result. Nothing when rule 14 is off."""
+        params = _active_params(self.settings, "peel_chain")
+        if params is None:
+            return {}
+        cutoff = start - timedelta(hours=params["window_hours"])
+        candidates = set()
+        for entity_id, transfers in tx_of.items():
+            first_late = bisect_left(transfers, cutoff, key=_timestamp)
+            seen = {tx.counterparty_key for tx in transfers[:first_late]}
+            for tx in transfers[first_late:]:
+                key = tx.counterparty_key
+                if key not in seen:
+                    if tx.direction == "out":
+                        candidates.add((entity_id, key[0], key[1]))
+                    seen.add(key)
+        known: dict[str, set] = {}
+        for entity_id, chain_id, address in reads.known_counterparties(candidates, tx_start):
+            known.setdefault(entity_id, set()).add((chain_id, address))
         return known
 
-    def _network(self, transactions: list[dict], start: datetime, end: datetime) -> OrgNetwork:
-        org_wallets = Wallet.objects.filter(organization=self.organization, mode=self.mode)
-        registered = {(chain_id, address): str(entity_id) for chain_id, address, entity_id in org_wallets.values_list(
-            "chain_id", "address", "entity_id")}
-        flagged = frozenset(org_wallets.filter(flagged=True).values_list("chain_id", "address"))
-        counterpart_ids = {tx[side] for tx in transactions for side in ("from_entity_id", "to_entity_id") if tx[side]}
-        return OrgNetwork(registered_wallets=registered, entities=self._counterparty_entities(counterpart_ids),
-                          flagged_wallets=flagged, transfers=self._transfer_graph(start - CYCLE_WINDOW, end))
+    def _network(self, batch: Batch, start: datetime, end: datetime) -> OrgNetwork:
+        """What the rules ask of the network, for the batch's events: the registered and flagged
+        wallets among their addresses, the customers on their other side, and (rule 15) the
+        transfers between customers over the cycle window."""
+        wallets = reads.registered_wallets(self.organization, self.mode, batch.address_keys)
+        registered = {(chain_id, address): entity_id for chain_id, address, entity_id, _ in wallets}
+        flagged = frozenset((chain_id, address) for chain_id, address, _, is_flagged in wallets if is_flagged)
+        return OrgNetwork(registered_wallets=registered, entities=self._counterparty_entities(self._counterparts(batch, registered)),
+                          flagged_wallets=flagged, transfers=self._transfer_graph(start, end))
 
     @staticmethod
-    def _counterparty_entities(entity_ids) -> dict[str, CounterpartyEntity]:
-        findings: dict[UUID, list] = defaultdict(list)
+    def _counterparts(batch: Batch, registered: dict) -> set[str]:
+        """The customers on the other side of the batch's transfers, as the rules find them: the
+        stored side when both sides are customers, else the owner of the other side's address."""
+        found = set()
+        for row in batch.tx_rows:
+            chain_id, from_address, to_address, from_entity, to_entity = row[2], row[4], row[5], row[9], row[10]
+            if from_entity and to_entity:
+                found.update((from_entity, to_entity))
+                continue
+            other = (chain_id, to_address) if from_entity else (chain_id, from_address)
+            if other in registered:
+                found.add(registered[other])
+        return found
+
+    @staticmethod
+    def _counterparty_entities(entity_ids: set[str]) -> dict[str, CounterpartyEntity]:
+        if not entity_ids:
+            return {}
+        findings: dict[str, list] = {}
         for entity_id, at in Alert.objects.filter(entity_id__in=entity_ids, disposition=Disposition.TRUE_POSITIVE).values_list(
                 "entity_id", "disposed_at"):
-            findings[entity_id].append(at)
+            findings.setdefault(str(entity_id), []).append(at)
         rows = EntityRow.objects.filter(pk__in=entity_ids).values_list("pk", "jurisdiction", "status")
         return {str(pk): CounterpartyEntity(id=str(pk), jurisdiction=jurisdiction, status=status,
-                                            adverse_findings_at=tuple(sorted(findings.get(pk, ()))))
+                                            adverse_findings_at=tuple(sorted(findings.get(str(pk), ()))))
                 for pk, jurisdiction, status in rows}
 
-    def _transfer_graph(self, since, until) -> TransferGraph:
-        rows = Transaction.objects.filter(organization=self.organization, mode=self.mode, timestamp__gte=since, timestamp__lte=until,
-                                          from_entity__isnull=False, to_entity__isnull=False).values(*TX_FIELDS)
-        return TransferGraph(rule_transaction(row, row["from_entity_id"]) for row in _with_decimal(rows))
+    def _transfer_graph(self, start: datetime, end: datetime) -> TransferGraph:
+        params = _active_params(self.settings, "cyclic_flow")
+        if params is None:
+            return TransferGraph()
+        rows = reads.transfers_between_customers(self.organization, self.mode, start - timedelta(days=params["window_days"]), end)
+        return TransferGraph(rule_transaction(row, row[9]) for row in rows)

@@ -1,18 +1,42 @@
 """Which customer each side of a transaction belongs to, from registered wallets."""
 
+from dataclasses import dataclass
+from datetime import datetime
 from uuid import UUID
 
+from monitoring.engine.pg import on_postgres, pg_rows
 from onboarding.models import Entity, Wallet
+
+# Probes of the (organization, mode, chain_id, address) unique index, one per key.
+WALLETS_SQL = """SELECT w.id, w.chain_id, w.address, w.entity_id, w.first_seen_at FROM onboarding_wallet AS w
+JOIN unnest(%(chains)s::bigint[], %(addresses)s::text[]) AS k(chain_id, address) ON w.chain_id = k.chain_id AND w.address = k.address
+WHERE w.organization_id = %(org)s AND w.mode = %(mode)s"""
+
+
+@dataclass(frozen=True)
+class RegisteredWallet:
+    pk: UUID
+    entity_id: UUID
+    first_seen_at: datetime | None
+
+
+def registered_wallets(*, organization, mode: str, keys: set[tuple[int, str]]) -> dict[tuple[int, str], RegisteredWallet]:
+    """{(chain_id, address): wallet} for the registered wallets among `keys` (one query)."""
+    if not keys:
+        return {}
+    if on_postgres():
+        chains, addresses = zip(*keys, strict=True)
+        rows = pg_rows(WALLETS_SQL, {"chains": list(chains), "addresses": list(addresses), "org": organization.pk, "mode": mode})
+    else:
+        rows = Wallet.objects.filter(organization=organization, mode=mode, address__in={address for _, address in keys}).values_list(
+            "pk", "chain_id", "address", "entity_id", "first_seen_at")
+    return {(chain_id, address): RegisteredWallet(pk, entity_id, first_seen)
+            for pk, chain_id, address, entity_id, first_seen in rows if (chain_id, address) in keys}
 
 
 def wallet_owners(*, organization, mode: str, keys: set[tuple[int, str]]) -> dict[tuple[int, str], UUID]:
     """{(chain_id, address): entity_id} for the registered wallets among `keys` (one query)."""
-    if not keys:
-        return {}
-    addresses = {address for _, address in keys}
-    rows = Wallet.objects.filter(organization=organization, mode=mode, address__in=addresses).values_list(
-        "chain_id", "address", "entity_id")
-    return {(chain_id, address): entity_id for chain_id, address, entity_id in rows if (chain_id, address) in keys}
+    return {key: wallet.entity_id for key, wallet in registered_wallets(organization=organization, mode=mode, keys=keys).items()}
 
 
 def existing_entity_ids(*, organization, mode: str, ids: set[UUID]) -> set[UUID]:

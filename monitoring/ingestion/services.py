@@ -10,7 +10,6 @@ database's unique constraint lets exactly one in. A fiat event with a `reference
 import hashlib
 import json
 from dataclasses import dataclass, field
-from uuid import UUID
 
 from django.db import IntegrityError, transaction
 
@@ -18,11 +17,13 @@ from common.errors import ValidationFailed
 from common.permissions import require_role
 from common.principal import Principal
 from monitoring.choices import Source
+from monitoring.engine.gcpause import gc_paused
+from monitoring.engine.pg import insert_new, on_postgres
 from monitoring.engine.runner import monitor
 from monitoring.ingestion.pricing import PriceBook
-from monitoring.ingestion.resolution import existing_entity_ids, sides, wallet_owners
+from monitoring.ingestion.resolution import existing_entity_ids
+from monitoring.ingestion.storing import build_transactions, note_first_seen, wallets_of
 from monitoring.models import FiatEvent, Transaction
-from onboarding.models import Wallet
 from organizations.choices import Role
 
 INGEST_ROLE = Role.L1_ANALYST
@@ -64,47 +65,6 @@ def _check_entities(principal: Principal, items: list[dict], field_name: str = "
             raise ValidationFailed.for_field(where, "No entity of yours has this id.")
 
 
-def _build_transactions(principal: Principal, items: list[dict], source: str) -> list[Transaction]:
-    keys = {(i["chain_id"], i["from_address"]) for i in items} | {(i["chain_id"], i["to_address"]) for i in items}
-    owners = wallet_owners(organization=principal.organization, mode=principal.mode, keys=keys)
-    prices = PriceBook(principal.organization)
-    records = []
-    for item in items:
-        from_entity, to_entity = sides(from_key=(item["chain_id"], item["from_address"]),
-                                       to_key=(item["chain_id"], item["to_address"]), owners=owners, entity_id=item.get("entity_id"))
-        records.append(Transaction(
-            organization=principal.organization, mode=principal.mode, chain_id=item["chain_id"], tx_hash=item["tx_hash"],
-            log_index=item["log_index"], from_address=item["from_address"], to_address=item["to_address"],
-            amount=item["amount"], asset=item.get("asset", ""), usd_value=prices.transaction_value(item["amount"], item.get("asset", "")),
-            timestamp=item["timestamp"], reference=item.get("reference", ""), from_entity_id=from_entity,
-            to_entity_id=to_entity, source=source,
-        ))
-    return records
-
-
-def _note_first_seen(records: list[Transaction]) -> None:
-    """Registered wallets remember their earliest transfer (rule 9's "first seen"): one read and
-    one bulk update per batch."""
-    earliest: dict[tuple[int, str], object] = {}
-    for tx in records:
-        for entity_id, address in ((tx.from_entity_id, tx.from_address), (tx.to_entity_id, tx.to_address)):
-            if entity_id:
-                key = (tx.chain_id, address)
-                earliest[key] = min(earliest.get(key, tx.timestamp), tx.timestamp)
-    if not earliest:
-        return
-    first = records[0]
-    changed = []
-    wallets = Wallet.objects.filter(organization_id=first.organization_id, mode=first.mode,
-                                    address__in={address for _, address in earliest})
-    for wallet in wallets.only("pk", "chain_id", "address", "first_seen_at"):
-        at = earliest.get((wallet.chain_id, wallet.address))
-        if at is not None and (wallet.first_seen_at is None or at < wallet.first_seen_at):
-            wallet.first_seen_at = at
-            changed.append(wallet)
-    Wallet.objects.bulk_update(changed, ["first_seen_at"], batch_size=500)
-
-
 def _with_hashes(items: list[dict]) -> list[dict]:
     return [{**item, "tx_hash": item.get("tx_hash") or generated_tx_hash(item), "log_index": item.get("log_index", 0)} for item in items]
 
@@ -118,9 +78,10 @@ def transaction_ingest(*, principal: Principal, item: dict, run_monitoring: bool
         return Ingested(existing, created=False)
     try:
         with transaction.atomic():
-            record = _build_transactions(principal, [item], source)[0]
+            wallets = wallets_of(principal, [item])
+            record = build_transactions(principal, [item], source, wallets, monitored=run_monitoring)[0]
             record.save(force_insert=True)
-            _note_first_seen([record])
+            note_first_seen([record], wallets)
             alerts = monitor(organization=principal.organization, mode=principal.mode, transactions=[record]) if run_monitoring else 0
             return Ingested(record, created=True, alerts_triggered=alerts)
     except IntegrityError:  # a concurrent identical post won the insert
@@ -139,18 +100,18 @@ def transactions_ingest_batch(*, principal: Principal, items: list[dict], run_mo
     items = _with_hashes(items)
     _check_entities(principal, items, prefix="transactions.")
     fresh, seen = [], set()
-    stored = _stored_keys(principal, items)
+    # PostgreSQL's insert skips stored keys itself and says which rows went in; elsewhere they are looked up first.
+    stored = set() if on_postgres() else _stored_keys(principal, items)
     for item in items:
         if _key(item) in seen or _key(item) in stored:
             continue
         seen.add(_key(item))
         fresh.append(item)
-    with transaction.atomic():
-        records = _build_transactions(principal, fresh, source)
-        Transaction.objects.bulk_create(records, ignore_conflicts=True)
-        inserted = _inserted(Transaction, records)  # a concurrent batch may have stored some first
-        records = [r for r in records if r.pk in inserted]
-        _note_first_seen(records)
+    with gc_paused(), transaction.atomic():
+        wallets = wallets_of(principal, fresh)
+        records = build_transactions(principal, fresh, source, wallets, monitored=run_monitoring)
+        records = insert_new(Transaction, records)  # stored before, or by a concurrent batch: left out
+        note_first_seen(records, wallets)
         alerts = 0
         if run_monitoring and records:
             alerts = monitor(organization=principal.organization, mode=principal.mode, transactions=records)
@@ -162,10 +123,6 @@ def _stored_keys(principal: Principal, items: list[dict]) -> set[tuple[int, str,
     rows = Transaction.objects.filter(organization=principal.organization, mode=principal.mode, tx_hash__in=hashes).values_list(
         "chain_id", "tx_hash", "log_index")
     return set(rows)
-
-
-def _inserted(model, records) -> set[UUID]:
-    return set(model.objects.filter(pk__in=[r.pk for r in records]).values_list("pk", flat=True)) if records else set()
 
 
 # --- Fiat events -------------------------------------------------------------------------------
@@ -183,6 +140,7 @@ def fiat_event_ingest(*, principal: Principal, item: dict, run_monitoring: bool 
     try:
         with transaction.atomic():
             record = _build_fiat(principal, item, source)
+            record.monitored = run_monitoring  # evaluated below, in this transaction
             record.save(force_insert=True)
             alerts = monitor(organization=principal.organization, mode=principal.mode, fiat_events=[record]) if run_monitoring else 0
             return Ingested(record, created=True, alerts_triggered=alerts)
@@ -213,7 +171,6 @@ def fiat_events_store(*, principal: Principal, items: list[dict], source: str = 
     prices = PriceBook(principal.organization)
     records = [_build_fiat(principal, item, source, prices) for item in items if _stored_fiat(principal, item) is None]
     with transaction.atomic():
-        FiatEvent.objects.bulk_create(records, ignore_conflicts=True)
-        inserted = _inserted(FiatEvent, records)
+        inserted = insert_new(FiatEvent, records)
     return BatchOutcome(ingested=len(inserted), skipped=len(items) - len(inserted))
 

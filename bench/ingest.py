@@ -1,0 +1,490 @@
+"""Ingestion and monitoring throughput over HTTP, the way issue 4's "Figures" measure it.
+
+    .venv/bin/python bench/ingest.py [--transactions 100000] [--million] [--concurrency 3] [--workers 2] [--threads 2]
+                                     [--history-days 31] [--per-day 10000] [--single-seconds 30] [--profile DIR]
+
+Creates a fresh PostgreSQL database (`bench_ingest`; BENCH_DATABASE_URL), Redis db 6 for cache, limiter
+and broker (BENCH_REDIS_URL), an organization and premium admin keys (management commands), 10,000
+entities with three registered wallets each in both modes (ORM bulk insert), tags for the service
+counterparties (`load_address_tags`) and `--history-days` of earlier traffic (COPY), so that the timed
+run sees a steady-state history. Then starts gunicorn and one Celery worker and sends:
+
+- the same 1,000-transaction batches to `POST /v1/monitoring/transfers/batch` twice, interleaved in
+  rounds: to the test mode with `run_monitoring: false` (storage alone) and to the live mode with all
+  50 rules on (the default settings);
+- then single transfers to `POST /v1/monitoring/transfers` at `--single-rate` requests/s (open loop:
+  latency counts from the scheduled send time, so a slow server cannot hide behind a slow client).
+
+Resident memory of the web and worker processes is sampled through the run. Prints a table.
+The mix: 10,000 customers, each transferring about once a day (most between 0.6 and 1.6 times), transfers on chain 1 (USDC, ETH),
+chain 137 (USDT) and off-chain USD accounts (chain 0, fiat-like), mostly with a pool of tagged
+services (exchanges, payment processors), some with each customer's own untagged counterparties,
+some between customers and some to fresh addresses. Three in five customers spend (outflows around 60 USD,
+a top-up around 150 USD one time in twenty), the others are paid (inflows around 80 USD, a sweep around
+250 USD one time in fifty); one transfer in 250 is large (around 6,000 USD).
+"""
+
+import argparse
+import contextlib
+import json
+import math
+import os
+import random
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import uuid
+from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, datetime, timedelta
+from decimal import Decimal
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from platform_overhead import PYTHON, ROOT, free_port, fresh_database, manage, wait_for  # noqa: E402
+
+SERVICE_CATEGORIES = ("exchange", "exchange", "exchange", "custodian", "payment_processor", "merchant")
+CRYPTO = ((1, "USDC", Decimal(1)), (1, "ETH", Decimal(3000)), (137, "USDT", Decimal(1)))
+
+
+# --- The traffic --------------------------------------------------------------------------------
+
+def evm(label: str) -> str:
+    return "0x" + uuid.uuid5(uuid.NAMESPACE_URL, label).hex + uuid.uuid5(uuid.NAMESPACE_DNS, label).hex[:8]
+
+
+class Traffic:
+    """A deterministic stream of transfers in time order (the same stream for both modes)."""
+
+    def __init__(self, entities: int, per_day: int, start: datetime, seed: int = 7, stream: int | None = None):
+        self.rnd = random.Random(seed)
+        weights = [self.rnd.lognormvariate(0, 0.25) for _ in range(entities)]
+        total, running = sum(weights), 0.0
+        self.cumulative = []
+        for weight in weights:
+            running += weight
+            self.cumulative.append(running / total)
+        self.payee = [self.rnd.random() < 0.4 for _ in range(entities)]
+        if stream is not None:  # the same customers, another stream of transfers
+            self.rnd = random.Random(stream)
+        self.entities, self.step = entities, timedelta(seconds=86400 / per_day)
+        self.now, self.counter = start, 0
+        self.services = {chain: [evm(f"service-{chain}-{i}") for i in range(1500)] for chain in (1, 137)}
+        self.services[0] = [f"psp-{i:05d}" for i in range(500)]
+
+    @staticmethod
+    def account(entity: int, chain: int) -> str:
+        return f"acct-{entity:06d}" if chain == 0 else evm(f"customer-{entity}")
+
+    def tags(self) -> list[tuple[int, str, str]]:
+        return [(chain, address, SERVICE_CATEGORIES[i % len(SERVICE_CATEGORIES)])
+                for chain, addresses in self.services.items() for i, address in enumerate(addresses)]
+
+    def _entity(self) -> int:
+        from bisect import bisect_left
+        return min(bisect_left(self.cumulative, self.rnd.random()), self.entities - 1)
+
+    def _counterparty(self, entity: int, chain: int) -> tuple[str, int | None]:
+        roll = self.rnd.random()
+        if roll < 0.82:
+            pool = self.services[chain]
+            return pool[min(int(self.rnd.paretovariate(1.2)) - 1, len(pool) - 1)], None  # popular services repeat
+        if roll < 0.92:  # the customer's own few counterparties (untagged)
+            slot = self.rnd.randrange(3)
+            return (f"ext-{entity}-{slot}" if chain == 0 else evm(f"own-cp-{entity}-{slot}")), None
+        if roll < 0.95:
+            other = self._entity()
+            return self.account(other, chain), other
+        return (f"ext-{self.rnd.getrandbits(48):x}" if chain == 0 else "0x" + f"{self.rnd.getrandbits(160):040x}"), None
+
+    def item(self) -> tuple[dict, int, int | None]:
+        """(API item, entity index, counterparty entity index or None)."""
+        self.counter += 1
+        self.now += self.step
+        entity = self._entity()
+        if self.rnd.random() < 0.4:
+            chain, asset, price = 0, "USD", Decimal(1)
+        else:
+            chain, asset, price = CRYPTO[self.rnd.choices((0, 1, 2), (6, 2, 3))[0]]
+        if self.rnd.random() < 0.004:  # now and then a large transfer, either way
+            outgoing, median, sigma = self.rnd.random() < 0.5, 6000, 0.6
+        elif self.payee[entity]:  # receives small payments, sweeps now and then
+            outgoing = self.rnd.random() < 0.02
+            median, sigma = (250, 0.4) if outgoing else (80, 0.5)
+        else:  # spends in small amounts, tops up now and then
+            outgoing = self.rnd.random() < 0.95
+            median, sigma = (60, 0.5) if outgoing else (150, 0.4)
+        usd = Decimal(str(round(min(self.rnd.lognormvariate(math.log(median), sigma), 250000), 2)))
+        amount = usd if price == 1 else (usd / price).quantize(Decimal("0.000001"))
+        mine = self.account(entity, chain)
+        other, other_entity = self._counterparty(entity, chain)
+        item = {"chain_id": chain, "from_address": mine if outgoing else other, "to_address": other if outgoing else mine,
+                "amount": str(amount), "asset": asset, "timestamp": self.now.isoformat().replace("+00:00", "Z"),
+                "tx_hash": f"0x{self.counter:016x}{self.rnd.getrandbits(64):016x}"}
+        return item, entity, other_entity
+
+    def batch(self, size: int) -> list[dict]:
+        return [self.item()[0] for _ in range(size)]
+
+
+# --- Seeding (in this process, through the ORM and COPY) ----------------------------------------
+
+def setup_django(env: dict) -> None:
+    os.environ.update({k: v for k, v in env.items() if k in ("DATABASE_URL", "REDIS_URL", "CELERY_BROKER_URL",
+                                                           "CACHE_KEY_PREFIX", "DATA_DIR")})
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    sys.path.insert(0, str(ROOT))
+    import django
+
+    django.setup()
+
+
+def seed_entities(org_slug: str, count: int, traffic: Traffic) -> dict[str, list[str]]:
+    """`count` active entities per mode, each with an EVM wallet on chains 1 and 137 and an off-chain account;
+    the ETH price (USDC, USDT and USD come with the organization)."""
+    from monitoring.models import AssetPrice
+    from onboarding.models import Entity, Wallet
+    from organizations.models import Organization
+
+    org = Organization.objects.get(slug=org_slug)
+    for _, asset, price in CRYPTO:
+        AssetPrice.objects.update_or_create(organization=org, asset=asset, defaults={"usd_rate": price})
+    rnd = random.Random(3)
+    ids = {}
+    for mode in ("live", "test"):
+        rows = [Entity(organization=org, mode=mode, legal_name=f"Customer {i:05d}", entity_type=rnd.choice(("business", "individual")),
+                       jurisdiction=rnd.choices(("US", "CA", "GB", "DE", "IR"), (80, 8, 6, 5.9, 0.1))[0], status="active",
+                       expected_monthly_volume_usd=Decimal(rnd.choice((50000, 250000))) if rnd.random() < 0.3 else None)
+                for i in range(count)]
+        Entity.objects.bulk_create(rows, batch_size=2000)
+        wallets = [Wallet(organization=org, mode=mode, entity=row, chain_id=chain, address=traffic.account(i, chain))
+                   for i, row in enumerate(rows) for chain in (0, 1, 137)]
+        Wallet.objects.bulk_create(wallets, batch_size=5000)
+        ids[mode] = [str(row.pk) for row in rows]
+    return ids
+
+
+def seed_history(org_slug: str, traffic: Traffic, ids: list[str], count: int) -> None:
+    """Earlier traffic of the live mode, stored as already monitored (COPY, no evaluation)."""
+    from django.db import connection
+
+    from common.ids import uuid7
+    from organizations.models import Organization
+
+    org = Organization.objects.get(slug=org_slug)
+    prices = {"USD": Decimal(1), **{asset: price for _, asset, price in CRYPTO}}
+    columns = ("id", "created_at", "updated_at", "organization_id", "mode", "chain_id", "tx_hash", "log_index", "from_address",
+               "to_address", "amount", "asset", "usd_value", "timestamp", "reference", "from_entity_id", "to_entity_id",
+               "monitored", "source")
+    now = datetime.now(UTC)
+    with connection.cursor() as cursor, cursor.cursor.copy(f"COPY monitoring_transaction ({', '.join(columns)}) FROM STDIN") as copy:
+        for _ in range(count):
+            item, entity, other = traffic.item()
+            mine_is_from = item["from_address"] == traffic.account(entity, item["chain_id"])
+            sides = (ids[entity], ids[other] if other is not None else None)
+            from_entity, to_entity = sides if mine_is_from else sides[::-1]
+            usd = (Decimal(item["amount"]) * prices[item["asset"]]).quantize(Decimal("0.01"))
+            copy.write_row((uuid7(), now, now, org.pk, "live", item["chain_id"], item["tx_hash"], 0, item["from_address"],
+                            item["to_address"], item["amount"], item["asset"], usd, datetime.fromisoformat(item["timestamp"]), "",
+                            from_entity, to_entity, True, "backfill"))
+    with connection.cursor() as cursor:
+        cursor.execute("UPDATE onboarding_wallet SET first_seen_at = %s WHERE mode = 'live'", [traffic.now - timedelta(days=400)])
+        cursor.execute("ANALYZE")
+
+
+def write_tags(traffic: Traffic) -> Path:
+    path = Path(tempfile.mkstemp(suffix=".csv", prefix="bench-tags-")[1])
+    path.write_text("chain_id,address,category\n" + "".join(f"{c},{a},{k}\n" for c, a, k in traffic.tags()))
+    return path
+
+
+# --- Processes and memory -----------------------------------------------------------------------
+
+def children(pid: int) -> list[int]:
+    found = []
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        with contextlib.suppress(OSError):
+            found += [int(p) for p in (task / "children").read_text().split()]
+    return found
+
+
+def rss_mb(pid: int) -> float:
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return 0.0
+
+
+def cpu_seconds(pid: int) -> float:
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+class CpuMeter:
+    """CPU time of the web workers and of the PostgreSQL backends serving this database: what a
+    phase cost whatever else the machine was doing."""
+
+    def __init__(self, web_pid: int):
+        self.web_pid = web_pid
+
+    def snapshot(self) -> dict[str, dict[int, float]]:
+        from django.db import connection
+
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()")
+            backends = [pid for (pid,) in cursor.fetchall()]
+        return {"web": {pid: cpu_seconds(pid) for pid in children(self.web_pid)},
+                "db": {pid: cpu_seconds(pid) for pid in backends}}
+
+    @staticmethod
+    def spent(before: dict, after: dict) -> dict[str, float]:
+        return {part: sum(max(0.0, used - before[part].get(pid, 0.0)) for pid, used in after[part].items()) for part in after}
+
+
+class MemorySampler(threading.Thread):
+    """RSS of every gunicorn worker and Celery process, every `every` seconds, with the transactions sent so far."""
+
+    def __init__(self, groups: dict[str, int], progress, every: float = 2.0):
+        super().__init__(daemon=True)
+        self.groups, self.progress, self.every = groups, progress, every
+        self.samples: list[tuple[int, dict[str, float]]] = []
+        self.stopped = threading.Event()
+
+    def run(self):
+        while not self.stopped.wait(self.every):
+            sample = {}
+            for name, root in self.groups.items():
+                for index, pid in enumerate([root, *children(root)]):
+                    sample[f"{name}[{index}]" if index else f"{name} (main)"] = rss_mb(pid)
+            self.samples.append((self.progress(), sample))
+
+
+# --- Sending ------------------------------------------------------------------------------------
+
+class Client:
+    """Threads with keep-alive sessions; every request rotates over the mode's keys."""
+
+    def __init__(self, base: str, keys: list[str], threads: int):
+        import requests
+
+        self.base, self.keys, self.local = base, keys, threading.local()
+        self.pool = ThreadPoolExecutor(max_workers=threads)
+        self.requests, self.counter, self.lock = requests, 0, threading.Lock()
+        self.errors: list[str] = []
+
+    def _session(self):
+        if not hasattr(self.local, "session"):
+            self.local.session = self.requests.Session()
+        return self.local.session
+
+    def post(self, path: str, body: str) -> tuple[float, dict | None]:
+        with self.lock:
+            self.counter += 1
+            key = self.keys[self.counter % len(self.keys)]
+        started = time.perf_counter()
+        response = self._session().post(self.base + path, data=body, timeout=300,
+                                        headers={"Authorization": f"Bearer {key}", "Content-Type": "application/json"})
+        elapsed = time.perf_counter() - started
+        if response.status_code != 200:
+            self.errors.append(f"{response.status_code} {response.text[:300]}")
+            return elapsed, None
+        return elapsed, response.json()
+
+
+def send_batches(client: Client, bodies: list[str]) -> tuple[float, list[float], list[dict]]:
+    started = time.perf_counter()
+    results = list(client.pool.map(lambda body: client.post("/v1/monitoring/transfers/batch", body), bodies))
+    return time.perf_counter() - started, [r[0] for r in results], [r[1] for r in results if r[1]]
+
+
+def single_ingest(client: Client, traffic: Traffic, rate: float, seconds: float) -> list[float]:
+    """Open loop: request i is due at start + i/rate; its latency runs from that moment."""
+    count = int(rate * seconds)
+    bodies = [json.dumps(traffic.item()[0]) for _ in range(count)]
+    start = time.perf_counter() + 0.5
+
+    def one(index: int) -> float:
+        due = start + index / rate
+        time.sleep(max(0.0, due - time.perf_counter()))
+        client.post("/v1/monitoring/transfers", bodies[index])
+        return time.perf_counter() - due
+
+    return list(client.pool.map(one, range(count)))
+
+
+def percentile(values: list[float], pct: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, math.ceil(pct / 100 * len(ordered)) - 1))] if ordered else float("nan")
+
+
+# --- The run ------------------------------------------------------------------------------------
+
+def parse_args():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--transactions", type=int, default=100_000, help="transactions sent to each mode (timed)")
+    parser.add_argument("--million", action="store_true", help="1,000,000 transactions to each mode")
+    parser.add_argument("--entities", type=int, default=10_000)
+    parser.add_argument("--batch", type=int, default=1000)
+    parser.add_argument("--round", type=int, default=20, help="batches per mode before switching modes")
+    parser.add_argument("--concurrency", type=int, default=3, help="batch requests in flight")
+    parser.add_argument("--workers", type=int, default=2, help="gunicorn worker processes")
+    parser.add_argument("--threads", type=int, default=2, help="gunicorn threads per worker")
+    parser.add_argument("--per-day", type=int, default=10_000, help="transactions per day of data time (all entities)")
+    parser.add_argument("--history-days", type=int, default=31, help="days of earlier traffic stored before the run")
+    parser.add_argument("--single-rate", type=float, default=50)
+    parser.add_argument("--single-seconds", type=float, default=30)
+    parser.add_argument("--profile", type=Path, help="record the web workers with py-spy during monitored batches")
+    args = parser.parse_args()
+    if args.million:
+        args.transactions = 1_000_000
+    return args
+
+
+def start_processes(env: dict, args) -> tuple[subprocess.Popen, subprocess.Popen, str]:
+    port = free_port()
+    web = subprocess.Popen(
+        [PYTHON, "-m", "gunicorn", "config.wsgi:application", "--bind", f"127.0.0.1:{port}", "--workers", str(args.workers),
+         "--threads", str(args.threads), "--worker-class", "gthread", "--timeout", "300", "--log-level", "warning"],
+        cwd=ROOT, env=env, start_new_session=True)
+    worker = subprocess.Popen([PYTHON, "-m", "celery", "-A", "config", "worker", "--concurrency", "1", "-l", "warning"],
+                              cwd=ROOT, env=env, start_new_session=True, stdout=subprocess.DEVNULL)
+    base = f"http://127.0.0.1:{port}"
+    wait_for(base + "/health/live")
+    return web, worker, base
+
+
+def start_profiler(args, web_pid: int) -> list[subprocess.Popen]:
+    if not args.profile:
+        return []
+    args.profile.mkdir(parents=True, exist_ok=True)
+    spy = os.environ.get("PY_SPY", "py-spy")
+    return [subprocess.Popen([spy, "record", "--pid", str(pid), "--format", "raw", "--rate", "200", "--nonblocking",
+                              "--output", str(args.profile / f"worker-{pid}.txt")], stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL)
+            for pid in children(web_pid)]
+
+
+def main():
+    args = parse_args()
+    redis = os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/6")
+    env = {**os.environ,
+           "DATABASE_URL": fresh_database(os.environ.get("BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/bench_ingest")),
+           "REDIS_URL": redis, "CELERY_BROKER_URL": redis, "CACHE_KEY_PREFIX": f"bench-ingest-{os.getpid()}",
+           "DATA_DIR": tempfile.mkdtemp(prefix="bench-ingest-"), "LOG_LEVEL": "WARNING"}
+    subprocess.run(["redis-cli", "-u", redis, "FLUSHDB"], check=False, capture_output=True)
+    print("setting up ...", flush=True)
+    manage(env, "migrate", "-v0")
+    manage(env, "create_org", "--slug", "bench", "--name", "Bench", "--admin-email", "bench@example.com")
+    keys = {mode: [manage(env, "create_api_key", "--org", "bench", "--mode", mode, "--tier", "premium", "--role", "admin")
+                   .strip().splitlines()[-1] for _ in range(6)] for mode in ("live", "test")}
+    setup_django(env)
+    days = args.history_days + (args.transactions + 20 * args.batch) / args.per_day  # the data ends about now
+    start = datetime.now(UTC).replace(microsecond=0) - timedelta(days=days)
+    traffic = Traffic(args.entities, args.per_day, start)
+    tags = write_tags(traffic)
+    manage(env, "load_address_tags", str(tags), "--org", "bench", "--source", "bench")
+    tags.unlink()
+    ids = seed_entities("bench", args.entities, traffic)
+    history = args.history_days * args.per_day
+    print(f"seeded {args.entities:,} entities per mode; storing {history:,} earlier transfers ...", flush=True)
+    seed_history("bench", traffic, ids["live"], history)
+    from django.db import connections
+
+    connections.close_all()
+
+    web, worker, base = start_processes(env, args)
+    sent = {"n": 0}
+    sampler = MemorySampler({"gunicorn": web.pid, "celery": worker.pid}, lambda: sent["n"])
+    clients = {mode: Client(base, keys[mode], args.concurrency) for mode in ("live", "test")}
+    profilers = []
+    try:
+        for mode, flag in (("test", "false"), ("live", "true")):  # warm-up, not counted
+            send_batches(clients[mode], [f'{{"run_monitoring": {flag}, "transactions": {json.dumps(traffic.batch(args.batch))}}}'
+                                         for _ in range(2 * args.concurrency)])
+        sampler.start()
+        profilers = start_profiler(args, web.pid)
+        totals = {"test": [0.0, [], []], "live": [0.0, [], []]}
+        meter, cpu = CpuMeter(web.pid), {"test": {"web": 0.0, "db": 0.0}, "live": {"web": 0.0, "db": 0.0}}
+        batches = math.ceil(args.transactions / args.batch)
+        for first in range(0, batches, args.round):
+            items = [json.dumps(traffic.batch(args.batch)) for _ in range(min(args.round, batches - first))]
+            for mode, flag in (("test", "false"), ("live", "true")):
+                before = meter.snapshot()
+                elapsed, latencies, bodies = send_batches(clients[mode], [f'{{"run_monitoring": {flag}, "transactions": {i}}}'
+                                                                         for i in items])
+                for part, used in meter.spent(before, meter.snapshot()).items():
+                    cpu[mode][part] += used
+                totals[mode][0] += elapsed
+                totals[mode][1] += latencies
+                totals[mode][2] += bodies
+            sent["n"] += len(items) * args.batch
+            done = first + len(items)
+            print(f"  {done * args.batch:>9,} per mode: storage {done * args.batch / totals['test'][0]:7,.0f} tx/s, "
+                  f"monitoring {done * args.batch / totals['live'][0]:7,.0f} tx/s", flush=True)
+        for profiler in profilers:
+            profiler.send_signal(signal.SIGINT)
+        singles = single_ingest(Client(base, keys["live"], 16), traffic, args.single_rate, args.single_seconds)
+        sampler.stopped.set()
+        time.sleep(0.2)
+        report(args, totals, cpu, singles, sampler, clients)
+    finally:
+        for profiler in profilers:
+            profiler.wait(timeout=30)
+        for process in (web, worker):
+            os.killpg(process.pid, signal.SIGTERM)
+        for process in (web, worker):
+            process.wait(timeout=30)
+
+
+def report(args, totals, cpu, singles, sampler, clients):
+    from monitoring.models import Alert, AlertHit, Transaction
+
+    n = {mode: sum(body["ingested"] for body in totals[mode][2]) for mode in totals}
+    rate = {mode: n[mode] / totals[mode][0] for mode in totals}
+    hit_events = AlertHit.objects.filter(alert__mode="live").values("event_id").distinct().count()
+    evaluated = Transaction.objects.filter(mode="live", source="api").count()
+    print(f"\n{os.cpu_count()} cores shared by PostgreSQL, Redis, gunicorn ({args.workers} workers x {args.threads} threads, gthread), "
+          f"one Celery worker and this client ({args.concurrency} batch requests in flight); load average now "
+          f"{os.getloadavg()[0]:.1f}")
+    print(f"{args.entities:,} entities, {args.per_day:,} transfers/day of data time, {args.history_days} days stored before; "
+          f"{n['live']:,} transactions per mode in {args.batch:,}-transaction batches")
+    print(f"{'figure':48} {'value':>14} {'goal':>12}")
+    latency = {mode: f"{percentile(totals[mode][1], 50):.2f} / {percentile(totals[mode][1], 99):.2f}" for mode in totals}
+    rows = [
+        ("batch throughput, storage alone (tx/s)", f"{rate['test']:,.0f}", ""),
+        ("batch throughput, all 50 rules (tx/s)", f"{rate['live']:,.0f}", ">= 3,000"),
+        ("monitoring / storage alone", f"{rate['live'] / rate['test']:.2f}", ">= 0.33"),
+        ("batch latency p50 / p99, storage (s)", latency["test"], ""),
+        ("batch latency p50 / p99, monitoring (s)", latency["live"], ""),
+        (f"single ingest p50 / p99 at {args.single_rate:g}/s (ms)",
+         f"{percentile(singles, 50) * 1000:.1f} / {percentile(singles, 99) * 1000:.1f}", "p99 <= 35"),
+        ("transactions that hit a rule", f"{hit_events / max(evaluated, 1):.2%}", "0.5-3 %"),
+        ("open alerts (live) / alerts triggered", f"{Alert.objects.filter(mode='live').count():,} / "
+                                                  f"{sum(b['alerts_triggered'] for b in totals['live'][2]):,}", ""),
+        *((f"CPU ms per 1,000 tx, {name}: web / PostgreSQL", f"{cpu[mode]['web'] * 1000 / n[mode] * 1000:,.0f} / "
+                                                              f"{cpu[mode]['db'] * 1000 / n[mode] * 1000:,.0f}", "")
+          for name, mode in (("storage", "test"), ("monitoring", "live"))),
+        ("non-200 answers", str(sum(len(c.errors) for c in clients.values())), "0"),
+    ]
+    for name, value, goal in rows:
+        print(f"{name:48} {value:>14} {goal:>12}")
+    for client in clients.values():
+        for error in client.errors[:3]:
+            print("  error:", error)
+    if sampler.samples:
+        marks = [sampler.samples[0], sampler.samples[len(sampler.samples) // 2], sampler.samples[-1]]
+        print(f"\nresident memory (MB) at {' / '.join(f'{sent:,}' for sent, _ in marks)} transactions sent per mode")
+        for name in marks[-1][1]:
+            print(f"  {name:20} " + " / ".join(f"{sample.get(name, 0):7.1f}" for _, sample in marks))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,120 @@
+"""Stored events as the pure engine takes them (monitoring.rules), straight from row tuples.
+
+Rows are `reads.TX_COLUMNS` / `reads.FIAT_COLUMNS` tuples with ids as strings; batch records (model
+instances in hand) become the same tuples, so live events and loaded history convert alike.
+"""
+
+import dataclasses
+from datetime import UTC, datetime
+from decimal import Decimal
+
+from monitoring.engine.reads import FIAT_COLUMNS, TX_COLUMNS
+from monitoring.rules import FiatEvent as RuleFiat
+from monitoring.rules import Transaction as RuleTransaction
+
+# Loaded history is the bulk of a batch's objects (tens of thousands of transfers), and the
+# dataclass constructor (keyword parsing, frozen-attribute guard, __post_init__) is most of their
+# cost. Rows from the database are already valid (timezone-aware, typed), so they are assembled
+# through the slots directly: the same object the constructor makes, at a third of the cost. The
+# shortcut checks itself at import against the constructor and stands aside if the engine's class
+# has changed in any way it does not reproduce (tests/monitoring/test_engine_reads.py asserts it is on).
+_FIELDS = ("id", "timestamp", "direction", "amount", "usd_value", "counterparty_address", "chain_id", "tx_hash", "from_address",
+           "to_address", "asset", "counterparty_entity_id", "travel_rule_present", "counterparty_key")
+
+
+def tx_row(record) -> tuple:
+    """A stored Transaction instance as a TX_COLUMNS tuple."""
+    row = [getattr(record, name) for name in TX_COLUMNS]
+    for i in (0, 9, 10):
+        row[i] = str(row[i]) if row[i] is not None else None
+    return tuple(row)
+
+
+def fiat_row(record) -> tuple:
+    row = [getattr(record, name) for name in FIAT_COLUMNS]
+    row[0], row[1] = str(row[0]), str(row[1])
+    return tuple(row)
+
+
+def _constructed(tx_id, at, direction, amount, usd_value, counterparty, chain_id, tx_hash, from_address, to_address, asset,
+                 counterparty_entity) -> RuleTransaction:
+    return RuleTransaction(
+        id=tx_id, timestamp=at, direction=direction, amount=amount, usd_value=usd_value, counterparty_address=counterparty,
+        chain_id=chain_id, tx_hash=tx_hash, from_address=from_address, to_address=to_address, asset=asset,
+        counterparty_entity_id=counterparty_entity,
+    )
+
+
+def _slot_builder():
+    """The direct assembler, or None when it would not make exactly what the constructor makes."""
+    if tuple(f.name for f in dataclasses.fields(RuleTransaction)) != _FIELDS or not hasattr(RuleTransaction, "__slots__"):
+        return None
+    new = object.__new__
+    (set_id, set_at, set_direction, set_amount, set_usd, set_counterparty, set_chain, set_hash, set_from, set_to, set_asset,
+     set_entity, set_travel, set_key) = (getattr(RuleTransaction, name).__set__ for name in _FIELDS)
+
+    def build(tx_id, at, direction, amount, usd_value, counterparty, chain_id, tx_hash, from_address, to_address, asset,
+              counterparty_entity):
+        tx = new(RuleTransaction)
+        set_id(tx, tx_id)
+        set_at(tx, at)
+        set_direction(tx, direction)
+        set_amount(tx, amount)
+        set_usd(tx, usd_value)
+        set_counterparty(tx, counterparty)
+        set_chain(tx, chain_id)
+        set_hash(tx, tx_hash)
+        set_from(tx, from_address)
+        set_to(tx, to_address)
+        set_asset(tx, asset)
+        set_entity(tx, counterparty_entity)
+        set_travel(tx, False)
+        set_key(tx, (chain_id, counterparty))
+        return tx
+
+    sample = ("t", datetime(2026, 1, 1, tzinfo=UTC), "out", Decimal("1.5"), Decimal("1.50"), "b", 1, "h", "a", "b", "USDC", "e")
+    made, expected = build(*sample), _constructed(*sample)
+    return build if all(getattr(made, name) == getattr(expected, name) for name in _FIELDS) else None
+
+
+_build = _slot_builder() or _constructed
+FAST_CONSTRUCTION = _build is not _constructed
+
+
+def rule_transaction(row: tuple, entity_id: str, amount: Decimal | None = None) -> RuleTransaction:
+    """A stored transfer (TX_COLUMNS tuple) as seen from `entity_id`: direction and counterparty."""
+    tx_id, at, chain_id, tx_hash, from_address, to_address, raw_amount, asset, usd_value, from_entity, to_entity = row
+    sender, receiver = from_entity == entity_id, to_entity == entity_id
+    if sender and receiver:
+        direction, counterparty, counterparty_entity = "self", to_address, entity_id
+    elif sender:
+        direction, counterparty, counterparty_entity = "out", to_address, to_entity
+    else:
+        direction, counterparty, counterparty_entity = "in", from_address, from_entity
+    return _build(tx_id, at, direction, amount if amount is not None else Decimal(raw_amount), usd_value, counterparty, chain_id,
+                  tx_hash, from_address, to_address, asset, counterparty_entity)
+
+
+def rule_fiat(row: tuple) -> RuleFiat:
+    (event_id, _, at, event_type, amount, currency, usd_value, counterparty_name, counterparty_bank, card_type, mcc, country,
+     check_type, check_number, deposit_method) = row
+    return RuleFiat(
+        id=event_id, timestamp=at, event_type=event_type, amount=amount, usd_value=usd_value, currency=currency,
+        counterparty_name=counterparty_name, counterparty_bank=counterparty_bank, card_type=card_type or None,
+        merchant_category_code=mcc or None, merchant_country=country or None, check_type=check_type or None,
+        check_number=check_number or None, deposit_method=deposit_method or None,
+    )
+
+
+def transactions_by_entity(rows: list[tuple], entity_ids: set[str]) -> dict[str, list[RuleTransaction]]:
+    """Each entity's transfers among `rows` (in row order), seen from that entity; a transfer
+    between two of the entities appears in both lists, its amount parsed once."""
+    result: dict[str, list[RuleTransaction]] = {entity: [] for entity in entity_ids}
+    for row in rows:
+        from_entity, to_entity = row[9], row[10]
+        amount = Decimal(row[6])
+        if from_entity in result:
+            result[from_entity].append(rule_transaction(row, from_entity, amount))
+        if to_entity in result and to_entity != from_entity:
+            result[to_entity].append(rule_transaction(row, to_entity, amount))
+    return result

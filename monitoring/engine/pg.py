@@ -1,0 +1,67 @@
+"""PostgreSQL fast paths shared by ingestion and the engine: statements with array parameters run
+through a psycopg cursor on Django's connection (same transaction), with server-side binding and
+binary results. Callers keep an ORM path for other databases (SQLite)."""
+
+from collections.abc import Iterable
+from uuid import UUID
+
+import psycopg
+from django.db import connection
+from django.db.models import Field
+
+
+def on_postgres() -> bool:
+    return connection.vendor == "postgresql"
+
+
+def pg_rows(sql: str, params: dict | list) -> list[tuple]:
+    """The rows of one statement (it must return rows: add RETURNING to writes)."""
+    connection.ensure_connection()
+    with psycopg.Cursor(connection.connection) as cursor:
+        cursor.execute(sql, params, binary=True)
+        return cursor.fetchall()
+
+
+def uuid_list(ids: Iterable) -> list[UUID]:
+    return [value if isinstance(value, UUID) else UUID(value) for value in ids]
+
+
+def _column(model_field, objs: list) -> list:
+    """One column's values as the ORM would send them: pre_save where the field has one (auto_now
+    timestamps land on the instances), then get_db_prep_save."""
+    prepare = model_field.get_db_prep_save
+    if type(model_field).pre_save is Field.pre_save:
+        attname = model_field.attname
+        return [prepare(getattr(obj, attname), connection) for obj in objs]
+    return [prepare(model_field.pre_save(obj, True), connection) for obj in objs]
+
+
+def insert_ignoring_conflicts(model, objs: list) -> set:
+    """INSERT … SELECT FROM unnest(one array per column) ON CONFLICT DO NOTHING RETURNING pk: what
+    `bulk_create(ignore_conflicts=True)` does, in a statement of a fixed size whatever the number of
+    rows, and telling which rows went in. Values are prepared as the ORM prepares them (pre_save
+    fills auto_now fields on the instances, get_db_prep_save adapts)."""
+    if not objs:
+        return set()
+    meta = model._meta
+    fields = [model_field for model_field in meta.concrete_fields if model_field is not meta.auto_field]  # the database numbers those
+    columns = [_column(model_field, objs) for model_field in fields]
+    types = [model_field.db_type(connection).split("(")[0] for model_field in fields]
+    names = ", ".join(connection.ops.quote_name(model_field.column) for model_field in fields)
+    arrays = ", ".join(f"%s::{db_type}[]" for db_type in types)
+    sql = (f"INSERT INTO {connection.ops.quote_name(meta.db_table)} ({names}) SELECT * FROM unnest({arrays}) "
+           f"ON CONFLICT DO NOTHING RETURNING {connection.ops.quote_name(meta.pk.column)}")
+    return {row[0] for row in pg_rows(sql, columns)}
+
+
+def insert_new(model, records: list) -> list:
+    """Insert, leaving out rows whose unique key is stored already (or was, an instant earlier, by a
+    concurrent transaction); returns the records that went in."""
+    if not records:
+        return []
+    if on_postgres():
+        inserted = insert_ignoring_conflicts(model, records)
+    else:
+        model.objects.bulk_create(records, ignore_conflicts=True)
+        inserted = set(model.objects.filter(pk__in=[r.pk for r in records]).values_list("pk", flat=True))
+    return [record for record in records if record.pk in inserted]

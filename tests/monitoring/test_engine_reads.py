@@ -1,0 +1,164 @@
+"""The batch loader's reads: the PostgreSQL statements agree with the ORM form, the batch's lists
+agree with the organization's lists for the addresses a batch looks up, rule 14 knows
+counterparties dealt with before the loaded span, first-seen times and monitored flags."""
+
+from datetime import UTC, datetime, timedelta
+from decimal import Decimal
+
+import pytest
+from django.db import connection
+from django.utils import timezone
+
+from common.principal import Principal
+from monitoring.configuration.selectors import org_lists
+from monitoring.engine import pg, reads
+from monitoring.engine.lists import batch_lists
+from monitoring.ingestion.services import fiat_event_ingest, transactions_ingest_batch
+from monitoring.models import AddressTag, Alert, AssetPrice, BlockedAddress, CodeListEntry, FiatEvent, Transaction
+from onboarding.models import Entity, SanctionsDigitalAddress, SanctionsEntry, SanctionsList, Wallet
+
+pytestmark = pytest.mark.django_db
+T0 = datetime(2026, 3, 1, 12, tzinfo=UTC)
+
+
+def address(i: int) -> str:
+    return f"0x{i:040x}"
+
+
+@pytest.fixture
+def customers(org):
+    AssetPrice.objects.update_or_create(organization=org, asset="USDC", defaults={"usd_rate": 1})
+    entities = []
+    for i in range(3):
+        entity = Entity.objects.create(organization=org, mode="live", legal_name=f"C{i}", entity_type="business", jurisdiction="US",
+                                       status="active", expected_monthly_volume_usd=Decimal("1000.50") if i else None)
+        Wallet.objects.create(organization=org, mode="live", entity=entity, chain_id=1, address=address(i + 1))
+        entities.append(entity)
+    return entities
+
+
+def transfer(n: int, sender: str, receiver: str, amount: str, at: datetime) -> dict:
+    return {"chain_id": 1, "from_address": sender, "to_address": receiver, "amount": amount, "asset": "USDC", "timestamp": at,
+            "tx_hash": f"0x{n:x}", "log_index": 0}
+
+
+def store(org, items, run_monitoring=False):
+    return transactions_ingest_batch(principal=Principal.system(org, "live"), items=items, run_monitoring=run_monitoring)
+
+
+@pytest.fixture
+def stored(org, customers):
+    items = [transfer(i, address(1 + i % 3), address(900 + i % 5) if i % 4 else address(1 + (i + 1) % 3), str(100 + i),
+                      T0 - timedelta(days=45) + timedelta(hours=7 * i)) for i in range(200)]
+    store(org, items)
+    for i in range(5):
+        fiat_event_ingest(principal=Principal.system(org, "live"), run_monitoring=False, item={
+            "entity_id": customers[i % 3].pk, "event_type": "wire_in", "amount": Decimal("2500.5000"), "currency": "USD",
+            "event_timestamp": T0 - timedelta(days=10 * i), "reference": f"W{i}", "card_type": None})
+    return customers
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="compares the PostgreSQL statements with the ORM form")
+def test_postgres_statements_agree_with_the_orm(org, stored, monkeypatch):
+    ids = {str(entity.pk) for entity in stored}
+    since, until = T0 - timedelta(days=31), T0
+    calls = {
+        "transactions": lambda: reads.transactions(org, "live", ids, since, until),
+        "fiat": lambda: reads.fiat_events(ids, T0 - timedelta(days=90), until),
+        "entities": lambda: sorted(reads.entities(ids)),
+        "wallets": lambda: sorted(reads.wallets(ids)),
+        "before": lambda: reads.activity_before(ids, since, since),
+        "graph": lambda: sorted(reads.transfers_between_customers(org, "live", T0 - timedelta(days=40), until)),
+    }
+    fast = {name: call() for name, call in calls.items()}
+    monkeypatch.setattr(reads, "on_postgres", lambda: False)
+    orm = {name: call() for name, call in calls.items()}
+    assert fast == orm
+    assert len(fast["transactions"]) > 50 and fast["before"] and fast["graph"] and len(fast["fiat"]) == 5
+
+
+def test_batch_lists_agree_with_the_organization_lists(org):
+    now = timezone.now()
+    listed = SanctionsList.objects.create(source="ofac_sdn", loaded_at=now, checked_at=now, content_hash="0" * 64)
+    entry = SanctionsEntry.objects.create(sanctions_list=listed, uid="1", kind="entity", primary_name="LAZARUS GROUP")
+    SanctionsDigitalAddress.objects.create(entry=entry, currency="ETH", address=address(7), address_as_listed=address(7))
+    AddressTag.objects.create(organization=org, chain_id=1, address=address(5), category="exchange")
+    AddressTag.objects.create(organization=org, chain_id=None, address=address(5), category="mixer")
+    AddressTag.objects.create(organization=org, chain_id=137, address=address(6), category="darknet")
+    BlockedAddress.objects.create(organization=org, chain_id=None, address=address(8))
+    CodeListEntry.objects.create(organization=org, list_name="privacy_assets", code="XMR")
+    AssetPrice.objects.update_or_create(organization=org, asset="ETH", defaults={"usd_rate": Decimal(3000)})
+    wanted = {address(i) for i in range(4, 10)}
+    full, batch = org_lists(org), batch_lists(org, wanted)
+    for chain_id in (1, 137):
+        for wallet in wanted:
+            assert batch.tags_for(chain_id, wallet) == full.tags_for(chain_id, wallet)
+            assert batch.sanctions_source(chain_id, wallet) == full.sanctions_source(chain_id, wallet)
+    assert batch.asset_prices == full.asset_prices and batch.privacy_assets == full.privacy_assets
+    assert batch.high_risk_jurisdictions == full.high_risk_jurisdictions and batch.high_risk_mccs == full.high_risk_mccs
+    assert not batch_lists(org, {address(99)}).address_tags
+
+
+def test_peel_chain_knows_counterparties_from_before_the_loaded_span(org, customers):
+    sender = address(1)
+    store(org, [transfer(1, address(500), sender, "5000", T0 - timedelta(days=1)),
+                transfer(2, sender, address(903), "10", T0 - timedelta(days=60))])  # 903 known from long ago
+    chain = [transfer(10 + i, sender, address(900 + i), str(900 - 100 * i), T0 + timedelta(minutes=i)) for i in range(5)]
+    store(org, chain, run_monitoring=True)
+    alert = Alert.objects.get(rule_code="peel_chain")
+    hashes = set(alert.transactions.values_list("tx_hash", flat=True))
+    # 903 was paid 60 days ago (before the 31 loaded days): not fresh, so it is not part of the run,
+    # and the chain 900 > 800 > 700 > 500 completes on the fifth transfer only.
+    assert hashes == {"0xa", "0xb", "0xc", "0xe"} and alert.hit_count == 1
+
+
+def test_first_seen_moves_only_earlier_and_records_are_marked_monitored(org, customers):
+    wallet = Wallet.objects.get(address=address(1))
+    store(org, [transfer(1, address(1), address(900), "10", T0)], run_monitoring=True)
+    wallet.refresh_from_db()
+    assert wallet.first_seen_at == T0
+    store(org, [transfer(2, address(1), address(900), "10", T0 + timedelta(days=1))], run_monitoring=True)
+    store(org, [transfer(3, address(900), address(1), "10", T0 - timedelta(days=2))])
+    wallet.refresh_from_db()
+    assert wallet.first_seen_at == T0 - timedelta(days=2)
+    assert set(Transaction.objects.values_list("tx_hash", "monitored")) == {("0x1", True), ("0x2", True), ("0x3", False)}
+
+
+def test_skips_are_written_on_the_evaluation_record(org, customers):
+    store(org, [transfer(1, address(1), address(900), "10", T0), {**transfer(2, address(2), address(900), "10", T0), "asset": "SHIB"}],
+          run_monitoring=True)
+    priced, unpriced = Transaction.objects.get(tx_hash="0x1"), Transaction.objects.get(tx_hash="0x2")
+    assert priced.monitored and priced.evaluation is None
+    skipped = unpriced.evaluation["skipped"]
+    assert unpriced.monitored and skipped and all(s["reason"] == "no USD price for SHIB" for s in skipped)
+    assert {s["entity_id"] for s in skipped} == {str(customers[1].pk)}
+
+
+def test_duplicates_against_storage_are_skipped_and_not_evaluated(org, customers):
+    first = store(org, [transfer(1, address(1), address(900), "12000", T0)], run_monitoring=True)
+    again = store(org, [transfer(1, address(1), address(900), "12000", T0), transfer(2, address(1), address(900), "12000", T0)],
+                  run_monitoring=True)
+    assert (first.ingested, again.ingested, again.skipped) == (1, 1, 1)
+    assert Alert.objects.get(rule_code="large_transfer").hit_count == 2
+
+
+def test_fiat_single_ingest_is_stored_monitored(org, customers):
+    outcome = fiat_event_ingest(principal=Principal.system(org, "live"), item={
+        "entity_id": customers[0].pk, "event_type": "wire_in", "amount": Decimal("15000"), "currency": "USD",
+        "event_timestamp": T0, "reference": "W-1"})
+    assert outcome.record.monitored and FiatEvent.objects.get().monitored
+    assert pg.on_postgres() == (connection.vendor == "postgresql")
+
+
+def test_history_transfers_are_assembled_exactly_as_the_engine_constructs_them():
+    from monitoring.engine import events
+    from monitoring.rules import Transaction as RuleTransaction
+
+    row = ("id-1", T0, 137, "0xh", "0xa", "0xb", "12.5", "USDC", Decimal("12.50"), "e1", "e2")
+    made = events.rule_transaction(row, "e2")
+    expected = RuleTransaction(id="id-1", timestamp=T0, direction="in", amount=Decimal("12.5"), usd_value=Decimal("12.50"),
+                               counterparty_address="0xa", chain_id=137, tx_hash="0xh", from_address="0xa", to_address="0xb",
+                               asset="USDC", counterparty_entity_id="e1")
+    assert events.FAST_CONSTRUCTION
+    assert made == expected and made.counterparty_key == expected.counterparty_key == (137, "0xa")
+    assert [events.rule_transaction(row, e).direction for e in ("e1", "e2")] == ["out", "in"]
