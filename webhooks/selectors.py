@@ -2,7 +2,7 @@
 
 from django.db.models import Case, IntegerField, Prefetch, QuerySet, Value, When
 
-from webhooks.models import Delivery, DeliveryAttempt, DeliveryStatus, Event, WebhookEndpoint
+from webhooks.models import Delivery, DeliveryAttempt, DeliveryStatus, WebhookEndpoint
 
 
 def endpoints_of(*, organization, mode: str) -> QuerySet[WebhookEndpoint]:
@@ -22,10 +22,6 @@ def deliveries_of(*, endpoint: WebhookEndpoint, status: str | None = None) -> Qu
 
 def delivery_of(*, endpoint: WebhookEndpoint, delivery_id) -> Delivery | None:
     return deliveries_of(endpoint=endpoint).filter(pk=delivery_id).first()
-
-
-def events_of(*, organization, mode: str) -> QuerySet[Event]:
-    return Event.objects.filter(organization=organization, mode=mode).order_by("-created_at", "id")
 
 
 def failed_first(deliveries: QuerySet[Delivery]) -> QuerySet[Delivery]:

@@ -64,6 +64,17 @@ def clock(monkeypatch):
     return frozen
 
 
+@pytest.fixture
+def handler_registry(monkeypatch) -> dict:
+    """A copy of the inbound handler registry (the apps' handlers included) that the test may
+    change; the real one is back afterwards."""
+    from webhooks.inbound import handlers
+
+    registry = dict(handlers._handlers)
+    monkeypatch.setattr(handlers, "_handlers", registry)
+    return registry
+
+
 def principal_of(organization, role: str = Role.ADMIN, mode: str = Mode.TEST) -> Principal:
     """The principal of a fresh API key, as the API would build it."""
     from organizations.services import api_key_issue

@@ -79,12 +79,6 @@ def test_valid_callback_is_stored_and_ingested_once(client, provider, django_cap
     assert InboundCallback.objects.count() == 1
 
 
-@pytest.fixture
-def handler_registry(monkeypatch):
-    """Tests that swap a provider's handler get a copy of the registry, restored afterwards."""
-    monkeypatch.setattr(handlers, "_handlers", dict(handlers._handlers))
-
-
 def test_a_registered_handler_processes_the_payload(client, django_capture_on_commit_callbacks, handler_registry):
     seen = []
 
@@ -222,3 +216,14 @@ def test_the_sweeper_requeues_a_callback_whose_message_was_lost(client, clock, d
         assert inbound.callback_sweep() == [str(stored.pk)]
     stored.refresh_from_db()
     assert stored.status == "failed" and stored.processed_at  # ingested: its handler found no such entity
+
+
+def test_without_a_handler_the_callback_is_kept_as_unhandled_with_the_reason(client, handler_registry,
+                                                                             django_capture_on_commit_callbacks):
+    handler_registry.pop("chain-confirmation", None)
+    body = json.dumps(PAYLOADS["chain-confirmation"]).encode()
+    with django_capture_on_commit_callbacks(execute=True):
+        post(client, "chain-confirmation", body, signed("chain-confirmation", body))
+    stored = InboundCallback.objects.get()
+    assert stored.status == "unhandled" and stored.processed_at
+    assert "No handler is registered for chain-confirmation" in stored.result and "reprocess" in stored.result

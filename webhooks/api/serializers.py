@@ -57,5 +57,13 @@ class DeliveryResponse(serializers.ModelSerializer):
         read_only_fields = fields
 
 
+class DeliveryPageResponse(serializers.Serializer):
+    data = DeliveryResponse(many=True)
+    total = serializers.IntegerField()
+    limit = serializers.IntegerField()
+    offset = serializers.IntegerField()
+    has_more = serializers.BooleanField()
+
+
 class DeliveryQuery(serializers.Serializer):
     status = serializers.ChoiceField(choices=DeliveryStatus.choices, required=False)

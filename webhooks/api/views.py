@@ -1,5 +1,6 @@
 """/v1/developer/webhook-endpoints: manage endpoints, send a test event, read deliveries, retry one."""
 
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import mixins, status
 from rest_framework.decorators import action
@@ -18,6 +19,7 @@ UUID_PATTERN = "[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9
 ADMIN_ACTIONS = ("create", "partial_update", "destroy", "rotate_secret", "send_test", "retry_delivery")
 
 
+@extend_schema(parameters=[OpenApiParameter("id", OpenApiTypes.UUID, OpenApiParameter.PATH)])
 class WebhookEndpointViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, V1ViewSet):
     """Endpoints of the caller's organization in the caller's mode. Reads: viewer and above;
     writes: admin. An API key or a user session."""
@@ -68,8 +70,10 @@ class WebhookEndpointViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, V
         delivery = services.endpoint_send_test(principal=request.auth, endpoint_id=pk)
         return Response(self._delivery(delivery.endpoint, delivery.pk), status=status.HTTP_202_ACCEPTED)
 
-    @extend_schema(operation_id="webhook_endpoints_deliveries", responses={200: s.DeliveryResponse(many=True)},
-                   parameters=[OpenApiParameter("status", str, enum=["pending", "succeeded", "failed"])], tags=TAGS)
+    @extend_schema(operation_id="webhook_endpoints_deliveries", responses={200: s.DeliveryPageResponse}, tags=TAGS,
+                   parameters=[OpenApiParameter("status", str, enum=["pending", "succeeded", "failed"]),
+                               OpenApiParameter("limit", int, description="1 to 100, default 20"),
+                               OpenApiParameter("offset", int, description="0 or more, default 0")])
     @action(detail=True, methods=["get"], url_path="deliveries")
     def deliveries(self, request, pk=None):
         query = validated(s.DeliveryQuery, request.query_params.dict())
@@ -77,7 +81,8 @@ class WebhookEndpointViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, V
         page = self.paginate_queryset(deliveries)
         return self.get_paginated_response(s.DeliveryResponse(page, many=True).data)
 
-    @extend_schema(operation_id="webhook_deliveries_retry", request=None, responses={202: s.DeliveryResponse}, tags=TAGS)
+    @extend_schema(operation_id="webhook_deliveries_retry", request=None, responses={202: s.DeliveryResponse}, tags=TAGS,
+                   parameters=[OpenApiParameter("delivery_id", OpenApiTypes.UUID, OpenApiParameter.PATH)])
     @action(detail=True, methods=["post"], url_path=rf"deliveries/(?P<delivery_id>{UUID_PATTERN})/retry")
     def retry_delivery(self, request, pk=None, delivery_id=None):
         delivery = services.delivery_retry(principal=request.auth, endpoint_id=pk, delivery_id=delivery_id)

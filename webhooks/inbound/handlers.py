@@ -27,6 +27,3 @@ def inbound_handler(provider: str):
 def handler_for(provider: str) -> Handler | None:
     return _handlers.get(provider)
 
-
-def unregister(provider: str) -> None:
-    _handlers.pop(provider, None)
