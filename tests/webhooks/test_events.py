@@ -93,6 +93,25 @@ class TestEmit:
         assert not Event.objects.exists() and not Delivery.objects.exists()
         assert callbacks == []
 
+    def test_many_events_at_once(self, org, django_capture_on_commit_callbacks):
+        url = "https://hooks.example.com/x"
+        alerts = services.endpoint_create(principal=principal_of(org), url=url, event_types=["alert.created"])
+        both = services.endpoint_create(principal=principal_of(org), url=url, event_types=["alert.created", "case.assigned"])
+        assigned = {"case_id": "c1", "entity_id": "e1", "assigned_to": "u1", "previous_assignee": None, "assigned_by": None,
+                    "assigned_at": dt.datetime(2026, 1, 1, tzinfo=dt.UTC)}
+        with django_capture_on_commit_callbacks() as callbacks:
+            events = services.events_emit(organization=org, mode="test", events=[
+                ("alert.created", alert_data()), ("alert.created", alert_data(rule_id="fan_in")), ("case.assigned", assigned),
+            ])
+        assert len({event.public_id for event in events}) == 3
+        pairs = sorted((d.event.type, d.endpoint_id == both.pk) for d in Delivery.objects.select_related("event"))
+        assert pairs == [("alert.created", False), ("alert.created", False), ("alert.created", True), ("alert.created", True),
+                         ("case.assigned", True)]
+        assert len(callbacks) == 5 and Delivery.objects.filter(endpoint=alerts).count() == 2
+        with pytest.raises(catalogue.PayloadError):
+            services.events_emit(organization=org, mode="test", events=[("alert.created", {"alert_id": "x"})])
+        assert services.events_emit(organization=org, mode="test", events=[]) == []
+
     def test_the_test_type_cannot_be_emitted(self, org):
         with pytest.raises(catalogue.PayloadError):
             services.event_emit(organization=org, mode="test", type="webhook.test", data={"endpoint_id": "x", "message": "y"})
