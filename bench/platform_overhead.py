@@ -18,20 +18,15 @@ printed). Prints requests/s, p50 and p99 of both, and their ratio (goal ≥ 0.5)
 
 import argparse
 import os
-import re
 import shutil
-import signal
-import socket
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-import psycopg
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-ROOT = Path(__file__).resolve().parent.parent
-PYTHON = sys.executable
+from harness import ensure_wrk, fresh_database, gunicorn, manage, parse_wrk  # noqa: E402
 
 ENDPOINTS = [
     ("GET /health/live (bare Django view)", "/health/live", False),
@@ -57,46 +52,6 @@ end
 """
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def ensure_wrk() -> str:
-    if shutil.which("wrk"):
-        return "wrk"
-    if os.geteuid() == 0 and shutil.which("apt-get"):
-        subprocess.run(["apt-get", "install", "-y", "-qq", "wrk"], check=True, capture_output=True)
-        return "wrk"
-    sys.exit("wrk is not installed: apt-get install wrk")
-
-
-def fresh_database(url: str) -> str:
-    base, _, name = url.rpartition("/")
-    with psycopg.connect(f"{base}/postgres", autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        conn.execute(f'CREATE DATABASE "{name}"')
-    return url
-
-
-def manage(env, *args) -> str:
-    return subprocess.run([PYTHON, "manage.py", *args], cwd=ROOT, env=env, check=True, capture_output=True, text=True).stdout
-
-
-def wait_for(url: str, timeout: float = 30) -> None:
-    import urllib.request
-
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        try:
-            urllib.request.urlopen(url, timeout=1)
-            return
-        except OSError:
-            time.sleep(0.2)
-    raise RuntimeError(f"server did not answer at {url}")
-
-
 def run_wrk(wrk, url, path, keys, duration, connections) -> dict:
     script = Path(tempfile.mkstemp(suffix=".lua")[1])
     quoted = ", ".join(f'"{k}"' for k in keys) if keys else ""
@@ -107,21 +62,6 @@ def run_wrk(wrk, url, path, keys, duration, connections) -> dict:
                          check=True, capture_output=True, text=True).stdout
     script.unlink()
     return parse_wrk(out)
-
-
-def to_ms(value: str) -> float:
-    number, unit = re.match(r"([\d.]+)(us|ms|s)", value).groups()
-    return float(number) * {"us": 0.001, "ms": 1.0, "s": 1000.0}[unit]
-
-
-def parse_wrk(out: str) -> dict:
-    return {
-        "rps": float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1)),
-        "p50": to_ms(re.search(r"\s50%\s+(\S+)", out).group(1)),
-        "p99": to_ms(re.search(r"\s99%\s+(\S+)", out).group(1)),
-        "requests": int(re.search(r"(\d+) requests in", out).group(1)),
-        "non200": int(re.search(r"NON200 (\d+)", out).group(1)),
-    }
 
 
 def main():
@@ -150,24 +90,15 @@ def main():
     keys = [manage(env, "create_api_key", "--org", "bench", "--mode", "live", "--tier", "premium", "--role", "admin")
             .strip().splitlines()[-1] for _ in range(key_count)]
 
-    port = free_port()
-    server = subprocess.Popen(
-        [PYTHON, "-m", "gunicorn", "config.wsgi:application", "--bind", f"127.0.0.1:{port}", "--workers", str(args.workers),
-         "--threads", str(args.threads), "--worker-class", "gthread", "--log-level", "warning"],
-        cwd=ROOT, env=env, start_new_session=True,
-    )
-    base = f"http://127.0.0.1:{port}"
     try:
-        wait_for(base + "/health/live")
-        run_wrk(wrk, base, "/health/live", [], 3, args.connections)  # warm-up
-        run_wrk(wrk, base, "/v1/developer/whoami", keys, 3, args.connections)
-        results = {}
-        for name, path, use_keys in ENDPOINTS:
-            manage(env, "shell", "-c", "from common.ratelimit import reset_all; reset_all()")
-            results[name] = run_wrk(wrk, base, path, keys if use_keys else [], args.duration, args.connections)
+        with gunicorn(env, workers=args.workers, threads=args.threads) as base:
+            run_wrk(wrk, base, "/health/live", [], 3, args.connections)  # warm-up
+            run_wrk(wrk, base, "/v1/developer/whoami", keys, 3, args.connections)
+            results = {}
+            for name, path, use_keys in ENDPOINTS:
+                manage(env, "shell", "-c", "from common.ratelimit import reset_all; reset_all()")
+                results[name] = run_wrk(wrk, base, path, keys if use_keys else [], args.duration, args.connections)
     finally:
-        os.killpg(server.pid, signal.SIGTERM)
-        server.wait(timeout=20)
         shutil.rmtree(data_dir, ignore_errors=True)
 
     print(f"gunicorn gthread {args.workers} workers x {args.threads} threads; wrk 2 threads, {args.connections} connections, "

@@ -22,7 +22,6 @@ import json
 import os
 import random
 import shutil
-import signal
 import statistics
 import subprocess
 import sys
@@ -33,7 +32,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from platform_overhead import ensure_wrk, free_port, fresh_database, manage, parse_wrk, wait_for  # noqa: E402
+from harness import ensure_wrk, fresh_database, gunicorn, manage, parse_wrk  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 PYTHON = sys.executable
@@ -144,30 +143,21 @@ def main():
     wallet_paths = [f"/v1/compliance/status/wallet/1/{mixed_case(a) if i % 2 else a}" for i, a in enumerate(random.sample(wallets, 2000))]
     entity_paths = [f"/v1/compliance/status/{e}" for e in random.sample(seeded["entities"], min(2000, len(seeded["entities"])))]
 
-    port = free_port()
-    server = subprocess.Popen(
-        [PYTHON, "-m", "gunicorn", "config.wsgi:application", "--bind", f"127.0.0.1:{port}", "--workers", str(args.workers),
-         "--threads", str(args.threads), "--worker-class", "gthread", "--log-level", "warning"],
-        cwd=ROOT, env=env, start_new_session=True,
-    )
-    base = f"http://127.0.0.1:{port}"
     try:
-        wait_for(base + "/health/live")
-        run_wrk(wrk, base, keys, wallet_paths, 3, args.connections)  # warm-up: key caches, connections
-        manage(env, "shell", "-c", "from common.ratelimit import reset_all; reset_all()")
-        # Interleaved rounds, so that a change of background load hits every endpoint alike.
-        slices = {"whoami": [], "wallet": [], "entity": []}
-        for _ in range(args.rounds):
-            for name, paths in (("whoami", ["/v1/developer/whoami"]), ("wallet", wallet_paths), ("entity", entity_paths)):
-                manage(env, "shell", "-c", "from common.ratelimit import reset_all; reset_all()")
-                slices[name].append(run_wrk(wrk, base, keys, paths, max(1, args.duration // args.rounds), args.connections))
-        whoami, wallet, entity = (combine(slices[name]) for name in ("whoami", "wallet", "entity"))
-        manage(env, "shell", "-c", "from common.ratelimit import reset_all; reset_all()")
-        run_batches(base, keys, wallets, 3)
-        batch = run_batches(base, keys, wallets, args.batches)
+        with gunicorn(env, workers=args.workers, threads=args.threads) as base:
+            run_wrk(wrk, base, keys, wallet_paths, 3, args.connections)  # warm-up: key caches, connections
+            manage(env, "shell", "-c", "from common.ratelimit import reset_all; reset_all()")
+            # Interleaved rounds, so that a change of background load hits every endpoint alike.
+            slices = {"whoami": [], "wallet": [], "entity": []}
+            for _ in range(args.rounds):
+                for name, paths in (("whoami", ["/v1/developer/whoami"]), ("wallet", wallet_paths), ("entity", entity_paths)):
+                    manage(env, "shell", "-c", "from common.ratelimit import reset_all; reset_all()")
+                    slices[name].append(run_wrk(wrk, base, keys, paths, max(1, args.duration // args.rounds), args.connections))
+            whoami, wallet, entity = (combine(slices[name]) for name in ("whoami", "wallet", "entity"))
+            manage(env, "shell", "-c", "from common.ratelimit import reset_all; reset_all()")
+            run_batches(base, keys, wallets, 3)
+            batch = run_batches(base, keys, wallets, args.batches)
     finally:
-        os.killpg(server.pid, signal.SIGTERM)
-        server.wait(timeout=20)
         shutil.rmtree(data_dir, ignore_errors=True)
 
     print(f"gunicorn gthread {args.workers} workers x {args.threads} threads; wrk 2 threads, {args.connections} connections, "
