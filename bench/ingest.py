@@ -19,9 +19,9 @@ Resident memory of the web and worker processes is sampled through the run. Prin
 The mix: 10,000 customers, each transferring about once a day (most between 0.6 and 1.6 times), transfers on chain 1 (USDC, ETH),
 chain 137 (USDT) and off-chain USD accounts (chain 0, fiat-like), mostly with a pool of tagged
 services (exchanges, payment processors), some with each customer's own untagged counterparties,
-some between customers and some to fresh addresses. Three in five customers spend (outflows around 60 USD,
-a top-up around 150 USD one time in twenty), the others are paid (inflows around 80 USD, a sweep around
-250 USD one time in fifty); one transfer in 250 is large (around 6,000 USD).
+some between customers and some to fresh addresses. Three in five customers spend (outflows around 60 USD, a
+top-up of about 150 USD for every two or three of them), the others are paid (inflows around 80 USD);
+one transfer in 250 is large (around 6,000 USD), either way.
 """
 
 import argparse
@@ -31,6 +31,7 @@ import math
 import os
 import random
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -42,11 +43,46 @@ from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from platform_overhead import PYTHON, ROOT, free_port, fresh_database, manage, wait_for  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
+PYTHON = sys.executable
 
 SERVICE_CATEGORIES = ("exchange", "exchange", "exchange", "custodian", "payment_processor", "merchant")
 CRYPTO = ((1, "USDC", Decimal(1)), (1, "ETH", Decimal(3000)), (137, "USDT", Decimal(1)))
+
+
+# --- Small helpers (as bench/platform_overhead.py's) ----------------------------------------------
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def fresh_database(url: str) -> str:
+    import psycopg
+
+    base, _, name = url.rpartition("/")
+    with psycopg.connect(f"{base}/postgres", autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        conn.execute(f'CREATE DATABASE "{name}"')
+    return url
+
+
+def manage(env, *args) -> str:
+    return subprocess.run([PYTHON, "manage.py", *args], cwd=ROOT, env=env, check=True, capture_output=True, text=True).stdout
+
+
+def wait_for(url: str, timeout: float = 60) -> None:
+    import urllib.request
+
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        try:
+            urllib.request.urlopen(url, timeout=1)
+            return
+        except OSError:
+            time.sleep(0.2)
+    raise RuntimeError(f"server did not answer at {url}")
 
 
 # --- The traffic --------------------------------------------------------------------------------
@@ -86,7 +122,13 @@ class Traffic:
         from bisect import bisect_left
         return min(bisect_left(self.cumulative, self.rnd.random()), self.entities - 1)
 
-    def _counterparty(self, entity: int, chain: int) -> tuple[str, int | None]:
+    def _customer(self, payee: bool) -> int:
+        while True:
+            other = self._entity()
+            if self.payee[other] == payee:
+                return other
+
+    def _counterparty(self, entity: int, chain: int, outgoing: bool) -> tuple[str, int | None]:
         roll = self.rnd.random()
         if roll < 0.82:
             pool = self.services[chain]
@@ -94,8 +136,8 @@ class Traffic:
         if roll < 0.92:  # the customer's own few counterparties (untagged)
             slot = self.rnd.randrange(3)
             return (f"ext-{entity}-{slot}" if chain == 0 else evm(f"own-cp-{entity}-{slot}")), None
-        if roll < 0.95:
-            other = self._entity()
+        if roll < 0.95 and (outgoing or self.payee[entity]):  # customers pay customers (payers pay payees)
+            other = self._customer(payee=not self.payee[entity])
             return self.account(other, chain), other
         return (f"ext-{self.rnd.getrandbits(48):x}" if chain == 0 else "0x" + f"{self.rnd.getrandbits(160):040x}"), None
 
@@ -110,16 +152,15 @@ class Traffic:
             chain, asset, price = CRYPTO[self.rnd.choices((0, 1, 2), (6, 2, 3))[0]]
         if self.rnd.random() < 0.004:  # now and then a large transfer, either way
             outgoing, median, sigma = self.rnd.random() < 0.5, 6000, 0.6
-        elif self.payee[entity]:  # receives small payments, sweeps now and then
-            outgoing = self.rnd.random() < 0.02
-            median, sigma = (250, 0.4) if outgoing else (80, 0.5)
-        else:  # spends in small amounts, tops up now and then
-            outgoing = self.rnd.random() < 0.95
-            median, sigma = (60, 0.5) if outgoing else (150, 0.4)
+        elif self.payee[entity]:  # receives payments (and settles to a bank account, outside this stream)
+            outgoing, median, sigma = False, 80, 0.5
+        else:  # spends, and tops up by a fixed amount now and then
+            outgoing = self.rnd.random() < 0.7
+            median, sigma = (60, 0.5) if outgoing else (150, 0.2)
         usd = Decimal(str(round(min(self.rnd.lognormvariate(math.log(median), sigma), 250000), 2)))
         amount = usd if price == 1 else (usd / price).quantize(Decimal("0.000001"))
         mine = self.account(entity, chain)
-        other, other_entity = self._counterparty(entity, chain)
+        other, other_entity = self._counterparty(entity, chain, outgoing)
         item = {"chain_id": chain, "from_address": mine if outgoing else other, "to_address": other if outgoing else mine,
                 "amount": str(amount), "asset": asset, "timestamp": self.now.isoformat().replace("+00:00", "Z"),
                 "tx_hash": f"0x{self.counter:016x}{self.rnd.getrandbits(64):016x}"}
@@ -431,7 +472,9 @@ def main():
                   f"monitoring {done * args.batch / totals['live'][0]:7,.0f} tx/s", flush=True)
         for profiler in profilers:
             profiler.send_signal(signal.SIGINT)
+        before = meter.snapshot()
         singles = single_ingest(Client(base, keys["live"], 16), traffic, args.single_rate, args.single_seconds)
+        cpu["single"] = {part: used / len(singles) * 1000 for part, used in meter.spent(before, meter.snapshot()).items()}
         sampler.stopped.set()
         time.sleep(0.2)
         report(args, totals, cpu, singles, sampler, clients)
@@ -466,6 +509,7 @@ def report(args, totals, cpu, singles, sampler, clients):
         ("batch latency p50 / p99, monitoring (s)", latency["live"], ""),
         (f"single ingest p50 / p99 at {args.single_rate:g}/s (ms)",
          f"{percentile(singles, 50) * 1000:.1f} / {percentile(singles, 99) * 1000:.1f}", "p99 <= 35"),
+        ("CPU ms per single ingest: web / PostgreSQL", f"{cpu['single']['web']:.1f} / {cpu['single']['db']:.1f}", ""),
         ("transactions that hit a rule", f"{hit_events / max(evaluated, 1):.2%}", "0.5-3 %"),
         ("open alerts (live) / alerts triggered", f"{Alert.objects.filter(mode='live').count():,} / "
                                                   f"{sum(b['alerts_triggered'] for b in totals['live'][2]):,}", ""),

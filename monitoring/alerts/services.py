@@ -15,7 +15,9 @@ from common.audit import audit_record
 from common.errors import Conflict, NotFound
 from common.permissions import require_role
 from common.principal import Principal
+from monitoring import risk_feed
 from monitoring.alerts.describe import alert_description, rule_name
+from monitoring.alerts.hooks import after_alerts
 from monitoring.choices import SLA_HOURS, AlertStatus
 from monitoring.engine.pg import insert_ignoring_conflicts, insert_new, on_postgres, pg_rows
 from monitoring.models import Alert, AlertHit
@@ -27,7 +29,7 @@ from webhooks.services import event_emit, events_emit
 DISPOSE_ROLE = Role.L1_ANALYST
 EXTEND_SQL = """UPDATE monitoring_alert AS a
 SET hit_count = a.hit_count + v.added, last_triggered_at = GREATEST(a.last_triggered_at, v.latest), updated_at = %(now)s
-FROM unnest(%(ids)s::uuid[], %(added)s::integer[], %(latest)s::timestamptz[]) AS v(id, added, latest) WHERE a.id = v.id RETURNING a.id"""
+FROM unnest(%(ids)b::uuid[], %(added)b::integer[], %(latest)b::timestamptz[]) AS v(id, added, latest) WHERE a.id = v.id RETURNING a.id"""
 OPEN_STATUSES = (AlertStatus.OPEN, AlertStatus.IN_REVIEW)
 
 
@@ -54,6 +56,7 @@ def alerts_record(*, organization, mode: str, hits: list[RuleResult], event_time
     links = [(current.get(key) or opened[key], results) for key, results in groups.items()]
     _write_hits_and_links(links, event_times)
     _extend([(current[key], results) for key, results in groups.items() if key in current], event_times)
+    after_alerts(organization=organization, mode=mode, opened=list(opened.values()), touched_entity_ids={key[0] for key in groups})
     return {alert.pk for alert, _ in links}
 
 
@@ -162,4 +165,5 @@ def alert_dispose(*, principal: Principal, alert_id, entity_id=None, disposition
         "alert_id": str(alert.pk), "entity_id": str(alert.entity_id), "rule_id": str(alert.rule_number),
         "disposition": disposition, "notes": notes or None, "set_by": principal.actor_label, "set_at": now,
     })
+    risk_feed.schedule([alert.entity_id], reason=f"alert disposed as {disposition}")
     return alert

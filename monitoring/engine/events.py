@@ -108,13 +108,21 @@ def rule_fiat(row: tuple) -> RuleFiat:
 
 def transactions_by_entity(rows: list[tuple], entity_ids: set[str]) -> dict[str, list[RuleTransaction]]:
     """Each entity's transfers among `rows` (in row order), seen from that entity; a transfer
-    between two of the entities appears in both lists, its amount parsed once."""
+    between two of the entities appears in both lists, its amount parsed once. (rule_transaction,
+    unrolled: this loop runs for every loaded history row.)"""
     result: dict[str, list[RuleTransaction]] = {entity: [] for entity in entity_ids}
-    for row in rows:
-        from_entity, to_entity = row[9], row[10]
-        amount = Decimal(row[6])
+    build = _build
+    for tx_id, at, chain_id, tx_hash, from_address, to_address, raw_amount, asset, usd_value, from_entity, to_entity in rows:
+        amount = Decimal(raw_amount)
+        if from_entity == to_entity:
+            if from_entity in result:
+                result[from_entity].append(build(tx_id, at, "self", amount, usd_value, to_address, chain_id, tx_hash, from_address,
+                                                 to_address, asset, from_entity))
+            continue
         if from_entity in result:
-            result[from_entity].append(rule_transaction(row, from_entity, amount))
-        if to_entity in result and to_entity != from_entity:
-            result[to_entity].append(rule_transaction(row, to_entity, amount))
+            result[from_entity].append(build(tx_id, at, "out", amount, usd_value, to_address, chain_id, tx_hash, from_address,
+                                             to_address, asset, to_entity))
+        if to_entity in result:
+            result[to_entity].append(build(tx_id, at, "in", amount, usd_value, from_address, chain_id, tx_hash, from_address,
+                                           to_address, asset, from_entity))
     return result

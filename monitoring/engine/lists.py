@@ -1,5 +1,5 @@
-"""The organization's lists for one batch: `OrgLists` restricted to the addresses the batch's events
-involve.
+"""The organization's lists for one batch: `OrgLists` restricted to the counterparty addresses of the
+batch's transfers.
 
 The rules read the address lists (tags, sanctioned and blocked addresses) only for the evaluated
 event's own counterparty (rules 2, 11, 12, 16, 21), never for history, so the address entries of
@@ -11,6 +11,7 @@ monitoring.configuration.selectors.org_lists (tests/monitoring/test_engine_reads
 """
 
 from collections import defaultdict
+from decimal import Decimal
 
 from monitoring.engine.pg import on_postgres, pg_rows
 from monitoring.models import AddressTag, AssetPrice, BlockedAddress, CodeListEntry
@@ -20,41 +21,54 @@ from onboarding.models import SanctionsDigitalAddress
 CODE_LIST_NAMES = ("high_risk_jurisdictions", "privacy_assets", "high_risk_mccs")
 
 
-TAGS_SQL = """SELECT chain_id, address, category FROM monitoring_addresstag
-WHERE organization_id = %(org)s AND address = ANY(%(addresses)s)"""
-SANCTIONED_SQL = """SELECT d.address, l.source FROM onboarding_sanctionsdigitaladdress AS d
-JOIN onboarding_sanctionsentry AS e ON e.id = d.entry_id JOIN onboarding_sanctionslist AS l ON l.id = e.sanctions_list_id
-WHERE d.address = ANY(%(addresses)s) ORDER BY d.address, l.source"""
-BLOCKED_SQL = """SELECT chain_id, address FROM monitoring_blockedaddress WHERE organization_id = %(org)s AND address = ANY(%(addresses)s)"""
+# Everything in one round trip (this runs for every single ingest too): (kind, chain_id, key, value).
+LISTS_SQL = """SELECT 'tag', chain_id, address, category FROM monitoring_addresstag
+  WHERE organization_id = %(org)s AND address = ANY(%(addresses)b)
+UNION ALL SELECT 'sanctioned', NULL, d.address, l.source FROM onboarding_sanctionsdigitaladdress AS d
+  JOIN onboarding_sanctionsentry AS e ON e.id = d.entry_id JOIN onboarding_sanctionslist AS l ON l.id = e.sanctions_list_id
+  WHERE d.address = ANY(%(addresses)b)
+UNION ALL SELECT 'blocked', chain_id, address, NULL FROM monitoring_blockedaddress
+  WHERE organization_id = %(org)s AND address = ANY(%(addresses)b)
+UNION ALL SELECT 'price', NULL, asset, usd_rate::text FROM monitoring_assetprice WHERE organization_id = %(org)s
+UNION ALL SELECT 'code', NULL, list_name, code FROM monitoring_codelistentry WHERE organization_id = %(org)s"""
 
 
-def _address_rows(organization, addresses: set[str]) -> tuple[list, list, list]:
-    """(tags, sanctioned, blocked) rows for the addresses: (chain_id, address, category), (address,
-    list source) in address and source order, (chain_id, address)."""
+def _rows(organization, addresses: set[str]) -> dict[str, list]:
+    """{kind: rows}: tag (chain_id, address, category), sanctioned (address, list source) in address
+    and source order, blocked (chain_id, address), price (asset, USD rate), code (list name, code)."""
+    kinds: dict[str, list] = {"tag": [], "sanctioned": [], "blocked": [], "price": [], "code": []}
     if on_postgres():
-        params = {"org": organization.pk, "addresses": list(addresses)}
-        return pg_rows(TAGS_SQL, params), pg_rows(SANCTIONED_SQL, params), pg_rows(BLOCKED_SQL, params)
-    tags = AddressTag.objects.filter(organization=organization, address__in=addresses).values_list("chain_id", "address", "category")
-    sanctioned = SanctionsDigitalAddress.objects.filter(address__in=addresses).order_by(
-        "address", "entry__sanctions_list__source").values_list("address", "entry__sanctions_list__source")
-    blocked = BlockedAddress.objects.filter(organization=organization, address__in=addresses).values_list("chain_id", "address")
-    return list(tags), list(sanctioned), list(blocked)
+        for kind, chain_id, key, value in pg_rows(LISTS_SQL, {"org": organization.pk, "addresses": list(addresses)}):
+            if kind in ("tag", "blocked"):
+                kinds[kind].append((chain_id, key, value) if kind == "tag" else (chain_id, key))
+            else:
+                kinds[kind].append((key, Decimal(value) if kind == "price" else value))
+        kinds["sanctioned"].sort()
+        return kinds
+    if addresses:
+        kinds["tag"] = list(AddressTag.objects.filter(organization=organization, address__in=addresses).values_list(
+            "chain_id", "address", "category"))
+        kinds["sanctioned"] = list(SanctionsDigitalAddress.objects.filter(address__in=addresses).order_by(
+            "address", "entry__sanctions_list__source").values_list("address", "entry__sanctions_list__source"))
+        kinds["blocked"] = list(BlockedAddress.objects.filter(organization=organization, address__in=addresses).values_list(
+            "chain_id", "address"))
+    kinds["price"] = list(AssetPrice.objects.filter(organization=organization).values_list("asset", "usd_rate"))
+    kinds["code"] = list(CodeListEntry.objects.filter(organization=organization).values_list("list_name", "code"))
+    return kinds
 
 
 def batch_lists(organization, addresses: set[str]) -> OrgLists:
-    tag_rows, sanctioned, blocked = _address_rows(organization, addresses) if addresses else ([], [], [])
+    rows = _rows(organization, addresses)
     tags: dict = defaultdict(set)
-    for chain_id, address, category in tag_rows:
+    for chain_id, address, category in rows["tag"]:
         tags[(chain_id, address)].add(category)
-    # USD is 1 also for an organization that removed its row (as org_lists).
-    prices = {"USD": 1, **dict(AssetPrice.objects.filter(organization=organization).values_list("asset", "usd_rate"))}
     codes: dict[str, set] = defaultdict(set)
-    for list_name, code in CodeListEntry.objects.filter(organization=organization).values_list("list_name", "code"):
+    for list_name, code in rows["code"]:
         codes[list_name].add(code)
     return OrgLists(
-        asset_prices=prices,
+        asset_prices={"USD": 1, **dict(rows["price"])},  # USD is 1 also for an organization that removed its row (as org_lists)
         address_tags={key: frozenset(value) for key, value in tags.items()},
-        sanctioned_addresses={(None, address): source for address, source in sanctioned},
-        blocked_addresses=frozenset(blocked),
+        sanctioned_addresses={(None, address): source for address, source in rows["sanctioned"]},
+        blocked_addresses=frozenset(rows["blocked"]),
         **{name: frozenset(codes[name]) for name in CODE_LIST_NAMES if codes.get(name)},
     )

@@ -11,6 +11,7 @@ transfers between customers for cycle detection). Nothing is kept between batche
 from bisect import bisect_left
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from operator import itemgetter
 
 from monitoring.choices import Disposition
 from monitoring.engine import reads
@@ -43,8 +44,15 @@ class Batch:
         return ids | {row[1] for row in self.fiat_rows}
 
     @property
-    def addresses(self) -> set[str]:
-        return {address for row in self.tx_rows for address in (row[4], row[5])}
+    def counterparty_addresses(self) -> set[str]:
+        """The addresses on the other side of an evaluated transfer (both for a transfer between customers)."""
+        found = set()
+        for row in self.tx_rows:
+            if row[9]:
+                found.add(row[5])
+            if row[10]:
+                found.add(row[4])
+        return found
 
     @property
     def address_keys(self) -> set[tuple[int, str]]:
@@ -79,18 +87,26 @@ class BatchLoader:
         for row in reads.fiat_events(entity_ids, fiat_start, end):
             fiat_of[row[1]].append(rule_fiat(row))
         before = reads.activity_before(entity_ids, tx_start, fiat_start)
-        known = self._known_counterparties(tx_of, start, tx_start)
-        wallets = self._wallets(entity_ids)
-        network = self._network(batch, start, end)
+
+        def history(entity_id: str, known=()) -> EntityHistory:
+            # first_activity_at is left to the engine's default (the latest activity before the span
+            # when there is some, else the first loaded event): rule 18, its only reader, caps the
+            # history it needs at its baseline, which the span covers (lookback() includes rule 18's
+            # reach), so an entity active before the span reads the full baseline either way.
+            return EntityHistory(tx_of[entity_id], fiat_of[entity_id], earlier_activity_at=before.get(entity_id),
+                                 known_counterparties=known)
+
+        rows = reads.entities(entity_ids)
+        histories = {row[0]: history(row[0]) for row in rows}
+        for entity_id, known in self._known_counterparties(histories, start, tx_start).items():
+            histories[entity_id] = history(entity_id, known)
+        wallets = reads.registered_wallets(self.organization, self.mode, batch.address_keys)
+        network, own_wallets = self._network(batch, wallets, start, end), self._own_wallets(wallets)
         contexts = {}
-        for row in reads.entities(entity_ids):
-            entity_id = row[0]
-            latest, first = before.get(entity_id, (None, None))
-            history = EntityHistory(tx_of[entity_id], fiat_of[entity_id], earlier_activity_at=latest, first_activity_at=first,
-                                    known_counterparties=known.get(entity_id, ()))
-            own = wallets.get(entity_id, {})
-            contexts[entity_id] = EntityContext(entity=self._entity(row), history=history, own_wallets=frozenset(own),
-                                                wallet_first_seen=own, lists=self.lists, network=network)
+        for row in rows:
+            own = own_wallets.get(row[0], {})
+            contexts[row[0]] = EntityContext(entity=self._entity(row), history=histories[row[0]], own_wallets=frozenset(own),
+                                             wallet_first_seen=own, lists=self.lists, network=network)
         return contexts
 
     @staticmethod
@@ -100,46 +116,45 @@ class BatchLoader:
                       onboarded_at=created_at, expected_monthly_volume_usd=expected_volume)
 
     @staticmethod
-    def _wallets(entity_ids: set[str]) -> dict[str, dict]:
-        """{entity: {(chain_id, address): first seen}}: the earlier of registration and first transfer."""
+    def _own_wallets(wallets: list[tuple]) -> dict[str, dict]:
+        """{entity: {(chain_id, address): first seen}} for the entities' wallets among the batch's
+        addresses, first seen being the earlier of registration and first transfer. The rules ask
+        about the evaluated transfer's own addresses only (rules 9 and 15), so the entities' other
+        wallets need not be read."""
         result: dict[str, dict] = {}
-        for entity_id, chain_id, address, created_at, first_seen in reads.wallets(entity_ids):
+        for chain_id, address, entity_id, _, created_at, first_seen in wallets:
             result.setdefault(entity_id, {})[(chain_id, address)] = min(created_at, first_seen) if first_seen else created_at
         return result
 
-    def _known_counterparties(self, tx_of: dict[str, list[RuleTransaction]], start: datetime, tx_start: datetime) -> dict[str, set]:
-        """Rule 14's "previously unseen" needs storage only for the counterparties it could call fresh:
-        outflows inside its window before the batch (or in it) to a counterparty the loaded history
-        has not shown earlier. Whether those were dealt with before the span is read; the rest of the
-        entity's past cannot change a result. Nothing when rule 14 is off."""
+    def _known_counterparties(self, histories: dict[str, EntityHistory], start: datetime, tx_start: datetime) -> dict[str, set]:
+        """Rule 14's "previously unseen" needs storage only for the counterparties it could call
+        fresh: outflows inside its window before the batch (or in it) that the loaded history shows
+        as a first contact. Which of those the entity dealt with before the span is read (the
+        histories concerned are then rebuilt knowing them); the rest of the entity's past cannot
+        change a result. Nothing when rule 14 is off."""
         params = _active_params(self.settings, "peel_chain")
         if params is None:
             return {}
         cutoff = start - timedelta(hours=params["window_hours"])
         candidates = set()
-        for entity_id, transfers in tx_of.items():
-            first_late = bisect_left(transfers, cutoff, key=_timestamp)
-            seen = {tx.counterparty_key for tx in transfers[:first_late]}
-            for tx in transfers[first_late:]:
-                key = tx.counterparty_key
-                if key not in seen:
-                    if tx.direction == "out":
-                        candidates.add((entity_id, key[0], key[1]))
-                    seen.add(key)
+        for entity_id, history in histories.items():
+            transfers = history.transactions
+            for tx in transfers[bisect_left(transfers, cutoff, key=_timestamp):]:
+                if tx.direction == "out" and history.view_at(tx).is_first_contact(tx):
+                    candidates.add((entity_id, *tx.counterparty_key))
         known: dict[str, set] = {}
         for entity_id, chain_id, address in reads.known_counterparties(candidates, tx_start):
             known.setdefault(entity_id, set()).add((chain_id, address))
         return known
 
-    def _network(self, batch: Batch, start: datetime, end: datetime) -> OrgNetwork:
+    def _network(self, batch: Batch, wallets: list[tuple], start: datetime, end: datetime) -> OrgNetwork:
         """What the rules ask of the network, for the batch's events: the registered and flagged
-        wallets among their addresses, the customers on their other side, and (rule 15) the
-        transfers between customers over the cycle window."""
-        wallets = reads.registered_wallets(self.organization, self.mode, batch.address_keys)
-        registered = {(chain_id, address): entity_id for chain_id, address, entity_id, _ in wallets}
-        flagged = frozenset((chain_id, address) for chain_id, address, _, is_flagged in wallets if is_flagged)
+        wallets among their addresses, the customers on their other side, and (rule 15) the part of
+        the transfer graph a cycle search from them can reach."""
+        registered = {(row[0], row[1]): row[2] for row in wallets}
+        flagged = frozenset((row[0], row[1]) for row in wallets if row[3])
         return OrgNetwork(registered_wallets=registered, entities=self._counterparty_entities(self._counterparts(batch, registered)),
-                          flagged_wallets=flagged, transfers=self._transfer_graph(start, end))
+                          flagged_wallets=flagged, transfers=self._transfer_graph(batch, registered, start, end))
 
     @staticmethod
     def _counterparts(batch: Batch, registered: dict) -> set[str]:
@@ -169,9 +184,25 @@ class BatchLoader:
                                             adverse_findings_at=tuple(sorted(findings.get(str(pk), ()))))
                 for pk, jurisdiction, status in rows}
 
-    def _transfer_graph(self, start: datetime, end: datetime) -> TransferGraph:
+    def _transfer_graph(self, batch: Batch, registered: dict, start: datetime, end: datetime) -> TransferGraph:
+        """Rule 15 searches backwards from an inbound (or own-wallet) transfer whose sender is a known
+        wallet, through transfers between customers into each wallet it reaches, at most max_hops - 1
+        wallets deep. Those wallets' arrivals over the batch's cycle window are read level by level:
+        every list the search asks for is complete, so it finds (and counts towards its budget)
+        exactly what it would in the whole graph. Nothing is read when no transfer can start a search."""
         params = _active_params(self.settings, "cyclic_flow")
         if params is None:
             return TransferGraph()
-        rows = reads.transfers_between_customers(self.organization, self.mode, start - timedelta(days=params["window_days"]), end)
-        return TransferGraph(rule_transaction(row, row[9]) for row in rows)
+        frontier = {(row[2], row[4]) for row in batch.tx_rows
+                    if row[10] and row[4] != row[5] and row[8] is not None and (row[9] or (row[2], row[4]) in registered)}
+        since, edges, visited = start - timedelta(days=params["window_days"]), {}, set()
+        for _ in range(params["max_hops"] - 1):
+            frontier -= visited
+            if not frontier:
+                break
+            visited |= frontier
+            level = reads.arrivals(self.organization, self.mode, frontier, since, end)
+            edges.update((row[0], row) for row in level)
+            frontier = {(row[2], row[4]) for row in level}
+        # In (timestamp, id) order, as the whole graph was read: equal times keep ingestion order.
+        return TransferGraph(rule_transaction(row, row[9]) for row in sorted(edges.values(), key=itemgetter(1, 0)))

@@ -16,7 +16,7 @@ from monitoring.engine.pg import on_postgres, pg_rows, uuid_list
 from monitoring.models import FiatEvent, Transaction
 
 EVALUATION_SQL = """UPDATE {table} AS t SET evaluation = v.evaluation
-FROM unnest(%(ids)s::uuid[], %(evaluations)s::jsonb[]) AS v(id, evaluation) WHERE t.id = v.id RETURNING t.id"""
+FROM unnest(%(ids)b::uuid[], %(evaluations)b::jsonb[]) AS v(id, evaluation) WHERE t.id = v.id RETURNING t.id"""
 
 
 def mark_monitored(transactions, fiat_events, skips: dict[str, list[dict]]) -> None:

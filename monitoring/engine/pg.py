@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from uuid import UUID
 
 import psycopg
-from django.db import connection
+from django.db import DEFAULT_DB_ALIAS, connection, connections
 from django.db.models import Field
 
 
@@ -15,7 +15,8 @@ def on_postgres() -> bool:
 
 
 def pg_rows(sql: str, params: dict | list) -> list[tuple]:
-    """The rows of one statement (it must return rows: add RETURNING to writes)."""
+    """The rows of one statement (it must return rows: add RETURNING to writes). Pass arrays as
+    binary parameters (`%(name)b`): psycopg then sends them without quoting every element."""
     connection.ensure_connection()
     with psycopg.Cursor(connection.connection) as cursor:
         cursor.execute(sql, params, binary=True)
@@ -26,14 +27,14 @@ def uuid_list(ids: Iterable) -> list[UUID]:
     return [value if isinstance(value, UUID) else UUID(value) for value in ids]
 
 
-def _column(model_field, objs: list) -> list:
+def _column(model_field, objs: list, wrapper) -> list:
     """One column's values as the ORM would send them: pre_save where the field has one (auto_now
     timestamps land on the instances), then get_db_prep_save."""
     prepare = model_field.get_db_prep_save
     if type(model_field).pre_save is Field.pre_save:
         attname = model_field.attname
-        return [prepare(getattr(obj, attname), connection) for obj in objs]
-    return [prepare(model_field.pre_save(obj, True), connection) for obj in objs]
+        return [prepare(getattr(obj, attname), wrapper) for obj in objs]
+    return [prepare(model_field.pre_save(obj, True), wrapper) for obj in objs]
 
 
 def insert_ignoring_conflicts(model, objs: list) -> set:
@@ -45,10 +46,11 @@ def insert_ignoring_conflicts(model, objs: list) -> set:
         return set()
     meta = model._meta
     fields = [model_field for model_field in meta.concrete_fields if model_field is not meta.auto_field]  # the database numbers those
-    columns = [_column(model_field, objs) for model_field in fields]
-    types = [model_field.db_type(connection).split("(")[0] for model_field in fields]
-    names = ", ".join(connection.ops.quote_name(model_field.column) for model_field in fields)
-    arrays = ", ".join(f"%s::{db_type}[]" for db_type in types)
+    wrapper = connections[DEFAULT_DB_ALIAS]  # resolved once, not per value through the thread-local proxy
+    columns = [_column(model_field, objs, wrapper) for model_field in fields]
+    types = [model_field.db_type(wrapper).split("(")[0] for model_field in fields]
+    names = ", ".join(wrapper.ops.quote_name(model_field.column) for model_field in fields)
+    arrays = ", ".join(f"%b::{db_type}[]" for db_type in types)  # binary arrays: no per-element quoting
     sql = (f"INSERT INTO {connection.ops.quote_name(meta.db_table)} ({names}) SELECT * FROM unnest({arrays}) "
            f"ON CONFLICT DO NOTHING RETURNING {connection.ops.quote_name(meta.pk.column)}")
     return {row[0] for row in pg_rows(sql, columns)}

@@ -7,11 +7,10 @@ thousands of parameters); elsewhere (SQLite), the ORM. tests/monitoring/test_eng
 checks that both agree.
 """
 
-from collections import defaultdict
 from datetime import datetime
 from operator import itemgetter
 
-from django.db.models import Max, Min, Q
+from django.db.models import Max, Q
 
 from monitoring.engine.pg import on_postgres, pg_rows, uuid_list
 from monitoring.models import FiatEvent, Transaction
@@ -24,41 +23,39 @@ FIAT_COLUMNS = ("id", "entity_id", "timestamp", "event_type", "amount", "currenc
                 "counterparty_bank", "card_type", "merchant_category_code", "merchant_country", "check_type", "check_number",
                 "deposit_method")
 ENTITY_COLUMNS = ("id", "status", "jurisdiction", "entity_type", "created_at", "expected_monthly_volume_usd")
-WALLET_COLUMNS = ("entity_id", "chain_id", "address", "created_at", "first_seen_at")
 _ID_COLUMNS = {"id", "entity_id", "from_entity_id", "to_entity_id"}
 
 
-def _select(columns: tuple[str, ...]) -> str:
-    return ", ".join(f"{name}::text" if name in _ID_COLUMNS else name for name in columns)
+def _select(columns: tuple[str, ...], table: str = "") -> str:
+    prefix = f"{table}." if table else ""
+    return ", ".join(f"{prefix}{name}::text" if name in _ID_COLUMNS else f"{prefix}{name}" for name in columns)
 
 
 TX_SQL = f"""SELECT {_select(TX_COLUMNS)} FROM monitoring_transaction
 WHERE organization_id = %(org)s AND mode = %(mode)s AND timestamp >= %(since)s AND timestamp <= %(until)s
-  AND (from_entity_id = ANY(%(ids)s) OR to_entity_id = ANY(%(ids)s))"""
+  AND (from_entity_id = ANY(%(ids)b) OR to_entity_id = ANY(%(ids)b))"""
 FIAT_SQL = f"""SELECT {_select(FIAT_COLUMNS)} FROM monitoring_fiatevent
-WHERE entity_id = ANY(%(ids)s) AND timestamp >= %(since)s AND timestamp <= %(until)s"""
-ENTITY_SQL = f"SELECT {_select(ENTITY_COLUMNS)} FROM onboarding_entity WHERE id = ANY(%(ids)s)"
-WALLET_SQL = f"SELECT {_select(WALLET_COLUMNS)} FROM onboarding_wallet WHERE entity_id = ANY(%(ids)s)"
-# Each sub-select is one probe of an (entity, timestamp) index; GREATEST and LEAST skip NULLs.
+WHERE entity_id = ANY(%(ids)b) AND timestamp >= %(since)s AND timestamp <= %(until)s"""
+ENTITY_SQL = f"SELECT {_select(ENTITY_COLUMNS)} FROM onboarding_entity WHERE id = ANY(%(ids)b)"
+# Each sub-select is one probe of an (entity, timestamp) index; GREATEST skips NULLs.
 BEFORE_SQL = """SELECT e.id::text,
   GREATEST((SELECT max(timestamp) FROM monitoring_transaction WHERE from_entity_id = e.id AND timestamp < %(tx)s),
            (SELECT max(timestamp) FROM monitoring_transaction WHERE to_entity_id = e.id AND timestamp < %(tx)s),
-           (SELECT max(timestamp) FROM monitoring_fiatevent WHERE entity_id = e.id AND timestamp < %(fiat)s)),
-  LEAST((SELECT min(timestamp) FROM monitoring_transaction WHERE from_entity_id = e.id AND timestamp < %(tx)s),
-        (SELECT min(timestamp) FROM monitoring_transaction WHERE to_entity_id = e.id AND timestamp < %(tx)s),
-        (SELECT min(timestamp) FROM monitoring_fiatevent WHERE entity_id = e.id AND timestamp < %(fiat)s))
-FROM unnest(%(ids)s::uuid[]) AS e(id)"""
+           (SELECT max(timestamp) FROM monitoring_fiatevent WHERE entity_id = e.id AND timestamp < %(fiat)s))
+FROM unnest(%(ids)b::uuid[]) AS e(id)"""
 KNOWN_SQL = """SELECT from_entity_id::text, chain_id, to_address FROM monitoring_transaction
-WHERE from_entity_id = ANY(%(ids)s) AND to_address = ANY(%(addresses)s) AND timestamp < %(before)s
+WHERE from_entity_id = ANY(%(ids)b) AND to_address = ANY(%(addresses)b) AND timestamp < %(before)s
 UNION SELECT to_entity_id::text, chain_id, from_address FROM monitoring_transaction
-WHERE to_entity_id = ANY(%(ids)s) AND from_address = ANY(%(addresses)s) AND timestamp < %(before)s"""
+WHERE to_entity_id = ANY(%(ids)b) AND from_address = ANY(%(addresses)b) AND timestamp < %(before)s"""
 # Probes of the (organization, mode, chain_id, address) unique index, one per key.
-REGISTERED_SQL = """SELECT w.chain_id, w.address, w.entity_id::text, w.flagged FROM onboarding_wallet AS w
-JOIN unnest(%(chains)s::bigint[], %(addresses)s::text[]) AS k(chain_id, address) ON w.chain_id = k.chain_id AND w.address = k.address
+REGISTERED_SQL = """SELECT w.chain_id, w.address, w.entity_id::text, w.flagged, w.created_at, w.first_seen_at FROM onboarding_wallet AS w
+JOIN unnest(%(chains)b::bigint[], %(addresses)b::text[]) AS k(chain_id, address) ON w.chain_id = k.chain_id AND w.address = k.address
 WHERE w.organization_id = %(org)s AND w.mode = %(mode)s"""
-GRAPH_SQL = f"""SELECT {_select(TX_COLUMNS)} FROM monitoring_transaction
-WHERE organization_id = %(org)s AND mode = %(mode)s AND timestamp >= %(since)s AND timestamp <= %(until)s
-  AND from_entity_id IS NOT NULL AND to_entity_id IS NOT NULL"""
+# Index monitoring_tx_graph_arrivals (migration 0003): transfers into given wallets, customers on both sides.
+ARRIVALS_SQL = f"""SELECT {_select(TX_COLUMNS, "t")} FROM monitoring_transaction AS t
+JOIN unnest(%(chains)b::bigint[], %(addresses)b::text[]) AS k(chain_id, address) ON t.chain_id = k.chain_id AND t.to_address = k.address
+WHERE t.organization_id = %(org)s AND t.mode = %(mode)s AND t.from_entity_id IS NOT NULL AND t.to_entity_id IS NOT NULL
+  AND t.timestamp >= %(since)s AND t.timestamp <= %(until)s"""
 
 
 def _text_ids(rows, positions: tuple[int, ...]) -> list[tuple]:
@@ -116,28 +113,22 @@ def entities(entity_ids: set[str]) -> list[tuple]:
     return _text_ids(Entity.objects.filter(pk__in=entity_ids).values_list(*ENTITY_COLUMNS), (0,))
 
 
-def wallets(entity_ids: set[str]) -> list[tuple]:
-    if on_postgres():
-        return pg_rows(WALLET_SQL, {"ids": uuid_list(entity_ids)})
-    return _text_ids(Wallet.objects.filter(entity_id__in=entity_ids).values_list(*WALLET_COLUMNS), (0,))
-
-
-def activity_before(entity_ids: set[str], tx_start: datetime, fiat_start: datetime) -> dict[str, tuple[datetime, datetime]]:
-    """{entity: (latest, first)} activity before the loaded span, over both channels (entities with some)."""
+def activity_before(entity_ids: set[str], tx_start: datetime, fiat_start: datetime) -> dict[str, datetime]:
+    """{entity: latest activity before the loaded span, over both channels}, for entities with some."""
     if on_postgres():
         rows = pg_rows(BEFORE_SQL, {"ids": uuid_list(entity_ids), "tx": tx_start, "fiat": fiat_start})
-        return {entity: (latest, first) for entity, latest, first in rows if latest is not None}
-    facts: dict[str, list] = defaultdict(list)
+        return {entity: latest for entity, latest in rows if latest is not None}
+    latest: dict[str, datetime] = {}
     sources = (
         Transaction.objects.filter(from_entity_id__in=entity_ids, timestamp__lt=tx_start).values("from_entity_id"),
         Transaction.objects.filter(to_entity_id__in=entity_ids, timestamp__lt=tx_start).values("to_entity_id"),
         FiatEvent.objects.filter(entity_id__in=entity_ids, timestamp__lt=fiat_start).values("entity_id"),
     )
     for query in sources:
-        for row in query.annotate(latest=Max("timestamp"), first=Min("timestamp")).order_by():
-            entity_id = next(value for name, value in row.items() if name.endswith("entity_id"))
-            facts[str(entity_id)].append((row["latest"], row["first"]))
-    return {entity: (max(p[0] for p in pairs), min(p[1] for p in pairs)) for entity, pairs in facts.items()}
+        for row in query.annotate(latest=Max("timestamp")).order_by():
+            entity_id = str(next(value for name, value in row.items() if name.endswith("entity_id")))
+            latest[entity_id] = max(latest.get(entity_id, row["latest"]), row["latest"])
+    return latest
 
 
 def known_counterparties(candidates: set[tuple[str, int, str]], before: datetime) -> set[tuple[str, int, str]]:
@@ -157,22 +148,29 @@ def known_counterparties(candidates: set[tuple[str, int, str]], before: datetime
     return {(str(entity), chain_id, address) for entity, chain_id, address in found} & candidates
 
 
-def registered_wallets(organization, mode: str, keys: set[tuple[int, str]]) -> list[tuple[int, str, str, bool]]:
-    """(chain_id, address, entity_id, flagged) of the organization's wallets among the (chain_id, address) keys."""
+def registered_wallets(organization, mode: str, keys: set[tuple[int, str]]) -> list[tuple]:
+    """(chain_id, address, entity_id, flagged, created_at, first_seen_at) of the organization's
+    wallets among the (chain_id, address) keys."""
     if not keys:
         return []
     if on_postgres():
         chains, addresses = zip(*keys, strict=True)
         return pg_rows(REGISTERED_SQL, {"org": organization.pk, "mode": mode, "chains": list(chains), "addresses": list(addresses)})
     rows = Wallet.objects.filter(organization=organization, mode=mode, address__in={address for _, address in keys}).values_list(
-        "chain_id", "address", "entity_id", "flagged")
-    return [(chain_id, address, str(entity_id), flagged) for chain_id, address, entity_id, flagged in rows if (chain_id, address) in keys]
+        "chain_id", "address", "entity_id", "flagged", "created_at", "first_seen_at")
+    return [(row[0], row[1], str(row[2]), *row[3:]) for row in rows if (row[0], row[1]) in keys]
 
 
-def transfers_between_customers(organization, mode: str, since: datetime, until: datetime) -> list[tuple]:
-    """Transfers with a customer on both sides in [since, until] (rule 15's graph), TX_COLUMNS tuples."""
+def arrivals(organization, mode: str, keys: set[tuple[int, str]], since: datetime, until: datetime) -> list[tuple]:
+    """Transfers with a customer on both sides into the (chain_id, address) wallets in [since, until]
+    (rule 15's graph, one level of it), TX_COLUMNS tuples."""
+    if not keys:
+        return []
     if on_postgres():
-        return pg_rows(GRAPH_SQL, {"org": organization.pk, "mode": mode, "since": since, "until": until})
+        chains, addresses = zip(*keys, strict=True)
+        return pg_rows(ARRIVALS_SQL, {"org": organization.pk, "mode": mode, "since": since, "until": until, "chains": list(chains),
+                                      "addresses": list(addresses)})
     rows = Transaction.objects.filter(organization=organization, mode=mode, timestamp__gte=since, timestamp__lte=until,
-                                      from_entity__isnull=False, to_entity__isnull=False)
-    return _text_ids(rows.values_list(*TX_COLUMNS), _positions(TX_COLUMNS))
+                                      from_entity__isnull=False, to_entity__isnull=False,
+                                      to_address__in={address for _, address in keys}).values_list(*TX_COLUMNS)
+    return [row for row in _text_ids(rows, _positions(TX_COLUMNS)) if (row[2], row[5]) in keys]

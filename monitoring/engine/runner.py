@@ -8,12 +8,12 @@ hits become alerts (monitoring.alerts.services), skips are written on the event'
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from monitoring.configuration.selectors import engine_settings
 from monitoring.engine.events import fiat_row, rule_fiat, rule_transaction, tx_row
 from monitoring.engine.gcpause import gc_paused
 from monitoring.engine.lists import batch_lists
 from monitoring.engine.loading import Batch, BatchLoader
 from monitoring.engine.marking import mark_monitored
+from monitoring.engine.settings import batch_settings
 from monitoring.rules import EngineSettings, RuleResult, evaluate
 
 
@@ -37,7 +37,7 @@ def _events_by_entity(batch: Batch) -> dict[str, list]:
 def evaluate_batch(*, organization, mode: str, transactions=(), fiat_events=(), settings: EngineSettings | None = None) -> Evaluation:
     """Evaluate the given stored events (creating nothing)."""
     with gc_paused():
-        return _evaluate(organization, mode, transactions, fiat_events, settings or engine_settings(organization))
+        return _evaluate(organization, mode, transactions, fiat_events, settings or batch_settings(organization))
 
 
 def _evaluate(organization, mode: str, transactions, fiat_events, settings: EngineSettings) -> Evaluation:
@@ -46,7 +46,8 @@ def _evaluate(organization, mode: str, transactions, fiat_events, settings: Engi
     evaluation = Evaluation()
     if not by_entity:
         return evaluation
-    loader = BatchLoader(organization=organization, mode=mode, settings=settings, lists=batch_lists(organization, batch.addresses))
+    lists = batch_lists(organization, batch.counterparty_addresses)
+    loader = BatchLoader(organization=organization, mode=mode, settings=settings, lists=lists)
     contexts = loader.contexts(batch)
     for entity_id, events in by_entity.items():
         context = contexts[entity_id]

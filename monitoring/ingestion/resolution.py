@@ -9,7 +9,7 @@ from onboarding.models import Entity, Wallet
 
 # Probes of the (organization, mode, chain_id, address) unique index, one per key.
 WALLETS_SQL = """SELECT w.id, w.chain_id, w.address, w.entity_id, w.first_seen_at FROM onboarding_wallet AS w
-JOIN unnest(%(chains)s::bigint[], %(addresses)s::text[]) AS k(chain_id, address) ON w.chain_id = k.chain_id AND w.address = k.address
+JOIN unnest(%(chains)b::bigint[], %(addresses)b::text[]) AS k(chain_id, address) ON w.chain_id = k.chain_id AND w.address = k.address
 WHERE w.organization_id = %(org)s AND w.mode = %(mode)s"""
 
 

@@ -66,15 +66,16 @@ def test_postgres_statements_agree_with_the_orm(org, stored, monkeypatch):
         "transactions": lambda: reads.transactions(org, "live", ids, since, until),
         "fiat": lambda: reads.fiat_events(ids, T0 - timedelta(days=90), until),
         "entities": lambda: sorted(reads.entities(ids)),
-        "wallets": lambda: sorted(reads.wallets(ids)),
+        "wallets": lambda: sorted(reads.registered_wallets(org, "live", {(1, address(i)) for i in range(6)})),
         "before": lambda: reads.activity_before(ids, since, since),
-        "graph": lambda: sorted(reads.transfers_between_customers(org, "live", T0 - timedelta(days=40), until)),
+        "graph": lambda: sorted(reads.arrivals(org, "live", {(1, address(i)) for i in (1, 2, 3)}, T0 - timedelta(days=40), until)),
     }
     fast = {name: call() for name, call in calls.items()}
     monkeypatch.setattr(reads, "on_postgres", lambda: False)
     orm = {name: call() for name, call in calls.items()}
     assert fast == orm
     assert len(fast["transactions"]) > 50 and fast["before"] and fast["graph"] and len(fast["fiat"]) == 5
+    assert len(fast["wallets"]) == 3
 
 
 def test_batch_lists_agree_with_the_organization_lists(org):
@@ -162,3 +163,31 @@ def test_history_transfers_are_assembled_exactly_as_the_engine_constructs_them()
     assert events.FAST_CONSTRUCTION
     assert made == expected and made.counterparty_key == expected.counterparty_key == (137, "0xa")
     assert [events.rule_transaction(row, e).direction for e in ("e1", "e2")] == ["out", "in"]
+
+
+def test_cycle_through_stored_transfers_between_customers_is_found(org, customers):
+    """Rule 15 reads the graph level by level from the batch's candidate: A -> B and B -> C stored
+    earlier, C -> A now closes the cycle (plus an unrelated transfer between customers)."""
+    a, b, c = address(1), address(2), address(3)
+    store(org, [transfer(1, a, b, "5000", T0 - timedelta(days=2)), transfer(2, b, c, "4800", T0 - timedelta(days=1)),
+                transfer(3, c, b, "10", T0 - timedelta(days=1, hours=1))])
+    store(org, [transfer(4, c, a, "4500", T0)], run_monitoring=True)
+    alert = Alert.objects.get(rule_code="cyclic_flow", entity_id=customers[0].pk)
+    assert set(alert.transactions.values_list("tx_hash", flat=True)) == {"0x1", "0x2", "0x4"}
+    assert alert.evidence["measured"]["hops"] == 3
+
+
+def test_batch_settings_are_the_organizations_and_follow_changes(org):
+    from monitoring.configuration.selectors import engine_settings
+    from monitoring.engine.settings import batch_settings
+    from monitoring.models import RuleSetting
+
+    def active(settings):
+        return [(a.rule.code, dict(a.params), str(a.severity)) for a in settings.active]
+
+    assert active(batch_settings(org)) == active(engine_settings(org))
+    RuleSetting.objects.create(organization=org, rule_code="large_transfer", parameters={"threshold_usd": "5000"}, severity="high")
+    RuleSetting.objects.create(organization=org, rule_code="fan_in", enabled=False)
+    assert active(batch_settings(org)) == active(engine_settings(org))
+    assert batch_settings(org) is batch_settings(org)
+    assert "fan_in" not in [code for code, _, _ in active(batch_settings(org))]
