@@ -40,7 +40,8 @@ def broker_app(tmp_path):
     publisher = Celery("webhook-kill-test", broker="filesystem://")
     publisher.conf.update(
         broker_transport_options={"data_folder_in": str(queue), "data_folder_out": str(queue),
-                                  "processed_folder": str(tmp_path / "broker" / "processed"), "store_processed": False},
+                                  "processed_folder": str(tmp_path / "broker" / "processed"), "store_processed": False,
+                                  "control_folder": str(tmp_path / "broker" / "control")},
         task_always_eager=False, task_serializer="json", accept_content=["json"], task_ignore_result=True,
     )
     publisher.set_current()
@@ -55,12 +56,14 @@ class Worker:
     def start(self, *, beat: bool = False) -> None:
         env = {**os.environ, "DJANGO_SETTINGS_MODULE": "tests.webhooks.worker_settings", "DATABASE_URL": database_url(),
                "DATA_DIR": str(self.data_dir), "CELERY_BROKER_URL": "filesystem://", "WEBHOOK_ALLOW_PRIVATE_NETWORKS": "true",
-               "WEBHOOK_CA_BUNDLE": str(self.ca), "CELERY_TASK_ALWAYS_EAGER": "false"}
+               "WEBHOOK_CA_BUNDLE": str(self.ca), "CELERY_TASK_ALWAYS_EAGER": "false",
+               "PYTHONPATH": str(django_settings.BASE_DIR)}
         command = [sys.executable, "-m", "celery", "-A", "config", "worker", "-c", "2", "-l", "WARNING",
                    "--without-gossip", "--without-mingle", "--without-heartbeat"]
         if beat:  # beat inside the worker: the static schedule's sweeper, as `make run` would run it
             command += ["-B", "-s", str(self.data_dir / "beat-schedule")]
-        self.process = subprocess.Popen(command, cwd=django_settings.BASE_DIR, env=env, start_new_session=True,
+        # In its data folder: the filesystem transport keeps its control files in the working directory.
+        self.process = subprocess.Popen(command, cwd=self.data_dir, env=env, start_new_session=True,
                                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
     def kill(self) -> None:
