@@ -3,10 +3,12 @@ through a psycopg cursor on Django's connection (same transaction), with server-
 binary results. Callers keep an ORM path for other databases (SQLite)."""
 
 from collections.abc import Iterable
+from datetime import datetime
+from decimal import Decimal
 from uuid import UUID
 
 import psycopg
-from django.db import DEFAULT_DB_ALIAS, connection, connections
+from django.db import DEFAULT_DB_ALIAS, connection, connections, models
 from django.db.models import Field
 
 
@@ -27,14 +29,31 @@ def uuid_list(ids: Iterable) -> list[UUID]:
     return [value if isinstance(value, UUID) else UUID(value) for value in ids]
 
 
+# Field classes whose values psycopg takes as they are when they already have this Python type:
+# get_db_prep_save would hand them on unchanged (it is the costly part of preparing a batch).
+_NATIVE = ((models.UUIDField, UUID), (models.CharField, str), (models.TextField, str), (models.BooleanField, bool),
+           (models.IntegerField, int), (models.DateTimeField, datetime), (models.DecimalField, Decimal))
+
+
+def _native_type(model_field) -> type | None:
+    target = model_field.target_field if model_field.is_relation else model_field
+    return next((python_type for field_class, python_type in _NATIVE if isinstance(target, field_class)), None)
+
+
 def _column(model_field, objs: list, wrapper) -> list:
     """One column's values as the ORM would send them: pre_save where the field has one (auto_now
-    timestamps land on the instances), then get_db_prep_save."""
-    prepare = model_field.get_db_prep_save
+    timestamps land on the instances), then get_db_prep_save unless every value is already of the
+    column's plain Python type (or None where the column allows it)."""
     if type(model_field).pre_save is Field.pre_save:
         attname = model_field.attname
-        return [prepare(getattr(obj, attname), wrapper) for obj in objs]
-    return [prepare(model_field.pre_save(obj, True), wrapper) for obj in objs]
+        values = [getattr(obj, attname) for obj in objs]
+    else:
+        values = [model_field.pre_save(obj, True) for obj in objs]
+    native = _native_type(model_field)
+    if native is not None and all(type(value) is native or (value is None and model_field.null) for value in values):
+        return values
+    prepare = model_field.get_db_prep_save
+    return [prepare(value, wrapper) for value in values]
 
 
 def insert_ignoring_conflicts(model, objs: list) -> set:
