@@ -1,0 +1,13 @@
+"""What follows a batch's alerts, in the same transaction: new alerts join their entity's case
+(issue 5: a new alert joins the entity's open case or opens one), and the touched entities' risk
+scores are recomputed by a worker after commit (alert history feeds the risk score)."""
+
+from monitoring import risk_feed
+
+
+def after_alerts(*, organization, mode: str, opened: list, touched_entity_ids: set) -> None:
+    from filings.cases.attach import cases_attach_alerts
+
+    if opened:
+        cases_attach_alerts(organization=organization, mode=mode, alerts=opened)
+    risk_feed.schedule(touched_entity_ids, reason="alerts opened or extended")
