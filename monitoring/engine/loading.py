@@ -1,11 +1,12 @@
 """Building the pure engine's context (monitoring.rules) from the database, once per batch.
 
-A fixed number of queries per batch, whatever its size (monitoring.engine.reads): the entities and
-their wallets, their history over the engine's look-back, the facts that reach further back (latest
-and first activity before the span; for rule 14, whether the counterparties it could call fresh were
-dealt with before the span), and the organization's network as the batch's events need it
-(registered and flagged wallets among the batch's addresses, the customers on the other side,
-transfers between customers for cycle detection). Nothing is kept between batches.
+A fixed number of queries per batch, whatever its size (monitoring.engine.reads): the entities,
+their history over the engine's look-back, the facts that reach further back (latest activity
+before the span; for rule 14, whether the counterparties it could call fresh were dealt with before
+the span), and the organization's network as the batch's events need it (registered and flagged
+wallets among the batch's addresses, the customers on the other side, the part of the transfer graph
+a cycle search can reach). Nothing is kept between batches: every batch reads what it needs, so a
+change committed by any process applies to the next batch.
 """
 
 from bisect import bisect_left
@@ -79,8 +80,20 @@ class BatchLoader:
         self.lookback = settings.lookback()
 
     def contexts(self, batch: Batch) -> dict[str, EntityContext]:
-        entity_ids = batch.entity_ids
         start, end = batch.span()
+        rows = reads.entities(batch.entity_ids)
+        histories = self._histories(batch.entity_ids, start, end)
+        wallets = reads.registered_wallets(self.organization, self.mode, batch.address_keys)
+        network, own_wallets = self._network(batch, wallets, start, end), self._own_wallets(wallets)
+        contexts = {}
+        for row in rows:
+            own = own_wallets.get(row[0], {})
+            contexts[row[0]] = EntityContext(entity=self._entity(row), history=histories[row[0]], own_wallets=frozenset(own),
+                                             wallet_first_seen=own, lists=self.lists, network=network)
+        return contexts
+
+    def _histories(self, entity_ids: set[str], start: datetime, end: datetime) -> dict[str, EntityHistory]:
+        """Each entity's history over the look-back before the batch and through it."""
         tx_start, fiat_start = start - self.lookback.transactions, start - self.lookback.fiat
         tx_of = transactions_by_entity(reads.transactions(self.organization, self.mode, entity_ids, tx_start, end), entity_ids)
         fiat_of: dict[str, list] = {entity: [] for entity in entity_ids}
@@ -96,18 +109,10 @@ class BatchLoader:
             return EntityHistory(tx_of[entity_id], fiat_of[entity_id], earlier_activity_at=before.get(entity_id),
                                  known_counterparties=known)
 
-        rows = reads.entities(entity_ids)
-        histories = {row[0]: history(row[0]) for row in rows}
+        histories = {entity_id: history(entity_id) for entity_id in entity_ids}
         for entity_id, known in self._known_counterparties(histories, start, tx_start).items():
             histories[entity_id] = history(entity_id, known)
-        wallets = reads.registered_wallets(self.organization, self.mode, batch.address_keys)
-        network, own_wallets = self._network(batch, wallets, start, end), self._own_wallets(wallets)
-        contexts = {}
-        for row in rows:
-            own = own_wallets.get(row[0], {})
-            contexts[row[0]] = EntityContext(entity=self._entity(row), history=histories[row[0]], own_wallets=frozenset(own),
-                                             wallet_first_seen=own, lists=self.lists, network=network)
-        return contexts
+        return histories
 
     @staticmethod
     def _entity(row: tuple) -> Entity:

@@ -22,6 +22,7 @@ from monitoring.engine.pg import insert_new, on_postgres
 from monitoring.engine.runner import monitor
 from monitoring.ingestion.pricing import PriceBook
 from monitoring.ingestion.resolution import existing_entity_ids
+from monitoring.ingestion.retry import in_retried_transaction
 from monitoring.ingestion.storing import build_transactions, note_first_seen, wallets_of
 from monitoring.models import FiatEvent, Transaction
 from organizations.choices import Role
@@ -76,14 +77,16 @@ def transaction_ingest(*, principal: Principal, item: dict, run_monitoring: bool
     existing = _stored(principal, item)
     if existing is not None:
         return Ingested(existing, created=False)
+    def store_and_monitor() -> Ingested:
+        wallets = wallets_of(principal, [item])
+        record = build_transactions(principal, [item], source, wallets, monitored=run_monitoring)[0]
+        record.save(force_insert=True)
+        note_first_seen([record], wallets)
+        alerts = monitor(organization=principal.organization, mode=principal.mode, transactions=[record]) if run_monitoring else 0
+        return Ingested(record, created=True, alerts_triggered=alerts)
+
     try:
-        with transaction.atomic():
-            wallets = wallets_of(principal, [item])
-            record = build_transactions(principal, [item], source, wallets, monitored=run_monitoring)[0]
-            record.save(force_insert=True)
-            note_first_seen([record], wallets)
-            alerts = monitor(organization=principal.organization, mode=principal.mode, transactions=[record]) if run_monitoring else 0
-            return Ingested(record, created=True, alerts_triggered=alerts)
+        return in_retried_transaction(store_and_monitor)
     except IntegrityError:  # a concurrent identical post won the insert
         return Ingested(_stored(principal, item), created=False)
 
@@ -107,14 +110,17 @@ def transactions_ingest_batch(*, principal: Principal, items: list[dict], run_mo
             continue
         seen.add(_key(item))
         fresh.append(item)
-    with gc_paused(), transaction.atomic():
+    def store_and_monitor() -> tuple[list[Transaction], int]:
         wallets = wallets_of(principal, fresh)
         records = build_transactions(principal, fresh, source, wallets, monitored=run_monitoring)
         records = insert_new(Transaction, records)  # stored before, or by a concurrent batch: left out
         note_first_seen(records, wallets)
-        alerts = 0
-        if run_monitoring and records:
-            alerts = monitor(organization=principal.organization, mode=principal.mode, transactions=records)
+        if not (run_monitoring and records):
+            return records, 0
+        return records, monitor(organization=principal.organization, mode=principal.mode, transactions=records)
+
+    with gc_paused():
+        records, alerts = in_retried_transaction(store_and_monitor)
     return BatchOutcome(ingested=len(records), skipped=len(items) - len(records), alerts_triggered=alerts, records=records)
 
 
@@ -137,13 +143,15 @@ def fiat_event_ingest(*, principal: Principal, item: dict, run_monitoring: bool 
     existing = _stored_fiat(principal, item)
     if existing is not None:
         return Ingested(existing, created=False)
+    def store_and_monitor() -> Ingested:
+        record = _build_fiat(principal, item, source)
+        record.monitored = run_monitoring  # evaluated below, in this transaction
+        record.save(force_insert=True)
+        alerts = monitor(organization=principal.organization, mode=principal.mode, fiat_events=[record]) if run_monitoring else 0
+        return Ingested(record, created=True, alerts_triggered=alerts)
+
     try:
-        with transaction.atomic():
-            record = _build_fiat(principal, item, source)
-            record.monitored = run_monitoring  # evaluated below, in this transaction
-            record.save(force_insert=True)
-            alerts = monitor(organization=principal.organization, mode=principal.mode, fiat_events=[record]) if run_monitoring else 0
-            return Ingested(record, created=True, alerts_triggered=alerts)
+        return in_retried_transaction(store_and_monitor)
     except IntegrityError:
         return Ingested(_stored_fiat(principal, item), created=False)
 

@@ -191,3 +191,25 @@ def test_batch_settings_are_the_organizations_and_follow_changes(org):
     assert active(batch_settings(org)) == active(engine_settings(org))
     assert batch_settings(org) is batch_settings(org)
     assert "fan_in" not in [code for code, _, _ in active(batch_settings(org))]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_batch_chosen_as_deadlock_victim_runs_again_from_the_start(org, customers, monkeypatch):
+    import psycopg.errors
+    from django.db import OperationalError
+
+    from monitoring.engine import runner
+
+    calls = {"n": 0}
+    real_monitor = runner.monitor
+
+    def monitor_once_deadlocked(**kwargs):
+        calls["n"] += 1
+        if calls["n"] == 1:
+            raise OperationalError("deadlock detected") from psycopg.errors.DeadlockDetected("deadlock detected")
+        return real_monitor(**kwargs)
+
+    monkeypatch.setattr("monitoring.ingestion.services.monitor", monitor_once_deadlocked)
+    outcome = store(org, [transfer(1, address(1), address(900), "12000", T0)], run_monitoring=True)
+    assert calls["n"] == 2 and outcome.ingested == 1
+    assert Transaction.objects.count() == 1 and Alert.objects.get(rule_code="large_transfer").hit_count == 1
