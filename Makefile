@@ -30,8 +30,12 @@ run: deps
 		|| echo "Sanctions lists: not loaded, screening will record 'lists not loaded' (see $${DATA_DIR:-var}/load_sanctions.log)"
 	@$(PY) manage.py serve
 
+# Two passes: tests that flush the whole database at their end (transactional, live server) run
+# after the others, so they never wipe data the first pass loads once per worker. Exit code 5 is
+# "no test selected" (a PYTEST_ARGS selection without tests of that kind).
 test: deps system-deps
-	@$(PY) -m pytest $(PYTEST_ARGS)
+	@$(PY) -m pytest -m "not flushes_db" $(PYTEST_ARGS) || [ $$? -eq 5 ]
+	@$(PY) -m pytest -m "flushes_db" $(PYTEST_ARGS) || [ $$? -eq 5 ]
 
 lint: deps
 	@$(VENV)/bin/ruff check .

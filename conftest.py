@@ -102,3 +102,16 @@ def _fresh_rate_limits(request, settings):
         from common import ratelimit
 
         ratelimit.reset_all()
+
+
+FLUSHING_FIXTURES = {"transactional_db", "live_server"}
+
+
+def pytest_collection_modifyitems(config, items):
+    """Mark the tests that end by flushing the whole test database (transactional ones): `make
+    test` runs them in a second pass, so they never wipe data that a worker loaded once for the
+    tests that share it (the real sanctions lists, tests/onboarding/conftest.py)."""
+    for item in items:
+        marker = item.get_closest_marker("django_db")
+        if (marker and marker.kwargs.get("transaction")) or FLUSHING_FIXTURES & set(item.fixturenames):
+            item.add_marker(pytest.mark.flushes_db)

@@ -19,7 +19,6 @@ UUID_PATTERN = "[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9
 ADMIN_ACTIONS = ("create", "partial_update", "destroy", "rotate_secret", "send_test", "retry_delivery")
 
 
-@extend_schema(parameters=[OpenApiParameter("id", OpenApiTypes.UUID, OpenApiParameter.PATH)])
 class WebhookEndpointViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, V1ViewSet):
     """Endpoints of the caller's organization in the caller's mode. Reads: viewer and above;
     writes: admin. An API key or a user session."""
