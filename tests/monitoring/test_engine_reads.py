@@ -80,8 +80,10 @@ def test_postgres_statements_agree_with_the_orm(org, stored, monkeypatch):
 
 def test_batch_lists_agree_with_the_organization_lists(org):
     now = timezone.now()
-    listed = SanctionsList.objects.create(source="ofac_sdn", loaded_at=now, checked_at=now, content_hash="0" * 64)
-    entry = SanctionsEntry.objects.create(sanctions_list=listed, uid="1", kind="entity", primary_name="LAZARUS GROUP")
+    # The worker may hold the real lists already (loaded once for the onboarding tests): add to them.
+    listed, _ = SanctionsList.objects.get_or_create(source="ofac_sdn", defaults={
+        "loaded_at": now, "checked_at": now, "content_hash": "0" * 64})
+    entry = SanctionsEntry.objects.create(sanctions_list=listed, uid="test-lazarus", kind="entity", primary_name="LAZARUS GROUP")
     SanctionsDigitalAddress.objects.create(entry=entry, currency="ETH", address=address(7), address_as_listed=address(7))
     AddressTag.objects.create(organization=org, chain_id=1, address=address(5), category="exchange")
     AddressTag.objects.create(organization=org, chain_id=None, address=address(5), category="mixer")
