@@ -394,7 +394,8 @@ def parse_args():
     parser.add_argument("--history-days", type=int, default=31, help="days of earlier traffic stored before the run")
     parser.add_argument("--single-rate", type=float, default=50)
     parser.add_argument("--single-seconds", type=float, default=30)
-    parser.add_argument("--profile", type=Path, help="record the web workers with py-spy during monitored batches")
+    parser.add_argument("--profile", type=Path, help="record the web and Celery workers with py-spy (PY_SPY names the binary) "
+                                                     "during the batches")
     args = parser.parse_args()
     if args.million:
         args.transactions = 1_000_000
@@ -414,15 +415,15 @@ def start_processes(env: dict, args) -> tuple[subprocess.Popen, subprocess.Popen
     return web, worker, base
 
 
-def start_profiler(args, web_pid: int) -> list[subprocess.Popen]:
+def start_profiler(args, web_pid: int, worker_pid: int) -> list[subprocess.Popen]:
     if not args.profile:
         return []
     args.profile.mkdir(parents=True, exist_ok=True)
     spy = os.environ.get("PY_SPY", "py-spy")
     return [subprocess.Popen([spy, "record", "--pid", str(pid), "--format", "raw", "--rate", "200", "--nonblocking",
-                              "--output", str(args.profile / f"worker-{pid}.txt")], stdout=subprocess.DEVNULL,
+                              "--output", str(args.profile / f"{name}-{pid}.txt")], stdout=subprocess.DEVNULL,
                              stderr=subprocess.DEVNULL)
-            for pid in children(web_pid)]
+            for name, root in (("web", web_pid), ("celery", worker_pid)) for pid in children(root)]
 
 
 def main():
@@ -463,7 +464,7 @@ def main():
             send_batches(clients[mode], [f'{{"run_monitoring": {flag}, "transactions": {json.dumps(traffic.batch(args.batch))}}}'
                                          for _ in range(2 * args.concurrency)])
         sampler.start()
-        profilers = start_profiler(args, web.pid)
+        profilers = start_profiler(args, web.pid, worker.pid)
         totals = {"test": [0.0, [], []], "live": [0.0, [], []]}
         meter, cpu = CpuMeter(web.pid, worker.pid), {mode: {"web": 0.0, "worker": 0.0, "db": 0.0} for mode in ("test", "live")}
         batches = math.ceil(args.transactions / args.batch)

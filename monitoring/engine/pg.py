@@ -82,6 +82,8 @@ def insert_new(model, records: list) -> list:
         return []
     if on_postgres():
         inserted = insert_ignoring_conflicts(model, records)
+        for record in records:
+            record._state.adding, record._state.db = record.pk not in inserted, connection.alias  # as save() leaves them
     else:
         model.objects.bulk_create(records, ignore_conflicts=True)
         inserted = set(model.objects.filter(pk__in=[r.pk for r in records]).values_list("pk", flat=True))

@@ -74,21 +74,25 @@ def transaction_ingest(*, principal: Principal, item: dict, run_monitoring: bool
     require_role(principal, INGEST_ROLE)
     item = _with_hashes([item])[0]
     _check_entities(principal, [item])
-    existing = _stored(principal, item)
-    if existing is not None:
-        return Ingested(existing, created=False)
-    def store_and_monitor() -> Ingested:
+    if not on_postgres():  # PostgreSQL's insert tells by itself whether the key was stored before
+        existing = _stored(principal, item)
+        if existing is not None:
+            return Ingested(existing, created=False)
+
+    def store_and_monitor() -> Ingested | None:
         wallets = wallets_of(principal, [item])
-        record = build_transactions(principal, [item], source, wallets, monitored=run_monitoring)[0]
-        record.save(force_insert=True)
-        note_first_seen([record], wallets)
-        alerts = monitor(organization=principal.organization, mode=principal.mode, transactions=[record]) if run_monitoring else 0
-        return Ingested(record, created=True, alerts_triggered=alerts)
+        records = insert_new(Transaction, build_transactions(principal, [item], source, wallets, monitored=run_monitoring))
+        if not records:
+            return None  # stored before, or a concurrent identical post won the insert
+        note_first_seen(records, wallets)
+        alerts = monitor(organization=principal.organization, mode=principal.mode, transactions=records) if run_monitoring else 0
+        return Ingested(records[0], created=True, alerts_triggered=alerts)
 
     try:
-        return in_retried_transaction(store_and_monitor)
+        outcome = in_retried_transaction(store_and_monitor)
     except IntegrityError:  # a concurrent identical post won the insert
-        return Ingested(_stored(principal, item), created=False)
+        outcome = None
+    return outcome or Ingested(_stored(principal, item), created=False)
 
 
 def _stored(principal: Principal, item: dict) -> Transaction | None:
