@@ -13,6 +13,7 @@ import pytest
 from django.conf import settings
 from django.core.management import call_command
 
+from onboarding.models import SanctionsList
 from onboarding.screening.index import get_index, invalidate_index
 
 SANCTIONS_DIR = settings.BASE_DIR.parent / "shared" / "reference" / "sanctions"
@@ -20,17 +21,23 @@ OFAC_DIR = SANCTIONS_DIR / "ofac"
 UN_FILE = SANCTIONS_DIR / "un" / "UN_consolidated.xml"
 
 
-@pytest.fixture(scope="session")
-def sanctions_load_output(django_db_setup, django_db_blocker) -> str:
-    """Load both real lists once; the command's output, for the tests that read it."""
+@pytest.fixture(scope="module")
+def sanctions_load_output(django_db_setup, django_db_blocker):
+    """Load both real lists for the module; the command's output, for the tests that read it.
+
+    Committed outside the tests' transactions, so every test of the module sees them; deleted when
+    the module ends, so test modules that run later on the same worker start without them."""
     out = io.StringIO()
     with django_db_blocker.unblock():
         call_command("load_sanctions", stdout=out)
         invalidate_index()
-    return out.getvalue()
+    yield out.getvalue()
+    with django_db_blocker.unblock():
+        SanctionsList.objects.all().delete()
+        invalidate_index()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def sanctions_index(sanctions_load_output, django_db_blocker):
     """The in-memory screening index built from the real lists."""
     with django_db_blocker.unblock():
