@@ -5,7 +5,7 @@ import pytest
 
 from onboarding.models import Entity, RiskAssessment
 from onboarding.risk import FactorResult, RiskFactor, register_risk_factor, risk_recompute
-from onboarding.risk.factors import _no_monitoring_data
+from onboarding.risk import factors as risk_factors_module
 from tests.onboarding.helpers import COMPANY, PERSON, entity_url
 from tests.onboarding.loopback import LoopbackServer
 from webhooks.models import Event
@@ -53,14 +53,13 @@ class TestScore:
         risk_recompute(entity=entity, reason="again")
         assert RiskAssessment.objects.filter(entity=entity).count() == 1
 
-    def test_a_monitoring_factor_changes_the_score_and_the_history(self, client):
+    def test_a_monitoring_factor_changes_the_score_and_the_history(self, client, monkeypatch):
         body = create(client)
         entity = Entity.objects.get(pk=body["id"])
+        # A copy of the registry, restored afterwards: monitoring's own factors stay for later tests.
+        monkeypatch.setattr(risk_factors_module, "_factors", dict(risk_factors_module._factors))
         register_risk_factor(RiskFactor("alert_history", "Alert history", 10, lambda e: FactorResult(1.0, "3 critical alerts.")))
-        try:
-            risk_recompute(entity=entity, reason="alert raised")
-        finally:
-            register_risk_factor(RiskFactor("alert_history", "Alert history", 10, _no_monitoring_data))
+        risk_recompute(entity=entity, reason="alert raised")
         entity.refresh_from_db()
         assert entity.risk_score == body["risk_score"] + 10
         history = client.get(entity_url(body, "risk-history")).json()
