@@ -2,6 +2,7 @@
 and the lists the rules read (asset prices, address tags, block list, code lists), each change made
 by the same services the API and the commands use, so the same validation and audit apply."""
 
+from datetime import UTC, datetime, time, timedelta
 from functools import partial
 
 from django import forms
@@ -13,9 +14,12 @@ from django.urls import path, reverse
 
 from common.admin_support import admin_principal, run_service
 from common.errors import NotFound, ServiceError, ValidationFailed
+from monitoring.backtest import rule_backtest
 from monitoring.choices import Severity
 from monitoring.configuration import selectors, services
 from monitoring.models import AddressTag, AssetPrice, BlockedAddress, CodeListEntry, RuleSetting
+from onboarding.selectors import entities_of
+from organizations.choices import Mode
 from organizations.models import Organization
 
 
@@ -73,6 +77,29 @@ class RuleSettingForm(forms.Form):
             self.add_error(target if target in self.fields else None, detail["message"])
 
 
+BACKTEST_ROWS_SHOWN = 500
+
+
+class BacktestRangeForm(forms.Form):
+    """Which stored history a backtest replays: a mode and whole days (UTC), both ends included."""
+
+    mode = forms.ChoiceField(choices=Mode.choices, initial=Mode.LIVE)
+    from_date = forms.DateField(widget=forms.DateInput(attrs={"type": "date"}))
+    to_date = forms.DateField(widget=forms.DateInput(attrs={"type": "date"}))
+
+    def __init__(self, *args, **kwargs):
+        today = datetime.now(UTC).date()
+        super().__init__(*args, prefix="backtest", initial={"from_date": today - timedelta(days=30), "to_date": today}, **kwargs)
+
+    def bounds(self) -> tuple[datetime, datetime]:
+        start = datetime.combine(self.cleaned_data["from_date"], time.min, tzinfo=UTC)
+        return start, datetime.combine(self.cleaned_data["to_date"], time.max, tzinfo=UTC)
+
+    def add_service_errors(self, error: ValidationFailed) -> None:
+        for detail in error.details:
+            self.add_error(detail.get("field") if detail.get("field") in self.fields else None, detail["message"])
+
+
 @admin.register(RuleSetting)
 class RuleSettingAdmin(admin.ModelAdmin):
     """The changelist lists all 50 rules of one organization, with or without a stored setting."""
@@ -120,12 +147,41 @@ class RuleSettingAdmin(admin.ModelAdmin):
         if view is None:
             raise Http404("No such rule or organization.")
         form = RuleSettingForm(request.POST or None, view=view)
-        if request.method == "POST" and form.is_valid() and self._save(request, organization, form):
+        backtest = BacktestRangeForm(request.POST if "_backtest" in request.POST else None)
+        report = None
+        if "_backtest" in request.POST:
+            report = self._backtest(request, organization, form, backtest)
+        elif request.method == "POST" and form.is_valid() and self._save(request, organization, form):
             messages.success(request, f"Rule {view['number']} ({view['code']}) saved for {organization.name}.")
             return HttpResponseRedirect(f"{reverse('admin:monitoring_rulesetting_changelist')}?organization={organization.pk}")
         title = f"Rule {view['number']}: {view['code']}"
-        return TemplateResponse(request, "admin/monitoring/rulesetting/rule.html",
-                                self._context(request, title=title, rule=view, form=form, organization=organization))
+        return TemplateResponse(request, "admin/monitoring/rulesetting/rule.html", self._context(
+            request, title=title, rule=view, form=form, organization=organization, backtest=backtest, report=report))
+
+    def _backtest(self, request, organization, form: RuleSettingForm, backtest: BacktestRangeForm) -> dict | None:
+        """The parameters as the form shows them (blank = default) replayed against the current
+        settings, through the API's service; nothing is saved or created."""
+        if not (form.is_valid() & backtest.is_valid()):
+            return None
+        start, end = backtest.bounds()
+        mode = backtest.cleaned_data["mode"]
+        try:
+            report = rule_backtest(principal=admin_principal(request, organization, mode), rule_id=form.view["code"],
+                                   parameters=form.overrides(), start=start, end=end)
+        except ValidationFailed as error:
+            for detail in error.details:  # parameter problems beside their boxes, range problems beside the dates
+                target = form if (detail.get("field") or "").startswith("parameters") else backtest
+                target.add_service_errors(ValidationFailed(details=[detail]))
+            return None
+        except ServiceError as error:
+            messages.error(request, error.message)
+            return None
+        names = {str(pk): name for pk, name in entities_of(organization=organization, mode=mode).filter(
+            pk__in=[row["entity_id"] for row in report["entities"]]).values_list("pk", "legal_name")}
+        shown = sorted(report["entities"], key=lambda row: (row["change"] == "unchanged", str(row["entity_id"])))
+        report["rows"] = [{**row, "legal_name": names.get(str(row["entity_id"]), "")} for row in shown[:BACKTEST_ROWS_SHOWN]]
+        report["rows_hidden"] = max(0, len(shown) - BACKTEST_ROWS_SHOWN)
+        return report
 
     def _save(self, request, organization, form: RuleSettingForm) -> bool:
         principal = admin_principal(request, organization)

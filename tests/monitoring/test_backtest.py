@@ -8,6 +8,7 @@ from common.principal import Principal
 from monitoring.ingestion.services import transactions_ingest_batch
 from monitoring.models import Alert, AlertHit, AssetPrice
 from onboarding.models import Entity, Wallet
+from tests.monitoring.test_configuration_admin import console  # noqa: F401  (fixture)
 
 pytestmark = pytest.mark.django_db
 URL = "/v1/monitoring/rules/large_transfer/backtest"
@@ -61,3 +62,46 @@ def test_bad_input(api, org, key, history, body, field):
 def test_roles_and_unknown_rule(api, org, key, history):
     assert api(key(org, role="l3_officer")).post(URL, RANGE, format="json").status_code == 403
     assert api(key(org)).post("/v1/monitoring/rules/no_such_rule/backtest", RANGE, format="json").status_code == 404
+
+
+class TestConsole:
+    """The rule page's "Backtest these parameters": the same service, the form's parameters as the
+    candidate (saved or not), a mode and whole days; nothing saved or created."""
+
+    PAGE = {"backtest-mode": "test", "backtest-from_date": "2026-01-01", "backtest-to_date": "2026-01-31", "_backtest": "1",
+            "enabled": "on", "severity": ""}
+
+    def page(self, org):
+        from django.urls import reverse
+
+        return reverse("admin:monitoring_rulesetting_rule", args=[org.pk, "large_transfer"])
+
+    def test_candidate_parameters_are_compared_and_nothing_is_saved(self, console, org, history):  # noqa: F811
+        from monitoring.models import RuleSetting
+
+        response = console.post(self.page(org), {**self.PAGE, "param_threshold_usd": "5000"})
+        assert response.status_code == 200
+        report = response.context["report"]
+        assert report["totals"] == {"candidate": {"alerts": 3, "hits": 3}, "current": {"alerts": 2, "hits": 2}}
+        rows = [(row["legal_name"], row["change"]) for row in report["rows"]]
+        assert rows[0] == ("C0", "new") and sorted(rows[1:]) == [("C1", "unchanged"), ("C2", "unchanged")]
+        page = response.content.decode()
+        assert "3 events replayed from 2026-01-01 to 2026-01-31" in page and "threshold_usd=5000" in page
+        assert not RuleSetting.objects.exists() and not Alert.objects.exists() and not AlertHit.objects.exists()
+
+    def test_live_mode_has_no_history_here(self, console, org, history):  # noqa: F811
+        response = console.post(self.page(org), {**self.PAGE, "backtest-mode": "live", "param_threshold_usd": "5000"})
+        assert response.context["report"]["events_replayed"] == 0
+        assert "Neither setting would have raised an alert in this range." in response.content.decode()
+
+    def test_bad_parameters_and_range_are_shown_on_the_form(self, console, org, history):  # noqa: F811
+        response = console.post(self.page(org), {**self.PAGE, "param_threshold_usd": "-1"})
+        assert response.context["report"] is None and "param_threshold_usd" in response.context["form"].errors
+        response = console.post(self.page(org), {**self.PAGE, "backtest-from_date": "2026-02-01"})
+        assert response.context["report"] is None and "to_date" in response.context["backtest"].errors
+        response = console.post(self.page(org), {**self.PAGE, "backtest-to_date": "not a date"})
+        assert response.context["report"] is None and "to_date" in response.context["backtest"].errors
+
+    def test_the_page_offers_it(self, console, org):  # noqa: F811
+        page = console.get(self.page(org)).content.decode()
+        assert 'name="_backtest"' in page and 'name="backtest-from_date"' in page and 'type="date"' in page
