@@ -70,6 +70,8 @@ def delivery_attempt(delivery_id) -> Delivery | None:
     delivery_id = str(delivery_id)
     if delivery_id in _succeeded_here:  # delivered by this process already: no query needed
         return None
+    if not _due(delivery_id).exists():  # done or in flight elsewhere: one query, no transaction
+        return None
     claimed = _claim(delivery_id)
     if not claimed:
         return None
@@ -85,6 +87,10 @@ def _bookkeeping() -> None:
     if connection.vendor == "postgresql":
         with connection.cursor() as cursor:
             cursor.execute("SET LOCAL synchronous_commit TO OFF")
+
+
+def _due(delivery_id: str):
+    return Delivery.objects.filter(pk=delivery_id, status=DeliveryStatus.PENDING, next_attempt_at__lte=clock.now())
 
 
 @transaction.atomic
@@ -133,7 +139,6 @@ def _post(item: _Claimed) -> None:
     })
 
 
-SEND_CONCURRENCY = 16
 _senders: dict[int, ThreadPoolExecutor] = {}
 
 
@@ -142,7 +147,8 @@ def _sender() -> ThreadPoolExecutor:
     pid = os.getpid()
     if pid not in _senders:
         _senders.clear()
-        _senders[pid] = ThreadPoolExecutor(SEND_CONCURRENCY, thread_name_prefix="webhook-send")
+        _senders[pid] = ThreadPoolExecutor(max(1, getattr(settings, "WEBHOOK_SEND_CONCURRENCY", 16)),
+                                           thread_name_prefix="webhook-send")
     return _senders[pid]
 
 
@@ -157,12 +163,12 @@ def _record(claimed: list[_Claimed]) -> dict[str, Delivery]:
     ids = [item.delivery.pk for item in claimed]
     current = dict(Delivery.objects.select_for_update().filter(pk__in=ids, status=DeliveryStatus.PENDING)
                    .order_by("pk").values_list("pk", "attempts"))
+    at = connection.ops.adapt_datetimefield_value(finished)
     with connection.cursor() as cursor:
         cursor.executemany(
             f"UPDATE {DeliveryAttempt._meta.db_table} SET finished_at = %s, status_code = %s, error = %s, duration_ms = %s "
             "WHERE id = %s",
-            [(connection.ops.adapt_datetimefield_value(finished), item.outcome.status_code, item.outcome.error, item.outcome.duration_ms, item.attempt.pk)
-             for item in claimed],
+            [(at, item.outcome.status_code, item.outcome.error, item.outcome.duration_ms, item.attempt.pk) for item in claimed],
         )
     succeeded: dict[int, list[str]] = {}  # status code → delivery ids
     for item in claimed:
@@ -230,11 +236,20 @@ def _process_start(pid: int) -> str:
         return ""
 
 
+def _this_host() -> str:
+    """The host name and the PID namespace: processes that share both can check each other's pids."""
+    try:
+        namespace = os.readlink("/proc/self/ns/pid").strip("pid:[]")
+    except OSError:
+        namespace = ""
+    return f"{socket.gethostname()}/{namespace}"
+
+
 def lease_holder() -> str:
-    """Who holds the leases this process takes: host, pid and the process's start time."""
+    """Who holds the leases this process takes: host (and PID namespace), pid, the process's start time."""
     pid = os.getpid()
     if _holder.get("pid") != pid:
-        _holder.update(pid=pid, name=f"{socket.gethostname()}:{pid}:{_process_start(pid)}")
+        _holder.update(pid=pid, name=f"{_this_host()}:{pid}:{_process_start(pid)}")
     return _holder["name"]
 
 
@@ -245,7 +260,7 @@ def _holder_is_gone(holder: str) -> bool:
     """True only for a process of this host that no longer runs (a killed worker); a holder on
     another host, or one that cannot be checked, is left to its lease."""
     host, pid, started = (holder.rsplit(":", 2) + ["", ""])[:3]
-    if host != socket.gethostname() or not pid.isdigit():
+    if host != _this_host() or not pid.isdigit():
         return False
     pid = int(pid)
     try:
