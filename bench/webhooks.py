@@ -7,9 +7,12 @@ Runs against PostgreSQL and Redis (defaults below; the database is created if mi
 first emits the N events (one business transaction each, as services do: rows in PostgreSQL, task
 messages in Redis), then starts the worker and prints deliveries per second from the first delivery
 received to the last, the rate counting the worker's start-up, and events lost (emitted but never
-received; must be 0). The "kill" run SIGKILLs the worker (its whole process group) once half the events are delivered
-and starts it again; its in-flight and prefetched deliveries come back through the beat sweeper, so
-that run's total includes the sweeper's wait (the lease and the message re-send delay).
+received; must be 0). The "kill" run SIGKILLs the worker (its whole process group) once half the
+events are delivered and starts it again: the new worker hands back the leases of the killed one's
+attempts at once (their holder is gone) and its batches claim the deliveries whose messages the
+killed worker had prefetched; what the receiver got before the kill but the worker never recorded
+is sent again (counted as duplicates). The receiver checks every signature (stdlib hmac, as a
+customer would); a bad one is answered 400 and counted, never as received.
 """
 
 import argparse
@@ -30,8 +33,12 @@ DEFAULT_DATABASE = "postgres://postgres@127.0.0.1:5432/bench_webhooks"
 DEFAULT_BROKER = "redis://127.0.0.1:6379/3"
 
 
-def serve_receiver(tls_dir: str, log_path: str, ready) -> None:
-    """The receiver process: answers 200 to every POST and logs each event id it received."""
+def serve_receiver(tls_dir: str, log_path: str, secret_path: str, ready) -> None:
+    """The receiver process: checks each POST's signature as a customer would (stdlib hmac over the
+    raw bytes, timestamp within 300 s), answers 200 and logs the event id, or 400 and logs it as
+    rejected (the delivery is then retried, and the event counts as received only when it passes)."""
+    import hashlib
+    import hmac
     import threading
 
     from tests.webhooks.receiver import Receiver, TlsFiles
@@ -39,11 +46,19 @@ def serve_receiver(tls_dir: str, log_path: str, ready) -> None:
     folder = Path(tls_dir)
     lock = threading.Lock()
     log = open(log_path, "a", buffering=1)  # noqa: SIM115 - open for the life of the process
+    rejected = open(log_path + ".rejected", "a", buffering=1)  # noqa: SIM115
+    secret = {}
 
     def record(n, request):
+        if "value" not in secret:  # written by the main process once the endpoint exists
+            secret["value"] = Path(secret_path).read_text().strip().encode()
+        timestamp = request.headers.get("x-svc-timestamp", "")
+        expected = hmac.new(secret["value"], timestamp.encode() + b"." + request.body, hashlib.sha256).hexdigest()
+        fresh = timestamp.isdigit() and abs(time.time() - int(timestamp)) <= 300
+        good = fresh and hmac.compare_digest(expected, request.headers.get("x-svc-signature", ""))
         with lock:
-            log.write(request.event_id + "\n")
-        return 200
+            (log if good else rejected).write(request.event_id + "\n")
+        return 200 if good else 400
 
     receiver = Receiver(TlsFiles(folder / "ca.pem", folder / "server.pem", folder / "server.key"), record)
     ready.put(receiver.port)
@@ -105,7 +120,10 @@ def run(label: str, args, env, org, principal, log_path: Path, kill_midway: bool
     from webhooks import services
     from webhooks.models import Delivery, Event, WebhookEndpoint
 
+    load_before = os.getloadavg()[0]
     log_path.write_text("")
+    rejected_path = Path(str(log_path) + ".rejected")
+    rejected_path.write_text("")
     Delivery.objects.filter(organization=org).delete()
     Event.objects.filter(organization=org).delete()
     endpoint = WebhookEndpoint.objects.get(organization=org, mode="test")
@@ -152,9 +170,9 @@ def run(label: str, args, env, org, principal, log_path: Path, kill_midway: bool
         "deliveries_per_second": round(len(unique) / delivering, 1),
         "with_worker_startup_per_second": round(len(unique) / (finished - worker_started), 1),
         "emit_seconds": round(emit_seconds, 2), "lost": len(wanted - unique), "duplicates_received": len(seen) - len(unique),
-        "succeeded_rows": succeeded, "killed_after_received": killed_at,
+        "succeeded_rows": succeeded, "rejected_signatures": len(received_ids(rejected_path)), "killed_after_received": killed_at,
         "worker_cpu_ms_per_delivery": round(worker.cpu_used * 1000 / max(len(unique), 1), 2),
-        "load_average": os.getloadavg()[0],
+        "load_average_before": load_before, "load_average": os.getloadavg()[0],
     }
 
 
@@ -163,7 +181,7 @@ def main() -> None:
     parser.add_argument("--events", type=int, default=10_000)
     parser.add_argument("--database-url", default=os.environ.get("BENCH_DATABASE_URL", DEFAULT_DATABASE))
     parser.add_argument("--broker-url", default=os.environ.get("BENCH_BROKER_URL", DEFAULT_BROKER))
-    parser.add_argument("--pool", default="prefork", choices=["threads", "prefork"])
+    parser.add_argument("--pool", default="threads", choices=["threads", "prefork", "solo"])
     parser.add_argument("--concurrency", type=int, default=4)
     parser.add_argument("--runs", default="plain,kill", help="comma-separated: plain, kill")
     parser.add_argument("--timeout", type=float, default=900.0, help="seconds to wait for every delivery")
@@ -175,7 +193,9 @@ def main() -> None:
     tls = make_tls_files(workdir)
     log_path = workdir / "received.log"
     ready = multiprocessing.get_context("fork").Queue()
-    receiver = multiprocessing.get_context("fork").Process(target=serve_receiver, args=(str(workdir), str(log_path), ready))
+    secret_path = workdir / "signing-secret"
+    receiver = multiprocessing.get_context("fork").Process(target=serve_receiver,
+                                                           args=(str(workdir), str(log_path), str(secret_path), ready))
     receiver.start()
     port = ready.get(timeout=30)
 
@@ -199,7 +219,8 @@ def main() -> None:
     org, _ = Organization.objects.get_or_create(slug="bench-webhooks", defaults={"name": "Bench webhooks"})
     principal = principal_of(org)
     WebhookEndpoint.objects.filter(organization=org).delete()
-    services.endpoint_create(principal=principal, url=f"https://127.0.0.1:{port}/hooks", event_types=["alert.created"])
+    endpoint = services.endpoint_create(principal=principal, url=f"https://127.0.0.1:{port}/hooks", event_types=["alert.created"])
+    secret_path.write_text(endpoint.signing_secret)
 
     # Beat, as in production: its sweeper re-sends what a killed worker held (in flight or prefetched).
     beat = subprocess.Popen([sys.executable, "-m", "celery", "-A", "config", "beat", "-l", "WARNING",
@@ -221,8 +242,9 @@ def main() -> None:
         print(f"{result['run']:>5}: {result['events']} events delivered in {result['delivery_seconds']} s = "
               f"{result['deliveries_per_second']} deliveries/s ({result['with_worker_startup_per_second']}/s counting the worker's "
               f"start-up; emitting them took {result['emit_seconds']} s), lost {result['lost']}, "
-              f"duplicates received {result['duplicates_received']}; worker CPU {result['worker_cpu_ms_per_delivery']} ms "
-              f"per delivery, load average {result['load_average']:.1f}")
+              f"duplicates received {result['duplicates_received']}, bad signatures {result['rejected_signatures']}; "
+              f"worker CPU {result['worker_cpu_ms_per_delivery']} ms "
+              f"per delivery, load average {result['load_average_before']:.1f} before, {result['load_average']:.1f} at the end")
 
 
 if __name__ == "__main__":

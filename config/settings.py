@@ -260,6 +260,10 @@ CELERY_TIMEZONE = "UTC"
 # (local receivers, tests); WEBHOOK_CA_BUNDLE names a CA file trusted besides the public ones.
 WEBHOOK_ALLOW_PRIVATE_NETWORKS = env_bool("WEBHOOK_ALLOW_PRIVATE_NETWORKS", False)
 WEBHOOK_CA_BUNDLE = os.environ.get("WEBHOOK_CA_BUNDLE", "")
+# A delivery task claims up to this many due deliveries of its endpoint and sends them at once
+# through this many connections (docs/webhooks.md "How it runs").
+WEBHOOK_DELIVERY_BATCH = env_int("WEBHOOK_DELIVERY_BATCH", 64)
+WEBHOOK_SEND_CONCURRENCY = env_int("WEBHOOK_SEND_CONCURRENCY", 32)
 # Shared secrets of the inbound provider callbacks; a provider without one has its callbacks refused.
 KYB_WEBHOOK_SECRET = os.environ.get("KYB_WEBHOOK_SECRET", "")
 IDENTITY_WEBHOOK_SECRET = os.environ.get("IDENTITY_WEBHOOK_SECRET", "")

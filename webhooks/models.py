@@ -64,7 +64,8 @@ class Delivery(TenantModel):
     """One event for one endpoint. `next_attempt_at` is when it is due; while an attempt is in
     flight it holds the end of that attempt's lease, so no other worker starts the same attempt.
     `enqueued_at` is when a task message was last sent for it, so the sweeper does not send a
-    second one for a delivery already waiting in the queue."""
+    second one for a delivery already waiting in the queue. `claimed_by` names the process holding
+    the lease (host:pid:start), so a restarted worker can hand back at once what a killed one held."""
 
     event = models.ForeignKey(Event, on_delete=models.CASCADE, related_name="deliveries")
     endpoint = models.ForeignKey(WebhookEndpoint, on_delete=models.CASCADE, related_name="deliveries")
@@ -72,6 +73,7 @@ class Delivery(TenantModel):
     attempts = models.PositiveSmallIntegerField(default=0)
     next_attempt_at = models.DateTimeField(null=True, blank=True)
     enqueued_at = models.DateTimeField(null=True, blank=True)
+    claimed_by = models.CharField(max_length=200, blank=True, default="")
     last_status = models.PositiveSmallIntegerField(null=True, blank=True)
     last_error = models.TextField(blank=True, default="")
     delivered_at = models.DateTimeField(null=True, blank=True)

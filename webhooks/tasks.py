@@ -1,6 +1,8 @@
 """Thin Celery wrappers: each task takes an id (or nothing) and calls one service."""
 
 from celery import shared_task
+from celery.signals import worker_ready
+from django.db import connection
 
 from webhooks import delivery
 from webhooks.inbound import services as inbound
@@ -26,3 +28,13 @@ def ingest_callback(callback_id: str) -> None:
 def sweep_callbacks() -> None:
     """Beat: callbacks whose ingestion message was lost or whose worker died."""
     inbound.callback_sweep()
+
+
+@worker_ready.connect
+def release_dead_leases(**kwargs) -> None:
+    """A worker starting (perhaps in place of one that was killed) hands back at once the attempts
+    that dead processes of this host had claimed, instead of waiting for their leases to end."""
+    try:
+        delivery.delivery_release_dead_leases()
+    finally:
+        connection.close()  # the worker's main process keeps no connection of its own

@@ -228,3 +228,56 @@ def test_an_ipv6_receiver_is_reached_with_its_certificate_verified(receiver, mak
 
     assert [r.event_id for r in hook.acknowledged()] == [event.public_id]
     assert Delivery.objects.get(event=event).status == "succeeded"
+
+
+def test_one_task_delivers_the_due_deliveries_of_its_endpoint_in_one_go(
+        local_receivers, receiver, make_endpoint, org, clock, django_capture_on_commit_callbacks):
+    hook, elsewhere = receiver(), receiver()
+    endpoint = make_endpoint(hook.url())
+    make_endpoint(elsewhere.url())
+    with django_capture_on_commit_callbacks(execute=False):  # their task messages are held back
+        events = [services.event_emit(organization=org, mode="test", type="alert.created", data=alert_data())
+                  for _ in range(5)]
+    first, *others = [Delivery.objects.get(event=event, endpoint=endpoint) for event in events]
+    Delivery.objects.filter(pk=others[-1].pk).update(next_attempt_at=clock.now() + dt.timedelta(seconds=5))  # not due
+
+    returned = delivery.delivery_attempt(first.pk)
+
+    assert (returned.pk, returned.status) == (first.pk, "succeeded")
+    assert sorted(r.event_id for r in hook.acknowledged()) == sorted(e.public_id for e in events[:4])
+    assert elsewhere.requests == []  # another endpoint's deliveries wait for their own tasks
+    for stored, expected in zip([first, *others], ["succeeded"] * 4 + ["pending"], strict=True):
+        stored.refresh_from_db()
+        assert (stored.status, stored.claimed_by) == (expected, "")
+        assert stored.attempt_log.filter(finished_at__isnull=False, status_code=200).count() == (expected == "succeeded")
+    for request in hook.requests:  # each signed on its own
+        assert request.headers["x-svc-signature"] == expected_signature(endpoint.signing_secret, request)
+
+    for stored in others[:3]:  # their own messages find nothing to do
+        assert delivery.delivery_attempt(stored.pk) is None
+    assert len(hook.requests) == 4
+
+
+def test_the_leases_of_a_dead_process_of_this_host_are_released_at_once(local_receivers, receiver, make_endpoint, emit,
+                                                                         clock):
+    import subprocess
+    import sys
+
+    hook = receiver(lambda n, request: 503)
+    make_endpoint(hook.url())
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    dead_holder = f"{delivery.lease_holder().split(':')[0]}:{int(gone.stdout)}:1"
+    holders = {"dead": dead_holder, "alive": delivery.lease_holder(), "other host": "elsewhere.example:1:1"}
+    leased = {}
+    for name, holder in holders.items():
+        stored = Delivery.objects.get(event=emit())
+        Delivery.objects.filter(pk=stored.pk).update(claimed_by=holder, next_attempt_at=clock.now() + dt.timedelta(seconds=60))
+        leased[name] = stored.pk
+
+    assert delivery.delivery_release_dead_leases() == 1
+
+    dead = Delivery.objects.get(pk=leased["dead"])
+    assert (dead.status, dead.next_attempt_at, dead.claimed_by) == ("pending", clock.now(), "")
+    for name in ("alive", "other host"):
+        kept = Delivery.objects.get(pk=leased[name])
+        assert (kept.claimed_by, kept.next_attempt_at) == (holders[name], clock.now() + dt.timedelta(seconds=60))
