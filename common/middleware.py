@@ -1,8 +1,11 @@
+import os
 import re
-import uuid
 
 from django.conf import settings
+from django.contrib.messages.middleware import MessageMiddleware
+from django.contrib.messages.storage import default_storage
 from django.http import JsonResponse
+from django.utils.functional import SimpleLazyObject, empty
 
 from common.context import RequestContext, bind_request, unbind_request
 from common.errors import error_response, json_error
@@ -31,7 +34,7 @@ class RequestContextMiddleware:
 
     def __call__(self, request):
         incoming = request.META.get("HTTP_X_REQUEST_ID", "")
-        request_id = incoming if REQUEST_ID_PATTERN.match(incoming) else f"req_{uuid.uuid4().hex}"
+        request_id = incoming if REQUEST_ID_PATTERN.match(incoming) else f"req_{os.urandom(16).hex()}"
         request.request_id = request_id
         token = bind_request(
             RequestContext(request_id=request_id, ip=client_ip(request),
@@ -43,6 +46,21 @@ class RequestContextMiddleware:
             unbind_request(token)
         response["X-Request-Id"] = request_id
         return response
+
+
+class LazyMessageMiddleware(MessageMiddleware):
+    """Django's messages (the console's notices), with the storage set up when a message is first
+    added or read rather than on every request: the API never uses it, and building the cookie
+    and session storage cost an API request about 25 µs."""
+
+    def process_request(self, request):
+        request._messages = SimpleLazyObject(lambda: default_storage(request))
+
+    def process_response(self, request, response):
+        storage = getattr(request, "_messages", None)
+        if isinstance(storage, SimpleLazyObject) and storage._wrapped is empty:
+            return response
+        return super().process_response(request, response)
 
 
 class BodySizeLimitMiddleware:

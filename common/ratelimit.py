@@ -11,8 +11,8 @@ Two backends with the same behaviour:
 """
 
 import math
+import os
 import time
-import uuid
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -73,15 +73,27 @@ def _redis_script():
     return client.register_script(_REDIS_SCRIPT)
 
 
+@lru_cache(maxsize=1)
+def _script_runner():
+    """The check's own lean connection (common.redis_wire); redis-py's script for other URLs."""
+    from common.redis_wire import ScriptRunner
+
+    runner = ScriptRunner.for_url(settings.REDIS_URL, _REDIS_SCRIPT)
+    if runner is not None:
+        return runner
+    script = _redis_script()
+    return lambda keys, args: script(keys=keys, args=args)
+
+
 def redis_key(bucket: str) -> str:
     return f"{settings.RATE_LIMIT_KEY_PREFIX}:rl:{bucket}"
 
 
 def _redis_check(bucket: str, limit: int, window: int, record: bool, version_key: str | None) -> LimitResult:
     key = redis_key(bucket)
-    allowed, count, reset_ms, version = _redis_script()(
-        keys=[key, redis_key(version_key) if version_key else key],
-        args=[window * 1000, limit, uuid.uuid4().hex[:12], "1" if record else "0"],
+    allowed, count, reset_ms, version = _script_runner()(
+        [key, redis_key(version_key) if version_key else key],
+        [window * 1000, limit, os.urandom(6).hex(), "1" if record else "0"],
     )
     return LimitResult(bool(allowed), limit, max(limit - int(count), 0), math.ceil(int(reset_ms) / 1000),
                        version.decode() if version_key else None)

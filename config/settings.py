@@ -58,7 +58,7 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
-    "django.contrib.messages.middleware.MessageMiddleware",
+    "common.middleware.LazyMessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "allauth.account.middleware.AccountMiddleware",
     "common.middleware.ApiExceptionMiddleware",
@@ -101,6 +101,12 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
         "transaction_mode": "IMMEDIATE",
         "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA busy_timeout=30000;",
     }
+else:
+    # Statements are prepared only where the code asks for it (common.prepared: the hot status
+    # look-ups), never automatically; DB_PREPARED_STATEMENTS=false for a pooler that cannot keep
+    # them (PgBouncer before 1.21 in transaction mode).
+    DATABASES["default"].setdefault("OPTIONS", {})["prepare_threshold"] = (
+        2**31 - 1 if env_bool("DB_PREPARED_STATEMENTS", True) else None)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 IS_SQLITE = DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3"
 
@@ -181,6 +187,7 @@ REST_FRAMEWORK = {
         "rest_framework.parsers.FormParser",
     ],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_CONTENT_NEGOTIATION_CLASS": "common.api.negotiation.JSONFirstContentNegotiation",
     "DEFAULT_SCHEMA_CLASS": "common.api.schema.AutoSchema",
     "EXCEPTION_HANDLER": "common.errors.exception_handler",
     "UNAUTHENTICATED_USER": None,

@@ -23,12 +23,12 @@ v1 = [
     path("organizations/", include("organizations.api.urls")),
     path("developer/whoami", WhoAmIView.as_view()),
     path("developer/", include(developer.urls)),
+    path("compliance/", include("compliance.api.urls")),  # early: the most frequent calls
     path("onboarding/", include("onboarding.api.urls")),
     path("onboarding/", include("monitoring.api.entity_urls")),
     path("onboarding/", include("filings.api.urls")),
     path("monitoring/screening", ExternalScreeningView.as_view(), name="monitoring-screening"),
     path("monitoring/", include("monitoring.api.urls")),
-    path("compliance/", include("compliance.api.urls")),
     path("webhooks/", include(inbound_urlpatterns)),
 ]
 
