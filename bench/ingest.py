@@ -1,21 +1,28 @@
 """Ingestion and monitoring throughput over HTTP, the way issue 4's "Figures" measure it.
 
-    .venv/bin/python bench/ingest.py [--transactions 100000] [--million] [--concurrency 3] [--workers 2] [--threads 2]
-                                     [--history-days 31] [--per-day 10000] [--single-seconds 30] [--profile DIR]
+    .venv/bin/python bench/ingest.py [--transactions 100000] [--million] [--concurrency 4] [--keep-alive]
+                                     [--workers 2] [--threads 4] [--celery-concurrency 2] [--history-days 31]
+                                     [--per-day 10000] [--single-seconds 30] [--profile DIR]
+
+(Figures, setup and where the time goes: docs/monitoring-performance.md.)
 
 Creates a fresh PostgreSQL database (`bench_ingest`; BENCH_DATABASE_URL), Redis db 6 for cache, limiter
 and broker (BENCH_REDIS_URL), an organization and premium admin keys (management commands), 10,000
 entities with three registered wallets each in both modes (ORM bulk insert), tags for the service
 counterparties (`load_address_tags`) and `--history-days` of earlier traffic (COPY), so that the timed
-run sees a steady-state history. Then starts gunicorn and one Celery worker and sends:
+run sees a steady-state history. Then starts gunicorn and one Celery worker (make run's settings by
+default) and sends:
 
-- the same 1,000-transaction batches to `POST /v1/monitoring/transfers/batch` twice, interleaved in
-  rounds: to the test mode with `run_monitoring: false` (storage alone) and to the live mode with all
-  50 rules on (the default settings);
-- then single transfers to `POST /v1/monitoring/transfers` at `--single-rate` requests/s (open loop:
-  latency counts from the scheduled send time, so a slow server cannot hide behind a slow client).
+- first, single transfers to `POST /v1/monitoring/transfers` at `--single-rate` requests/s on the calm
+  system (open loop: latency counts from the scheduled send time, so a slow server cannot hide behind
+  a slow client);
+- then the same 1,000-transaction batches to `POST /v1/monitoring/transfers/batch` twice, interleaved
+  in rounds: to the test mode with `run_monitoring: false` (storage alone) and to the live mode with
+  all 50 rules on (the default settings), `--concurrency` in flight, each on a connection of its own
+  unless `--keep-alive`.
 
-Resident memory of the web and worker processes is sampled through the run. Prints a table.
+Resident memory of the web and worker processes is sampled through the run, and what PostgreSQL's
+backends wait for during the batches. Prints a table.
 The mix: 10,000 customers, each transferring about once a day (most between 0.6 and 1.6 times, in a
 rhythm of their own rather than at random moments), transfers on chain 1 (USDC, ETH),
 chain 137 (USDT) and off-chain USD accounts (chain 0, fiat-like), mostly with a pool of tagged
@@ -289,7 +296,7 @@ class DatabaseSampler(threading.Thread):
     statement, waiting for a lock (and which), idle inside a transaction (the web or worker process
     is busy in Python between statements)."""
 
-    def __init__(self, url: str, every: float = 0.05):
+    def __init__(self, url: str, every: float = 0.2):
         super().__init__(daemon=True)
         self.url, self.every = url, every
         self.counts: dict[str, int] = {}
@@ -556,7 +563,8 @@ def report(args, totals, cpu, singles, sampler, clients):
         for error in client.errors[:3]:
             print("  error:", error)
     if sampler.samples:
-        marks = [sampler.samples[0], sampler.samples[len(sampler.samples) // 2], sampler.samples[-1]]
+        count = len(sampler.samples)
+        marks = [sampler.samples[round(i * (count - 1) / 5)] for i in range(6)] if count >= 6 else sampler.samples
         print(f"\nresident memory (MB) at {' / '.join(f'{sent:,}' for sent, _ in marks)} transactions sent per mode")
         for name in marks[-1][1]:
             print(f"  {name:20} " + " / ".join(f"{sample.get(name, 0):7.1f}" for _, sample in marks))
