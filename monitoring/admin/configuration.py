@@ -13,13 +13,10 @@ from django.urls import path, reverse
 
 from common.admin_support import admin_principal, run_service
 from common.errors import NotFound, ServiceError, ValidationFailed
-from monitoring import backtest
 from monitoring.choices import Severity
 from monitoring.configuration import selectors, services
 from monitoring.models import AddressTag, AssetPrice, BlockedAddress, CodeListEntry, RuleSetting
 from organizations.models import Organization
-
-BACKTEST_ROWS_SHOWN = 500
 
 
 def visible_organizations(request):
@@ -76,27 +73,6 @@ class RuleSettingForm(forms.Form):
             self.add_error(target if target in self.fields else None, detail["message"])
 
 
-class BacktestForm(RuleSettingForm):
-    """A backtest's range and mode, and the candidate parameters (starting from the stored ones;
-    blank means the default), for monitoring.backtest.rule_backtest."""
-
-    def __init__(self, *args, view: dict, **kwargs):
-        super().__init__(*args, view=view, **kwargs)
-        del self.fields["enabled"], self.fields["severity"]
-        dates = {"from_date": forms.DateTimeField(help_text="Start of the replayed range (inclusive), e.g. 2026-01-01 00:00."),
-                 "to_date": forms.DateTimeField(help_text="End of the range (inclusive), at most 366 days after the start."),
-                 "mode": forms.ChoiceField(choices=[("live", "live"), ("test", "test")], initial="live",
-                                           help_text="Whose stored history to replay.")}
-        self.fields = {**dates, **self.fields}
-
-    def add_service_errors(self, error: ValidationFailed) -> None:
-        for detail in error.details:
-            if detail.get("field") in ("from_date", "to_date"):
-                self.add_error(detail["field"], detail["message"])
-            else:
-                super().add_service_errors(ValidationFailed(details=[detail]))
-
-
 @admin.register(RuleSetting)
 class RuleSettingAdmin(admin.ModelAdmin):
     """The changelist lists all 50 rules of one organization, with or without a stored setting."""
@@ -110,9 +86,7 @@ class RuleSettingAdmin(admin.ModelAdmin):
     def get_urls(self):
         edit = path("<uuid:organization_id>/<str:rule_id>/edit/", self.admin_site.admin_view(self.rule_view),
                     name="monitoring_rulesetting_rule")
-        backtest = path("<uuid:organization_id>/<str:rule_id>/backtest/", self.admin_site.admin_view(self.backtest_view),
-                        name="monitoring_rulesetting_backtest")
-        return [edit, backtest, *super().get_urls()]
+        return [edit, *super().get_urls()]
 
     def _context(self, request, **extra):
         return {**self.admin_site.each_context(request), "opts": self.model._meta, **extra}
@@ -135,7 +109,7 @@ class RuleSettingAdmin(admin.ModelAdmin):
             return HttpResponseRedirect(reverse("admin:monitoring_rulesetting_changelist"))
         return HttpResponseRedirect(reverse("admin:monitoring_rulesetting_rule", args=[setting.organization_id, setting.rule_code]))
 
-    def _rule(self, request, organization_id, rule_id):
+    def rule_view(self, request, organization_id, rule_id):
         if not self.has_view_or_change_permission(request):
             raise PermissionDenied
         organization = visible_organizations(request).filter(pk=organization_id).first()
@@ -145,29 +119,6 @@ class RuleSettingAdmin(admin.ModelAdmin):
             view = None
         if view is None:
             raise Http404("No such rule or organization.")
-        return organization, view
-
-    def backtest_view(self, request, organization_id, rule_id):
-        """Issue 4 item 8's admin action: the API's backtest (same service, admin role, creates nothing)."""
-        organization, view = self._rule(request, organization_id, rule_id)
-        form = BacktestForm(request.POST or None, view=view)
-        report = None
-        if request.method == "POST" and form.is_valid():
-            principal = admin_principal(request, organization, mode=form.cleaned_data["mode"])
-            try:
-                report = backtest.rule_backtest(principal=principal, rule_id=view["code"], parameters=form.overrides(),
-                                                start=form.cleaned_data["from_date"], end=form.cleaned_data["to_date"])
-            except ValidationFailed as error:
-                form.add_service_errors(error)
-            except ServiceError as error:
-                messages.error(request, error.message)
-        title = f"Backtest rule {view['number']}: {view['code']}"
-        return TemplateResponse(request, "admin/monitoring/rulesetting/backtest.html",
-                                self._context(request, title=title, rule=view, form=form, organization=organization, report=report,
-                                              shown=report["entities"][:BACKTEST_ROWS_SHOWN] if report else []))
-
-    def rule_view(self, request, organization_id, rule_id):
-        organization, view = self._rule(request, organization_id, rule_id)
         form = RuleSettingForm(request.POST or None, view=view)
         if request.method == "POST" and form.is_valid() and self._save(request, organization, form):
             messages.success(request, f"Rule {view['number']} ({view['code']}) saved for {organization.name}.")

@@ -6,9 +6,8 @@ from django.contrib.auth.models import Permission
 from django.urls import reverse
 
 from common.models import AuditLogEntry
-from monitoring.models import AddressTag, Alert, AlertHit, AssetPrice, BlockedAddress, CodeListEntry, RuleSetting
+from monitoring.models import AddressTag, AssetPrice, BlockedAddress, CodeListEntry, RuleSetting
 from organizations.models import Membership
-from tests.monitoring.test_backtest import history  # noqa: F401  (fixture)
 from tests.monitoring.test_rules_api import sanctions_address  # noqa: F401  (fixture)
 
 pytestmark = pytest.mark.django_db
@@ -216,60 +215,3 @@ class TestLists:
         assert client.get(f"/admin/monitoring/addresstag/{theirs.pk}/change/").status_code == 302  # not found: back to the list
         form = client.get("/admin/monitoring/addresstag/add/").context["adminform"].form
         assert list(form.fields["organization"].queryset) == [org]
-
-
-class TestBacktestAction:
-    """Issue 4 item 8: the backtest as an admin action, through monitoring.backtest.rule_backtest."""
-
-    RANGE = {"mode": "test", "from_date": "2026-01-01 00:00", "to_date": "2026-02-01 00:00"}
-
-    @staticmethod
-    def url(org, rule="large_transfer"):
-        return reverse("admin:monitoring_rulesetting_backtest", args=[org.pk, rule])
-
-    def test_the_rule_page_links_to_it_and_the_form_starts_from_the_stored_parameters(self, console, org):
-        RuleSetting.objects.create(organization=org, rule_code="large_transfer", parameters={"threshold_usd": "12000"})
-        assert self.url(org) in console.get(rule_url(org)).content.decode()
-        response = console.get(self.url(org))
-        assert response.status_code == 200 and response.context["report"] is None
-        form = response.context["form"]
-        assert {"from_date", "to_date", "mode", "param_threshold_usd"} <= set(form.fields)
-        assert "enabled" not in form.fields and form.initial["param_threshold_usd"] == "12000"
-
-    def test_candidate_against_current_creates_nothing(self, console, org, history):  # noqa: F811
-        alerts_before = Alert.objects.count()
-        response = console.post(self.url(org), {**self.RANGE, "param_threshold_usd": "5000"})
-        assert response.status_code == 200, response.context["form"].errors
-        report = response.context["report"]
-        assert report["events_replayed"] == 3 and report["parameters"]["candidate"]["threshold_usd"] == "5000"
-        assert report["totals"] == {"candidate": {"alerts": 3, "hits": 3}, "current": {"alerts": 2, "hits": 2}}
-        assert {row["entity_id"]: row["change"] for row in report["entities"]} == {
-            history[0]: "new", history[1]: "unchanged", history[2]: "unchanged"}
-        page = response.content.decode()
-        assert "3 events replayed" in page and page.count('class="change-new"') == 1
-        assert Alert.objects.count() == alerts_before and not AlertHit.objects.exists()
-        assert not RuleSetting.objects.filter(organization=org).exists()  # no setting written either
-
-    def test_the_live_mode_has_no_such_history(self, console, org, history):  # noqa: F811
-        report = console.post(self.url(org), {**self.RANGE, "mode": "live"}).context["report"]
-        assert report["events_replayed"] == 0 and report["entities"] == []
-
-    @pytest.mark.parametrize("changes, field", [
-        ({"to_date": "2025-12-01 00:00"}, "to_date"),
-        ({"from_date": "2024-01-01 00:00"}, "to_date"),
-        ({"param_threshold_usd": "-1"}, "param_threshold_usd"),
-        ({"from_date": "yesterday"}, "from_date"),
-    ])
-    def test_bad_input_is_shown_on_the_form(self, console, org, history, changes, field):  # noqa: F811
-        response = console.post(self.url(org), {**self.RANGE, **changes})
-        assert response.status_code == 200 and response.context["report"] is None
-        assert field in response.context["form"].errors
-
-    def test_a_member_below_admin_is_refused_by_the_service(self, staff, org, history):  # noqa: F811
-        response = staff(org, "l3_officer").post(self.url(org), self.RANGE)
-        assert response.context["report"] is None and any("needs the role admin" in m for m in messages_of(response))
-
-    def test_unknown_rule_or_another_organization(self, staff, org, other_org):
-        client = staff(org, "admin")
-        assert client.get(self.url(org, "no_such_rule")).status_code == 404
-        assert client.get(self.url(other_org)).status_code == 404
