@@ -45,6 +45,7 @@ bench: deps
 	@$(PY) bench/screening.py
 	@$(PY) bench/status.py
 	@$(PY) bench/rules.py
+	@$(PY) bench/ingest.py --transactions 30000
 	@$(PY) bench/filings.py --all
 	@$(PY) bench/webhooks.py
 

@@ -58,23 +58,51 @@ def wait_for(url: str, timeout: float = 30) -> None:
     raise RuntimeError(f"server did not answer at {url}")
 
 
-@contextmanager
-def gunicorn(env: dict, *, workers: int, threads: int):
-    """A gunicorn (gthread) serving the project on a free loopback port; yields its base URL and
-    stops it, whatever happens."""
+def start_gunicorn(env: dict, *, workers: int, threads: int, extra: tuple[str, ...] = ()) -> tuple[subprocess.Popen, str]:
+    """A gunicorn (gthread) serving the project on a free loopback port, in its own process group,
+    answering; returns the process and its base URL (stop it with stop_process)."""
     port = free_port()
     server = subprocess.Popen(
         [PYTHON, "-m", "gunicorn", "config.wsgi:application", "--bind", f"127.0.0.1:{port}", "--workers", str(workers),
-         "--threads", str(threads), "--worker-class", "gthread", "--log-level", "warning"],
+         "--threads", str(threads), "--worker-class", "gthread", "--log-level", "warning", *extra],
         cwd=ROOT, env=env, start_new_session=True,
     )
     base = f"http://127.0.0.1:{port}"
     try:
-        wait_for(base + "/health/live")
+        wait_for(base + "/health/live", timeout=60)
+    except RuntimeError:
+        stop_process(server)
+        raise
+    return server, base
+
+
+def start_celery_worker(env: dict, *, concurrency: int) -> subprocess.Popen:
+    """One Celery worker (prefork, `concurrency` children) in its own process group."""
+    return subprocess.Popen([PYTHON, "-m", "celery", "-A", "config", "worker", "--concurrency", str(concurrency), "-l", "warning"],
+                            cwd=ROOT, env=env, start_new_session=True, stdout=subprocess.DEVNULL)
+
+
+def stop_process(process: subprocess.Popen, timeout: float = 30) -> None:
+    """SIGTERM to the parent (gunicorn's master and Celery's main process stop their children
+    gracefully; a Celery worker finishes the task in hand), SIGKILL to the group after `timeout`."""
+    if process.poll() is None:
+        process.send_signal(signal.SIGTERM)
+    try:
+        process.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+
+
+@contextmanager
+def gunicorn(env: dict, *, workers: int, threads: int):
+    """A gunicorn (gthread) serving the project on a free loopback port; yields its base URL and
+    stops it, whatever happens."""
+    server, base = start_gunicorn(env, workers=workers, threads=threads)
+    try:
         yield base
     finally:
-        os.killpg(server.pid, signal.SIGTERM)
-        server.wait(timeout=20)
+        stop_process(server, timeout=20)
 
 
 def to_ms(value: str) -> float:

@@ -1,21 +1,28 @@
 """Ingestion and monitoring throughput over HTTP, the way issue 4's "Figures" measure it.
 
-    .venv/bin/python bench/ingest.py [--transactions 100000] [--million] [--concurrency 3] [--workers 2] [--threads 2]
-                                     [--history-days 31] [--per-day 10000] [--single-seconds 30] [--profile DIR]
+    .venv/bin/python bench/ingest.py [--transactions 100000] [--million] [--concurrency 4] [--keep-alive]
+                                     [--workers 2] [--threads 4] [--celery-concurrency 2] [--history-days 31]
+                                     [--per-day 10000] [--single-seconds 30] [--profile DIR]
+
+(Figures, setup and where the time goes: docs/monitoring-performance.md.)
 
 Creates a fresh PostgreSQL database (`bench_ingest`; BENCH_DATABASE_URL), Redis db 6 for cache, limiter
 and broker (BENCH_REDIS_URL), an organization and premium admin keys (management commands), 10,000
 entities with three registered wallets each in both modes (ORM bulk insert), tags for the service
 counterparties (`load_address_tags`) and `--history-days` of earlier traffic (COPY), so that the timed
-run sees a steady-state history. Then starts gunicorn and one Celery worker and sends:
+run sees a steady-state history. Then starts gunicorn and one Celery worker (make run's settings by
+default) and sends:
 
-- the same 1,000-transaction batches to `POST /v1/monitoring/transfers/batch` twice, interleaved in
-  rounds: to the test mode with `run_monitoring: false` (storage alone) and to the live mode with all
-  50 rules on (the default settings);
-- then single transfers to `POST /v1/monitoring/transfers` at `--single-rate` requests/s (open loop:
-  latency counts from the scheduled send time, so a slow server cannot hide behind a slow client).
+- first, single transfers to `POST /v1/monitoring/transfers` at `--single-rate` requests/s on the calm
+  system (open loop: latency counts from the scheduled send time, so a slow server cannot hide behind
+  a slow client);
+- then the same 1,000-transaction batches to `POST /v1/monitoring/transfers/batch` twice, interleaved
+  in rounds: to the test mode with `run_monitoring: false` (storage alone) and to the live mode with
+  all 50 rules on (the default settings), `--concurrency` in flight, each on a connection of its own
+  unless `--keep-alive`.
 
-Resident memory of the web and worker processes is sampled through the run. Prints a table.
+Resident memory of the web and worker processes is sampled through the run, and what PostgreSQL's
+backends wait for during the batches. Prints a table.
 The mix: 10,000 customers, each transferring about once a day (most between 0.6 and 1.6 times, in a
 rhythm of their own rather than at random moments), transfers on chain 1 (USDC, ETH),
 chain 137 (USDT) and off-chain USD accounts (chain 0, fiat-like), mostly with a pool of tagged
@@ -34,7 +41,6 @@ import math
 import os
 import random
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -46,46 +52,11 @@ from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-PYTHON = sys.executable
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from harness import ROOT, fresh_database, manage, start_celery_worker, start_gunicorn, stop_process  # noqa: E402
 
 SERVICE_CATEGORIES = ("exchange", "exchange", "exchange", "custodian", "payment_processor", "merchant")
 CRYPTO = ((1, "USDC", Decimal(1)), (1, "ETH", Decimal(3000)), (137, "USDT", Decimal(1)))
-
-
-# --- Small helpers (as bench/platform_overhead.py's) ----------------------------------------------
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def fresh_database(url: str) -> str:
-    import psycopg
-
-    base, _, name = url.rpartition("/")
-    with psycopg.connect(f"{base}/postgres", autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        conn.execute(f'CREATE DATABASE "{name}"')
-    return url
-
-
-def manage(env, *args) -> str:
-    return subprocess.run([PYTHON, "manage.py", *args], cwd=ROOT, env=env, check=True, capture_output=True, text=True).stdout
-
-
-def wait_for(url: str, timeout: float = 60) -> None:
-    import urllib.request
-
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        try:
-            urllib.request.urlopen(url, timeout=1)
-            return
-        except OSError:
-            time.sleep(0.2)
-    raise RuntimeError(f"server did not answer at {url}")
 
 
 # --- The traffic --------------------------------------------------------------------------------
@@ -320,6 +291,37 @@ class MemorySampler(threading.Thread):
             self.samples.append((self.progress(), sample))
 
 
+class DatabaseSampler(threading.Thread):
+    """What the PostgreSQL backends of this database are doing, every `every` seconds: running a
+    statement, waiting for a lock (and which), idle inside a transaction (the web or worker process
+    is busy in Python between statements)."""
+
+    def __init__(self, url: str, every: float = 0.2):
+        super().__init__(daemon=True)
+        self.url, self.every = url, every
+        self.counts: dict[str, int] = {}
+        self.stopped = threading.Event()
+
+    def run(self):
+        import psycopg
+
+        with psycopg.connect(self.url, autocommit=True) as conn:
+            while not self.stopped.wait(self.every):
+                rows = conn.execute("SELECT state, wait_event_type, wait_event FROM pg_stat_activity "
+                                    "WHERE datname = current_database() AND pid <> pg_backend_pid() AND state <> 'idle'").fetchall()
+                for state, wait_type, wait in rows:
+                    key = "running" if state == "active" and wait_type in (None, "CPU") else \
+                        f"waiting: {wait_type} {wait}" if state == "active" else state
+                    self.counts[key] = self.counts.get(key, 0) + 1
+
+    def report(self) -> None:
+        total = sum(self.counts.values())
+        if total:
+            print("\nPostgreSQL backends of this database, during the batches (share of non-idle samples):")
+            for key, n in sorted(self.counts.items(), key=lambda item: -item[1])[:8]:
+                print(f"  {key:52} {n / total:6.1%}")
+
+
 # --- Sending ------------------------------------------------------------------------------------
 
 class Client:
@@ -338,13 +340,19 @@ class Client:
             self.local.session = self.requests.Session()
         return self.local.session
 
-    def post(self, path: str, body: str) -> tuple[float, dict | None]:
+    def post(self, path: str, body: str, *, keep_alive: bool = True) -> tuple[float, dict | None]:
+        """keep_alive=False: a connection of its own (closed after the answer), which any free web
+        worker accepts, as behind a load balancer; a kept-alive connection stays with the worker
+        that accepted it, so a few of them can leave one of two workers idle."""
         with self.lock:
             self.counter += 1
             key = self.keys[self.counter % len(self.keys)]
+        headers = {"Authorization": f"Bearer {key}", "Content-Type": "application/json"}
         started = time.perf_counter()
-        response = self._session().post(self.base + path, data=body, timeout=300,
-                                        headers={"Authorization": f"Bearer {key}", "Content-Type": "application/json"})
+        if keep_alive:
+            response = self._session().post(self.base + path, data=body, timeout=300, headers=headers)
+        else:
+            response = self.requests.post(self.base + path, data=body, timeout=300, headers={**headers, "Connection": "close"})
         elapsed = time.perf_counter() - started
         if response.status_code != 200:
             self.errors.append(f"{response.status_code} {response.text[:300]}")
@@ -352,9 +360,9 @@ class Client:
         return elapsed, response.json()
 
 
-def send_batches(client: Client, bodies: list[str]) -> tuple[float, list[float], list[dict]]:
+def send_batches(client: Client, bodies: list[str], keep_alive: bool) -> tuple[float, list[float], list[dict]]:
     started = time.perf_counter()
-    results = list(client.pool.map(lambda body: client.post("/v1/monitoring/transfers/batch", body), bodies))
+    results = list(client.pool.map(lambda body: client.post("/v1/monitoring/transfers/batch", body, keep_alive=keep_alive), bodies))
     return time.perf_counter() - started, [r[0] for r in results], [r[1] for r in results if r[1]]
 
 
@@ -389,9 +397,12 @@ def parse_args():
     parser.add_argument("--entities", type=int, default=10_000)
     parser.add_argument("--batch", type=int, default=1000)
     parser.add_argument("--round", type=int, default=20, help="batches per mode before switching modes")
-    parser.add_argument("--concurrency", type=int, default=3, help="batch requests in flight")
-    parser.add_argument("--workers", type=int, default=2, help="gunicorn worker processes")
-    parser.add_argument("--threads", type=int, default=2, help="gunicorn threads per worker")
+    parser.add_argument("--concurrency", type=int, default=4, help="batch requests in flight")
+    parser.add_argument("--keep-alive", action="store_true", help="send the batches over kept-alive connections (one per "
+                                                                   "client thread) rather than a connection each")
+    parser.add_argument("--workers", type=int, default=2, help="gunicorn worker processes (make run: 2)")
+    parser.add_argument("--threads", type=int, default=4, help="gunicorn threads per worker (make run: 4)")
+    parser.add_argument("--celery-concurrency", type=int, default=2, help="the Celery worker's processes (make run: 2)")
     parser.add_argument("--per-day", type=int, default=10_000, help="transactions per day of data time (all entities)")
     parser.add_argument("--history-days", type=int, default=31, help="days of earlier traffic stored before the run")
     parser.add_argument("--single-rate", type=float, default=50)
@@ -405,16 +416,8 @@ def parse_args():
 
 
 def start_processes(env: dict, args) -> tuple[subprocess.Popen, subprocess.Popen, str]:
-    port = free_port()
-    web = subprocess.Popen(
-        [PYTHON, "-m", "gunicorn", "config.wsgi:application", "--bind", f"127.0.0.1:{port}", "--workers", str(args.workers),
-         "--threads", str(args.threads), "--worker-class", "gthread", "--timeout", "300", "--log-level", "warning"],
-        cwd=ROOT, env=env, start_new_session=True)
-    worker = subprocess.Popen([PYTHON, "-m", "celery", "-A", "config", "worker", "--concurrency", "1", "-l", "warning"],
-                              cwd=ROOT, env=env, start_new_session=True, stdout=subprocess.DEVNULL)
-    base = f"http://127.0.0.1:{port}"
-    wait_for(base + "/health/live")
-    return web, worker, base
+    web, base = start_gunicorn(env, workers=args.workers, threads=args.threads, extra=("--timeout", "300"))
+    return web, start_celery_worker(env, concurrency=args.celery_concurrency), base
 
 
 def start_profiler(args, web_pid: int, worker_pid: int) -> list[subprocess.Popen]:
@@ -448,7 +451,7 @@ def run_batches(args, clients: dict, traffic: Traffic, meter: CpuMeter, sent: di
         for mode, flag in (("test", "false"), ("live", "true")):
             before = meter.snapshot()
             elapsed, latencies, bodies = send_batches(clients[mode], [f'{{"run_monitoring": {flag}, "transactions": {i}}}'
-                                                                     for i in items])
+                                                                     for i in items], args.keep_alive)
             for part, used in meter.spent(before, meter.snapshot()).items():
                 cpu[mode][part] += used
             totals[mode][0] += elapsed
@@ -497,27 +500,26 @@ def main():
     try:
         for mode, flag in (("test", "false"), ("live", "true")):  # warm-up, not counted
             send_batches(clients[mode], [f'{{"run_monitoring": {flag}, "transactions": {json.dumps(traffic.batch(args.batch))}}}'
-                                         for _ in range(2 * args.concurrency)])
+                                         for _ in range(2 * args.concurrency)], args.keep_alive)
         sampler.start()
         singles, single_cpu = run_singles(args, base, keys["live"], traffic, meter)  # first, on a calm system
         profilers = start_profiler(args, web.pid, worker.pid)
+        database = DatabaseSampler(env["DATABASE_URL"])
+        database.start()
         totals, cpu = run_batches(args, clients, traffic, meter, sent)
+        database.stopped.set()
         for profiler in profilers:
             profiler.send_signal(signal.SIGINT)
         cpu["single"] = single_cpu
         sampler.stopped.set()
         time.sleep(0.2)
         report(args, totals, cpu, singles, sampler, clients)
+        database.report()
     finally:
         for profiler in profilers:
             profiler.wait(timeout=30)
-        os.killpg(web.pid, signal.SIGTERM)
-        worker.send_signal(signal.SIGTERM)  # warm shutdown: the task in hand finishes, the queue is left
-        for process in (web, worker):
-            try:
-                process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                os.killpg(process.pid, signal.SIGKILL)
+        for process in (web, worker):  # warm shutdown: the Celery task in hand finishes, the queue is left
+            stop_process(process)
 
 
 def report(args, totals, cpu, singles, sampler, clients):
@@ -528,7 +530,8 @@ def report(args, totals, cpu, singles, sampler, clients):
     hit_events = AlertHit.objects.filter(alert__mode="live").values("event_id").distinct().count()
     evaluated = Transaction.objects.filter(mode="live", source="api").count()
     print(f"\n{os.cpu_count()} cores shared by PostgreSQL, Redis, gunicorn ({args.workers} workers x {args.threads} threads, gthread), "
-          f"one Celery worker and this client ({args.concurrency} batch requests in flight); load average now "
+          f"one Celery worker (concurrency {args.celery_concurrency}) and this client ({args.concurrency} batch requests in "
+          f"flight, {'kept-alive connections' if args.keep_alive else 'a connection each'}); load average now "
           f"{os.getloadavg()[0]:.1f}")
     print(f"{args.entities:,} entities, {args.per_day:,} transfers/day of data time, {args.history_days} days stored before; "
           f"{n['live']:,} transactions per mode in {args.batch:,}-transaction batches")
@@ -560,7 +563,8 @@ def report(args, totals, cpu, singles, sampler, clients):
         for error in client.errors[:3]:
             print("  error:", error)
     if sampler.samples:
-        marks = [sampler.samples[0], sampler.samples[len(sampler.samples) // 2], sampler.samples[-1]]
+        count = len(sampler.samples)
+        marks = [sampler.samples[round(i * (count - 1) / 5)] for i in range(6)] if count >= 6 else sampler.samples
         print(f"\nresident memory (MB) at {' / '.join(f'{sent:,}' for sent, _ in marks)} transactions sent per mode")
         for name in marks[-1][1]:
             print(f"  {name:20} " + " / ".join(f"{sample.get(name, 0):7.1f}" for _, sample in marks))

@@ -4,8 +4,11 @@ behaviour risk factors, alerts in the activity feed and the compliance report, a
 transfer searchers. Registered once, in MonitoringConfig.ready()."""
 
 from collections import Counter, defaultdict
+from contextlib import contextmanager
+from contextvars import ContextVar
 from datetime import timedelta
 from decimal import Decimal
+from uuid import UUID
 
 from django.db.models import Count, F, Q, Sum
 from django.utils import timezone
@@ -90,16 +93,59 @@ class MonitoringData:
 SEVERITY_POINTS = {Severity.CRITICAL: 0.5, Severity.HIGH: 0.25, Severity.MEDIUM: 0.1, Severity.LOW: 0.03}
 
 
+# A recomputation for many entities at once (risk_feed.recompute after a batch) reads the inputs of
+# the two factors below for all of them in four grouped queries, instead of five queries per entity.
+_prefetched: ContextVar[dict | None] = ContextVar("monitoring_risk_inputs", default=None)
+
+
+def _open_alerts(alerts) -> Counter:
+    return Counter(alerts.exclude(status=AlertStatus.CLOSED).values_list("severity", flat=True))
+
+
+def _confirmed(alerts, since) -> list:
+    return list(alerts.filter(disposition=Disposition.TRUE_POSITIVE, disposed_at__gte=since).values_list("severity", flat=True))
+
+
+@contextmanager
+def risk_inputs_prefetched(entity_ids):
+    """Within the block, alert_history and behaviour of these entities use inputs read once, now."""
+    ids = {entity_id if isinstance(entity_id, UUID) else UUID(str(entity_id)) for entity_id in entity_ids}
+    now = timezone.now()
+    alerts = Alert.objects.filter(entity_id__in=ids)
+    open_by_entity: dict = defaultdict(Counter)
+    for entity_id, severity, n in (alerts.exclude(status=AlertStatus.CLOSED).values_list("entity_id", "severity")
+                                   .annotate(n=Count("pk")).order_by()):
+        open_by_entity[entity_id][severity] += n
+    confirmed: dict = defaultdict(list)
+    for entity_id, severity in alerts.filter(disposition=Disposition.TRUE_POSITIVE, disposed_at__gte=now - FINDINGS_WINDOW).values_list(
+            "entity_id", "severity"):
+        confirmed[entity_id].append(severity)
+    statistics = MonitoringData().activity_statistics(list(ids), since=now - BEHAVIOUR_WINDOW)
+    token = _prefetched.set({"ids": ids, "open": open_by_entity, "confirmed": confirmed, "statistics": statistics})
+    try:
+        yield
+    finally:
+        _prefetched.reset(token)
+
+
+def _prefetched_for(entity) -> dict | None:
+    found = _prefetched.get()
+    return found if found is not None and entity.pk in found["ids"] else None
+
+
 def alert_history(entity) -> FactorResult:
     """Open alerts weigh by severity; a true positive of the last year weighs most, and a
     confirmed critical finding sets a floor (a customer with a confirmed sanctions hit is high risk)."""
-    since = timezone.now() - FINDINGS_WINDOW
-    alerts = Alert.objects.filter(entity=entity)
-    open_by_severity = Counter(alerts.exclude(status=AlertStatus.CLOSED).values_list("severity", flat=True))
-    confirmed = list(alerts.filter(disposition=Disposition.TRUE_POSITIVE, disposed_at__gte=since).values_list("severity", flat=True))
+    prefetched = _prefetched_for(entity)
+    if prefetched is not None:
+        open_by_severity, confirmed = prefetched["open"].get(entity.pk, Counter()), prefetched["confirmed"].get(entity.pk, [])
+    else:
+        alerts = Alert.objects.filter(entity=entity)
+        open_by_severity, confirmed = _open_alerts(alerts), _confirmed(alerts, timezone.now() - FINDINGS_WINDOW)
     if not open_by_severity and not confirmed:
         return FactorResult(0.0, "No open alerts and no confirmed findings in the last year.")
-    severity = sum(SEVERITY_POINTS[s] * n for s, n in open_by_severity.items()) + 0.4 * len(confirmed)
+    # summed in severity order: the same float whatever order the rows came in
+    severity = sum(SEVERITY_POINTS[s] * n for s, n in sorted(open_by_severity.items())) + 0.4 * len(confirmed)
     parts = [f"{n} open {s}" for s, n in sorted(open_by_severity.items())]
     if confirmed:
         parts.append(f"{len(confirmed)} confirmed (true positive) in the last year")
@@ -109,7 +155,11 @@ def alert_history(entity) -> FactorResult:
 
 def behaviour(entity) -> FactorResult:
     """30-day volume against what the customer declared at onboarding."""
-    stats = MonitoringData().activity_statistics([entity.pk], since=timezone.now() - BEHAVIOUR_WINDOW).get(entity.pk)
+    prefetched = _prefetched_for(entity)
+    if prefetched is not None:
+        stats = prefetched["statistics"].get(entity.pk)
+    else:
+        stats = MonitoringData().activity_statistics([entity.pk], since=timezone.now() - BEHAVIOUR_WINDOW).get(entity.pk)
     if stats is None or not stats.count:
         return FactorResult(0.0, "No activity in the last 30 days.")
     declared = entity.expected_monthly_volume_usd

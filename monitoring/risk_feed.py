@@ -16,5 +16,8 @@ def schedule(entity_ids, *, reason: str) -> None:
 
 
 def recompute(entity_ids: list[str], *, reason: str) -> None:
-    for entity in Entity.objects.filter(pk__in=entity_ids):
-        risk_recompute(entity=entity, reason=reason)
+    from monitoring.integration import risk_inputs_prefetched
+
+    with risk_inputs_prefetched(entity_ids):  # monitoring's two factors: grouped reads for all the entities
+        for entity in Entity.objects.filter(pk__in=entity_ids):
+            risk_recompute(entity=entity, reason=reason)

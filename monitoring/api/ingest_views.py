@@ -4,6 +4,7 @@ from rest_framework.response import Response
 from common.api.serializers import validated
 from common.api.views import V1APIView
 from monitoring.api import ingest_serializers as s
+from monitoring.api.batch_validation import validated_batch, validated_transfer
 from monitoring.ingestion import services
 
 TAGS = ["monitoring: ingestion"]
@@ -17,7 +18,7 @@ class TransferIngestView(V1APIView):
                    description="Store one transaction and (unless run_monitoring is false) evaluate the 50 rules. "
                                "A known (chain_id, tx_hash, log_index) returns the stored record, not evaluated again.")
     def post(self, request):
-        item = validated(s.IngestedTransactionRequest, request.data)
+        item = validated_transfer(request.data)
         run = item.pop("run_monitoring")
         outcome = services.transaction_ingest(principal=request.auth, item=item, run_monitoring=run)
         record = outcome.record
@@ -30,7 +31,7 @@ class TransferBatchView(V1APIView):
 
     @extend_schema(operation_id="monitoring_transfers_batch", request=s.BatchRequest, responses={200: s.BatchResponse}, tags=TAGS)
     def post(self, request):
-        body = validated(s.BatchRequest, request.data)
+        body = validated_batch(request.data)
         outcome = services.transactions_ingest_batch(principal=request.auth, items=body["transactions"],
                                                      run_monitoring=body["run_monitoring"])
         return Response(s.BatchResponse(outcome).data)

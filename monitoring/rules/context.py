@@ -13,6 +13,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from decimal import Context, Decimal
+from operator import attrgetter
 from typing import Any, ClassVar, Literal, Protocol
 from zoneinfo import ZoneInfo
 
@@ -297,20 +298,25 @@ class _RunningVolume:
     __slots__ = ("_priced", "_unpriced", "_usd")
 
     def __init__(self, values: Iterable[Decimal | None], counted: Iterable[bool]) -> None:
-        usd, priced, unpriced = [Decimal(0)], [0], [0]
+        total, n_priced, n_unpriced = Decimal(0), 0, 0
+        usd, priced, unpriced = [total], [0], [0]
         for value, include in zip(values, counted, strict=True):
-            has_value = include and value is not None
-            usd.append(usd[-1] + value if has_value else usd[-1])
-            priced.append(priced[-1] + has_value)
-            unpriced.append(unpriced[-1] + (include and value is None))
+            if include:
+                if value is None:
+                    n_unpriced += 1
+                else:
+                    total += value
+                    n_priced += 1
+            usd.append(total)
+            priced.append(n_priced)
+            unpriced.append(n_unpriced)
         self._usd, self._priced, self._unpriced = usd, priced, unpriced
 
     def between(self, lo: int, hi: int) -> Volume:
         return Volume(self._usd[hi] - self._usd[lo], self._priced[hi] - self._priced[lo], self._unpriced[hi] - self._unpriced[lo])
 
 
-def _by_time(event: Event) -> datetime:
-    return event.timestamp
+_by_time = attrgetter("timestamp")  # (a C-level key: the sort runs for every history of every batch)
 
 
 class EntityHistory:
@@ -341,17 +347,28 @@ class EntityHistory:
         self.fiat_events: tuple[FiatEvent, ...] = tuple(sorted(fiat_events, key=_by_time))
         self.earlier_activity_at = earlier_activity_at
         self.first_activity_at = first_activity_at or self._earliest()
-        self._tx_at = [micros(tx.timestamp) for tx in self.transactions]
-        self._fiat_at = [micros(ev.timestamp) for ev in self.fiat_events]
+        # micros() inlined: these run for every loaded event of every batch.
+        self._tx_at = [(tx.timestamp - EPOCH) // ONE_MICROSECOND for tx in self.transactions]
+        self._fiat_at = [(ev.timestamp - EPOCH) // ONE_MICROSECOND for ev in self.fiat_events]
         self._tx_index = {tx.id: i for i, tx in enumerate(self.transactions)}
         self._fiat_index = {ev.id: i for i, ev in enumerate(self.fiat_events)}
         self._tx_volume = _RunningVolume((tx.usd_value for tx in self.transactions), (tx.direction != "self" for tx in self.transactions))
         self._fiat_volume = _RunningVolume((ev.usd_value for ev in self.fiat_events), (True for _ in self.fiat_events))
         self._known = frozenset(known_counterparties)
-        self._first_contacts = self._find_first_contacts(set(self._known))
-        self._by_counterparty: dict[AddressKey, list[int]] = {}
+        # One pass: each counterparty's positions, and the transfers that are a first contact (the
+        # first with a counterparty not known from before the span).
+        by_counterparty: dict[AddressKey, list[int]] = {}
+        first, known = set(), self._known
         for position, tx in enumerate(self.transactions):
-            self._by_counterparty.setdefault(tx.counterparty_key, []).append(position)
+            positions = by_counterparty.get(tx.counterparty_key)
+            if positions is None:
+                by_counterparty[tx.counterparty_key] = [position]
+                if tx.counterparty_key not in known:
+                    first.add(tx.id)
+            else:
+                positions.append(position)
+        self._first_contacts = frozenset(first)
+        self._by_counterparty = by_counterparty
 
     def _earliest(self) -> datetime | None:
         # Older activity exists but its start is unknown: its latest moment is a conservative lower bound.
