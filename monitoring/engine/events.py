@@ -107,13 +107,13 @@ def rule_fiat(row: tuple) -> RuleFiat:
 
 
 def transactions_by_entity(rows: list[tuple], entity_ids: set[str]) -> dict[str, list[RuleTransaction]]:
-    """Each entity's transfers among `rows` (in row order), seen from that entity; a transfer
-    between two of the entities appears in both lists, its amount parsed once. (rule_transaction,
-    unrolled: this loop runs for every loaded history row.)"""
+    """Each entity's transfers among `rows` (reads.transactions: usd_value as text), in row order,
+    seen from that entity; a transfer between two of the entities appears in both lists, its amount
+    parsed once. (rule_transaction, unrolled: this loop runs for every loaded history row.)"""
     result: dict[str, list[RuleTransaction]] = {entity: [] for entity in entity_ids}
     build = _build
-    for tx_id, at, chain_id, tx_hash, from_address, to_address, raw_amount, asset, usd_value, from_entity, to_entity in rows:
-        amount = Decimal(raw_amount)
+    for tx_id, at, chain_id, tx_hash, from_address, to_address, raw_amount, asset, usd_text, from_entity, to_entity in rows:
+        amount, usd_value = Decimal(raw_amount), (None if usd_text is None else Decimal(usd_text))
         if from_entity == to_entity:
             if from_entity in result:
                 result[from_entity].append(build(tx_id, at, "self", amount, usd_value, to_address, chain_id, tx_hash, from_address,
