@@ -58,13 +58,25 @@ def wait_for(url: str, timeout: float = 30) -> None:
     raise RuntimeError(f"server did not answer at {url}")
 
 
-def start_gunicorn(env: dict, *, workers: int, threads: int, extra: tuple[str, ...] = ()) -> tuple[subprocess.Popen, str]:
-    """A gunicorn (gthread) serving the project on a free loopback port, in its own process group,
-    answering; returns the process and its base URL (stop it with stop_process)."""
+def gunicorn_settings(workers: int | None = None, threads: int | None = None) -> str:
+    """What the server runs with: gunicorn.conf.py's values (the production ones) unless overridden."""
+    env = {**os.environ, **({"WEB_CONCURRENCY": str(workers)} if workers else {}),
+           **({"WEB_THREADS": str(threads)} if threads else {})}
+    code = ("import runpy; c = runpy.run_path('gunicorn.conf.py'); "
+            "print(f\"gunicorn {c['worker_class']} {c['workers']} workers x {c['threads']} threads\")")
+    return subprocess.run([PYTHON, "-c", code], cwd=ROOT, env=env, check=True, capture_output=True, text=True).stdout.strip()
+
+
+def start_gunicorn(env: dict, *, workers: int | None = None, threads: int | None = None,
+                   extra: tuple[str, ...] = ()) -> tuple[subprocess.Popen, str]:
+    """A gunicorn serving the project on a free loopback port, in its own process group, answering,
+    with gunicorn.conf.py's settings (worker class, processes, threads) unless `workers`/`threads`
+    override them; returns the process and its base URL (stop it with stop_process)."""
     port = free_port()
+    overrides = [*(["--workers", str(workers)] if workers else []), *(["--threads", str(threads)] if threads else [])]
     server = subprocess.Popen(
-        [PYTHON, "-m", "gunicorn", "config.wsgi:application", "--bind", f"127.0.0.1:{port}", "--workers", str(workers),
-         "--threads", str(threads), "--worker-class", "gthread", "--log-level", "warning", *extra],
+        [PYTHON, "-m", "gunicorn", "config.wsgi:application", "--bind", f"127.0.0.1:{port}", *overrides,
+         "--log-level", "warning", *extra],
         cwd=ROOT, env=env, start_new_session=True,
     )
     base = f"http://127.0.0.1:{port}"
@@ -95,9 +107,8 @@ def stop_process(process: subprocess.Popen, timeout: float = 30) -> None:
 
 
 @contextmanager
-def gunicorn(env: dict, *, workers: int, threads: int):
-    """A gunicorn (gthread) serving the project on a free loopback port; yields its base URL and
-    stops it, whatever happens."""
+def gunicorn(env: dict, *, workers: int | None = None, threads: int | None = None):
+    """start_gunicorn as a context: yields the base URL and stops the server, whatever happens."""
     server, base = start_gunicorn(env, workers=workers, threads=threads)
     try:
         yield base
@@ -118,3 +129,93 @@ def parse_wrk(out: str) -> dict:
         "requests": int(re.search(r"(\d+) requests in", out).group(1)),
         "non200": int(re.search(r"NON200 (\d+)", out).group(1)),
     }
+
+
+def paced_run(base: str, requests: list[bytes], *, rate: float, duration: float, max_connections: int = 64) -> dict:
+    """An open-loop load at a fixed rate, unlike wrk's closed loop: request i is due at start +
+    i/rate whether or not earlier answers have come back, and its latency runs from that due time
+    (a request waiting for a free connection waits on the clock, so a stalled server cannot hide
+    its queue). `requests` are complete HTTP/1.1 requests, sent in turn. Keep-alive connections
+    are reused; one the server closes (gunicorn's sync workers answer `Connection: close`) is
+    replaced by a new one, whose connect time counts. Returns the achieved rate, p50/p99/max in
+    ms and the non-200 count."""
+    import selectors
+
+    host, port = base.removeprefix("http://").split(":")
+    address = (host, int(port))
+    selector = selectors.DefaultSelector()
+    idle: list[socket.socket] = []
+    busy: dict = {}  # socket -> [due time, buffer]
+    latencies, non200, open_count = [], 0, 0
+    total = int(rate * duration)
+    start = time.perf_counter() + 0.05
+    cpu_start = time.process_time()
+    sent = 0
+
+    def connect() -> socket.socket:
+        sock = socket.create_connection(address)
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        sock.setblocking(False)
+        return sock
+
+    def finish(buffer) -> bool | None:
+        """None while the answer is incomplete; else whether the connection stays open."""
+        head_end = buffer.find(b"\r\n\r\n")
+        if head_end < 0:
+            return None
+        head = buffer[:head_end].decode("latin-1").lower()
+        length = int(re.search(r"content-length:\s*(\d+)", head).group(1)) if "content-length" in head else 0
+        if len(buffer) < head_end + 4 + length:
+            return None
+        return "connection: close" not in head
+
+    while sent < total or busy:
+        now = time.perf_counter()
+        while sent < total and start + sent / rate <= now:
+            if idle:
+                sock = idle.pop()
+            elif open_count < max_connections:
+                sock, open_count = connect(), open_count + 1
+            else:
+                break
+            request = requests[sent % len(requests)]
+            sock.send(request)
+            busy[sock] = [start + sent / rate, bytearray(), request]
+            selector.register(sock, selectors.EVENT_READ)
+            sent += 1
+        wait = max(0.0, start + sent / rate - time.perf_counter()) if sent < total else 0.05
+        for key, _ in selector.select(timeout=min(wait, 0.05) if idle or open_count < max_connections else 0.05):
+            sock = key.fileobj
+            chunk = sock.recv(65536)
+            due, buffer, request = busy[sock]
+            if not chunk and not buffer:  # a kept-alive connection the server had closed: send again on a new one
+                selector.unregister(sock)
+                del busy[sock]
+                sock.close()
+                sock = connect()
+                sock.send(request)
+                busy[sock] = [due, bytearray(), request]
+                selector.register(sock, selectors.EVENT_READ)
+                continue
+            buffer += chunk
+            keep = finish(buffer) if chunk else False
+            if keep is None:
+                continue
+            latencies.append((time.perf_counter() - due) * 1000)
+            if not chunk or not buffer.startswith(b"HTTP/1.1 200"):
+                non200 += 1  # a connection closed without an answer counts as a failure
+            selector.unregister(sock)
+            del busy[sock]
+            if keep:
+                idle.append(sock)
+            else:
+                sock.close()
+                open_count -= 1
+    elapsed = time.perf_counter() - start
+    for sock in idle:
+        sock.close()
+    latencies.sort()
+    return {"rps": len(latencies) / elapsed, "offered": rate, "p50": latencies[len(latencies) // 2],
+            "p99": latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))], "max": latencies[-1],
+            "requests": len(latencies), "non200": non200,
+            "client_cpu": (time.process_time() - cpu_start) / elapsed}  # share of one core the client used

@@ -1,7 +1,7 @@
 """Ingestion and monitoring throughput over HTTP, the way issue 4's "Figures" measure it.
 
     .venv/bin/python bench/ingest.py [--transactions 100000] [--million] [--concurrency 4] [--keep-alive]
-                                     [--workers 2] [--threads 4] [--celery-concurrency 2] [--history-days 31]
+                                     [--workers N] [--threads N] [--celery-concurrency 2] [--history-days 31]
                                      [--per-day 10000] [--single-seconds 30] [--profile DIR]
 
 (Figures, setup and where the time goes: docs/monitoring-performance.md.)
@@ -53,7 +53,15 @@ from decimal import Decimal
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from harness import ROOT, fresh_database, manage, start_celery_worker, start_gunicorn, stop_process  # noqa: E402
+from harness import (  # noqa: E402
+    ROOT,
+    fresh_database,
+    gunicorn_settings,
+    manage,
+    start_celery_worker,
+    start_gunicorn,
+    stop_process,
+)
 
 SERVICE_CATEGORIES = ("exchange", "exchange", "exchange", "custodian", "payment_processor", "merchant")
 CRYPTO = ((1, "USDC", Decimal(1)), (1, "ETH", Decimal(3000)), (137, "USDT", Decimal(1)))
@@ -400,8 +408,8 @@ def parse_args():
     parser.add_argument("--concurrency", type=int, default=4, help="batch requests in flight")
     parser.add_argument("--keep-alive", action="store_true", help="send the batches over kept-alive connections (one per "
                                                                    "client thread) rather than a connection each")
-    parser.add_argument("--workers", type=int, default=2, help="gunicorn worker processes (make run: 2)")
-    parser.add_argument("--threads", type=int, default=4, help="gunicorn threads per worker (make run: 4)")
+    parser.add_argument("--workers", type=int, help="gunicorn worker processes (default: gunicorn.conf.py's, as make run)")
+    parser.add_argument("--threads", type=int, help="gunicorn threads per worker (default: gunicorn.conf.py's, as make run)")
     parser.add_argument("--celery-concurrency", type=int, default=2, help="the Celery worker's processes (make run: 2)")
     parser.add_argument("--per-day", type=int, default=10_000, help="transactions per day of data time (all entities)")
     parser.add_argument("--history-days", type=int, default=31, help="days of earlier traffic stored before the run")
@@ -529,7 +537,7 @@ def report(args, totals, cpu, singles, sampler, clients):
     rate = {mode: n[mode] / totals[mode][0] for mode in totals}
     hit_events = AlertHit.objects.filter(alert__mode="live").values("event_id").distinct().count()
     evaluated = Transaction.objects.filter(mode="live", source="api").count()
-    print(f"\n{os.cpu_count()} cores shared by PostgreSQL, Redis, gunicorn ({args.workers} workers x {args.threads} threads, gthread), "
+    print(f"\n{os.cpu_count()} cores shared by PostgreSQL, Redis, {gunicorn_settings(args.workers, args.threads)}, "
           f"one Celery worker (concurrency {args.celery_concurrency}) and this client ({args.concurrency} batch requests in "
           f"flight, {'kept-alive connections' if args.keep_alive else 'a connection each'}); load average now "
           f"{os.getloadavg()[0]:.1f}")

@@ -1,6 +1,6 @@
 """Platform overhead: an authenticated, rate-limited GET against a bare Django view, same server.
 
-    .venv/bin/python bench/platform_overhead.py [--duration 15] [--connections 16] [--workers 2] [--threads 4]
+    .venv/bin/python bench/platform_overhead.py [--duration 15] [--connections 16] [--workers N] [--threads N]
 
 Starts gunicorn on PostgreSQL + Redis (a fresh database `bench_platform`; override with
 BENCH_DATABASE_URL / BENCH_REDIS_URL), issues premium admin API keys, and drives two endpoints with
@@ -26,7 +26,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from harness import ensure_wrk, fresh_database, gunicorn, manage, parse_wrk  # noqa: E402
+from harness import ensure_wrk, fresh_database, gunicorn, gunicorn_settings, manage, parse_wrk  # noqa: E402
 
 ENDPOINTS = [
     ("GET /health/live (bare Django view)", "/health/live", False),
@@ -68,8 +68,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--duration", type=int, default=15)
     parser.add_argument("--connections", type=int, default=16)
-    parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--threads", type=int, default=4)
+    parser.add_argument("--workers", type=int, default=None, help="gunicorn processes (default: gunicorn.conf.py)")
+    parser.add_argument("--threads", type=int, default=None, help="threads per process (default: gunicorn.conf.py)")
     args = parser.parse_args()
 
     wrk = ensure_wrk()
@@ -101,7 +101,7 @@ def main():
     finally:
         shutil.rmtree(data_dir, ignore_errors=True)
 
-    print(f"gunicorn gthread {args.workers} workers x {args.threads} threads; wrk 2 threads, {args.connections} connections, "
+    print(f"{gunicorn_settings(args.workers, args.threads)}; wrk 2 threads, {args.connections} connections, "
           f"{args.duration}s each; PostgreSQL + Redis; {os.cpu_count()} cores shared by server and load generator")
     print(f"{'endpoint':46} {'req/s':>9} {'p50 ms':>8} {'p99 ms':>8} {'non-200':>8} {'ratio':>6}")
     bare = results[ENDPOINTS[0][0]]["rps"]

@@ -1,7 +1,8 @@
 """Compliance status look-ups: requests/s and latency on gunicorn + PostgreSQL + Redis.
 
-    .venv/bin/python bench/status.py [--duration 15] [--rounds 3] [--connections 16] [--workers 2] [--threads 4]
-                                      [--entities 2000] [--wallets-per-entity 5] [--batches 40]
+    .venv/bin/python bench/status.py [--duration 15] [--rounds 3] [--connections 16] [--rate 1000] [--paced 10]
+                                      [--workers N] [--threads N] [--entities 2000] [--wallets-per-entity 5]
+                                      [--batches 40]
 
 Starts gunicorn on a fresh PostgreSQL database `bench_status` (override with BENCH_DATABASE_URL) and
 Redis (BENCH_REDIS_URL), seeds entities with EVM wallets, issues premium viewer keys, and measures:
@@ -10,11 +11,16 @@ Redis (BENCH_REDIS_URL), seeds entities with EVM wallets, issues premium viewer 
 - `GET /v1/compliance/status/wallet/{chain_id}/{address}` (wrk; random wallets, mixed-case addresses;
   goal >= 1,000 requests/s with p99 <= 20 ms);
 - `GET /v1/compliance/status/{entity_id}` (wrk; random entities);
+- the wallet look-up again at a fixed offered rate (`--rate`, 1,000/s, for `--paced` seconds), open
+  loop (bench/harness.paced_run: latency from each request's due time, so queueing shows): wrk's
+  closed loop at 16 connections cannot show p99 at a given rate (by Little's law its mean latency
+  is 16 / throughput);
 - `POST /v1/compliance/batch/status` with 1,000 wallets (sequential requests; goal <= 200 ms).
 
 Requests rotate over enough keys that none reaches the 1,000/min premium limit (non-200 answers are
 counted and printed). wrk (Debian package `wrk`) is installed when missing and run as root. The
-server and the load generator share the machine's cores.
+server and the load generator share the machine's cores. gunicorn runs with gunicorn.conf.py, the
+production settings, unless --workers/--threads override them.
 """
 
 import argparse
@@ -32,7 +38,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from harness import ensure_wrk, fresh_database, gunicorn, manage, parse_wrk  # noqa: E402
+from harness import ensure_wrk, fresh_database, gunicorn, gunicorn_settings, manage, paced_run, parse_wrk  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 PYTHON = sys.executable
@@ -115,8 +121,10 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--duration", type=int, default=15)
     parser.add_argument("--connections", type=int, default=16)
-    parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--threads", type=int, default=4)
+    parser.add_argument("--workers", type=int, default=None, help="gunicorn processes (default: gunicorn.conf.py)")
+    parser.add_argument("--threads", type=int, default=None, help="threads per process (default: gunicorn.conf.py)")
+    parser.add_argument("--rate", type=float, default=1000, help="offered requests/s of the open-loop wallet run")
+    parser.add_argument("--paced", type=float, default=10, help="seconds of the open-loop wallet run (0: skip)")
     parser.add_argument("--entities", type=int, default=2000)
     parser.add_argument("--wallets-per-entity", type=int, default=5)
     parser.add_argument("--batches", type=int, default=40)
@@ -154,13 +162,19 @@ def main():
                     manage(env, "shell", "-c", "from common.ratelimit import reset_all; reset_all()")
                     slices[name].append(run_wrk(wrk, base, keys, paths, max(1, args.duration // args.rounds), args.connections))
             whoami, wallet, entity = (combine(slices[name]) for name in ("whoami", "wallet", "entity"))
+            paced = None
+            if args.paced:
+                manage(env, "shell", "-c", "from common.ratelimit import reset_all; reset_all()")
+                requests = [f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {keys[i % len(keys)]}\r\n\r\n"
+                            .encode() for i, path in enumerate(wallet_paths)]
+                paced = paced_run(base, requests, rate=args.rate, duration=args.paced)
             manage(env, "shell", "-c", "from common.ratelimit import reset_all; reset_all()")
             run_batches(base, keys, wallets, 3)
             batch = run_batches(base, keys, wallets, args.batches)
     finally:
         shutil.rmtree(data_dir, ignore_errors=True)
 
-    print(f"gunicorn gthread {args.workers} workers x {args.threads} threads; wrk 2 threads, {args.connections} connections, "
+    print(f"{gunicorn_settings(args.workers, args.threads)}; wrk 2 threads, {args.connections} connections, "
           f"{args.duration}s each in {args.rounds} interleaved rounds; PostgreSQL + Redis; {os.cpu_count()} cores shared by server and "
           f"load generator (load average before: {load_before}); {args.entities} entities, {len(wallets)} wallets")
     print(f"{'endpoint':52} {'req/s':>8} {'p50 ms':>8} {'p99 ms':>8} {'non-200':>8}")
@@ -168,6 +182,10 @@ def main():
             ("GET /v1/compliance/status/{entity_id}", entity))
     for name, result in rows:
         print(f"{name:52} {result['rps']:8.0f} {result['p50']:8.2f} {result['p99']:8.2f} {result['non200']:8d}")
+    if paced:
+        print(f"{'wallet look-up, open loop at ' + format(paced['offered'], '.0f') + '/s':52} {paced['rps']:8.0f} "
+              f"{paced['p50']:8.2f} {paced['p99']:8.2f} {paced['non200']:8d}   (max {paced['max']:.1f} ms, "
+              f"{paced['requests']} requests over {args.paced:.0f}s; client used {paced['client_cpu'] * 100:.0f}% of a core)")
     print(f"POST /v1/compliance/batch/status, {batch['items']} wallets: median {batch['median']:.1f} ms, p99 {batch['p99']:.1f} ms, "
           f"max {batch['max']:.1f} ms over {args.batches} requests")
     print(f"wallet look-up / whoami: {wallet['rps'] / whoami['rps']:.2f} of the platform's own authenticated GET")

@@ -22,6 +22,19 @@ On other databases `fetchall` runs the statement on an ordinary cursor.
 from django.db import InterfaceError, OperationalError, connection
 
 
+def _logging_wrapper(cursor):
+    """Django's debug wrapper reads the statement back from a client-side cursor; with server-side
+    binding it finds none, so this one logs the statement with its parameters composed."""
+    from django.db.backends.utils import CursorDebugWrapper, CursorWrapper
+
+    class PreparedDebugWrapper(CursorDebugWrapper):
+        def execute(self, sql, params=None):
+            with self.debug_sql(self.db.ops.compose_sql(sql, params), params):
+                return CursorWrapper.execute(self, sql, params)
+
+    return PreparedDebugWrapper(cursor, connection)
+
+
 def _prepared_cursor_class():
     import psycopg
 
@@ -61,8 +74,10 @@ def fetchall(sql: str, params: list) -> list[tuple]:
 def _run(sql: str, params: list) -> list[tuple]:
     connection.close_if_health_check_failed()
     connection.ensure_connection()
+    connection.validate_thread_sharing()
     with connection.wrap_database_errors:
-        cursor = connection._prepare_cursor(_cursor_class(connection.connection))
+        raw = _cursor_class(connection.connection)
+    cursor = _logging_wrapper(raw) if connection.queries_logged else connection.make_cursor(raw)
     with cursor:
         cursor.execute(sql, params)
         return cursor.fetchall()

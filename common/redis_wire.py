@@ -13,6 +13,7 @@ command sent once more, as redis-py's default retry does; failing again raises
 redis.exceptions.ConnectionError, as redis-py would.
 """
 
+import contextlib
 import hashlib
 import os
 import socket
@@ -93,7 +94,7 @@ class ScriptRunner:
         try:
             sock.sendall(command)
             return _read(reader)
-        except socket.timeout as error:
+        except TimeoutError as error:
             self._close()
             raise RedisConnectionError("Timeout reading from Redis.") from error
         except OSError as error:
@@ -128,8 +129,6 @@ class ScriptRunner:
         local = self._local
         for handle in (getattr(local, "reader", None), getattr(local, "sock", None)):
             if handle is not None:
-                try:
+                with contextlib.suppress(OSError):
                     handle.close()
-                except OSError:
-                    pass
         local.sock = local.reader = None

@@ -19,13 +19,16 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("--port", type=int, default=settings.PORT)
-        parser.add_argument("--web-workers", type=int, default=int(os.environ.get("WEB_CONCURRENCY", 2)))
+        parser.add_argument("--web-workers", type=int, default=None,
+                            help="gunicorn processes (default: gunicorn.conf.py, WEB_CONCURRENCY or 3)")
 
     def handle(self, *args, port, web_workers, **options):
         python = sys.executable
         commands = {
+            # Worker class, processes and threads come from gunicorn.conf.py (as in the benchmarks).
             "web": [python, "-m", "gunicorn", "config.wsgi:application", "--bind", f"0.0.0.0:{port}",
-                    "--workers", str(web_workers), "--threads", "4", "--access-logfile", "-", "--graceful-timeout", "5"],
+                    *(["--workers", str(web_workers)] if web_workers else []), "--access-logfile", "-",
+                    "--graceful-timeout", "5"],
             "worker": [python, "-m", "celery", "-A", "config", "worker", "--loglevel", "INFO", "--concurrency", "2"],
             "beat": [python, "-m", "celery", "-A", "config", "beat", "--loglevel", "INFO",
                      "--schedule", str(settings.DATA_DIR / "celerybeat-schedule")],
