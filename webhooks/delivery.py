@@ -228,12 +228,18 @@ _succeeded_here = _RecentIds()
 
 # --- Leases of dead processes ----------------------------------------------------------------------
 
-def _process_start(pid: int) -> str:
-    """When the process started (clock ticks since boot), to tell it from a later one with its pid."""
+def _process_stat(pid: int) -> tuple[str, str]:
+    """The process's state letter and start (clock ticks since boot, to tell it from a later process
+    with its pid); empty strings where /proc cannot tell."""
     try:
-        return Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[19]
+        fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+        return fields[0], fields[19]
     except (OSError, IndexError):
-        return ""
+        return "", ""
+
+
+def _process_start(pid: int) -> str:
+    return _process_stat(pid)[1]
 
 
 def _this_host() -> str:
@@ -269,7 +275,8 @@ def _holder_is_gone(holder: str) -> bool:
         return True
     except PermissionError:
         pass
-    return _process_start(pid) != started
+    state, start = _process_stat(pid)
+    return state in ("Z", "X") or start != started  # a killed process not yet reaped is gone too
 
 
 def delivery_release_dead_leases() -> int:
