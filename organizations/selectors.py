@@ -44,12 +44,21 @@ def invitations_of(organization: Organization):
 
 
 def invitation_token(invitation: Invitation) -> str:
-    return signing.dumps(str(invitation.pk), salt=INVITATION_SALT)
+    """The same token every time for one invitation (the API's answer and the e-mail, rendered later
+    by a worker, carry the same link); the invitation's own expiry bounds its use."""
+    return signing.Signer(salt=f"{INVITATION_SALT}.fixed").sign(str(invitation.pk))
+
+
+def _invitation_id(token: str) -> str:
+    try:
+        return signing.Signer(salt=f"{INVITATION_SALT}.fixed").unsign(token)
+    except signing.BadSignature:
+        return signing.loads(token, salt=INVITATION_SALT)  # tokens e-mailed before they were deterministic
 
 
 def invitation_by_token(token: str) -> Invitation | None:
     try:
-        invitation_id = uuid.UUID(signing.loads(token, salt=INVITATION_SALT))
+        invitation_id = uuid.UUID(_invitation_id(token))
     except (signing.BadSignature, ValueError, TypeError):
         return None
     return Invitation.objects.select_related("organization", "invited_by").filter(pk=invitation_id).first()

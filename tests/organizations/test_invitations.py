@@ -101,3 +101,20 @@ def test_other_organizations_invitation_cannot_be_revoked(api, invite, member, o
     _, other_admin = member(other_org, "admin")
     assert api(other_admin).post(f"/v1/organizations/invitations/{invitation_id}/revoke").status_code == 404
     assert Invitation.objects.get(pk=invitation_id).revoked_at is None
+
+
+def test_the_token_is_the_same_whenever_it_is_made_and_older_tokens_still_open(api, invite, monkeypatch):
+    """The API's answer and the e-mail (rendered later by a worker) carry one token; a token of the
+    earlier timestamped form still previews."""
+    from django.core import signing
+
+    from organizations.selectors import INVITATION_SALT, invitation_by_token, invitation_token
+
+    invitation = Invitation.objects.get(pk=invite().json()["id"])
+    first = invitation_token(invitation)
+    monkeypatch.setattr(signing.time, "time", lambda: 4_000_000_000.0)
+    assert invitation_token(invitation) == first and invitation_by_token(first) == invitation
+    legacy = signing.dumps(str(invitation.pk), salt=INVITATION_SALT)
+    response = api().get(f"/v1/organizations/invitations/preview?token={legacy}")
+    assert response.status_code == 200 and response.json()["organization_name"] == "Acme", response.json()
+    assert invitation_by_token(first[:-2] + "xx") is None
