@@ -105,6 +105,7 @@ class Receiver:
                     return
                 status, extra = (answer, {}) if isinstance(answer, int) else answer
                 payload = b'{"ok":true}' if 200 <= status < 300 else b'{"error":"receiver says no"}'
+                request.answered = status  # before the answer leaves: the sender may look as soon as it has it
                 self.send_response(status)
                 for name, value in extra.items():
                     self.send_header(name, value)
@@ -112,7 +113,6 @@ class Receiver:
                 self.send_header("Content-Length", str(len(payload)))
                 self.end_headers()
                 self.wfile.write(payload)
-                request.answered = status
 
             def log_message(self, *args):
                 pass
