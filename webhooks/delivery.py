@@ -285,7 +285,7 @@ def delivery_release_dead_leases() -> int:
     when a worker starts and by every sweep. Each such attempt counts as made (its row has no end)."""
     now = clock.now()
     held = (Delivery.objects.filter(status=DeliveryStatus.PENDING, next_attempt_at__gt=now).exclude(claimed_by="")
-            .values_list("claimed_by", flat=True).distinct())
+            .order_by("claimed_by").values_list("claimed_by", flat=True).distinct())  # no default ordering in DISTINCT
     gone = [holder for holder in held if _holder_is_gone(holder)]
     if not gone:
         return 0

@@ -259,7 +259,7 @@ def test_one_task_delivers_the_due_deliveries_of_its_endpoint_in_one_go(
 
 
 def test_the_leases_of_a_dead_process_of_this_host_are_released_at_once(local_receivers, receiver, make_endpoint, emit,
-                                                                         clock):
+                                                                         clock, caplog):
     import subprocess
     import sys
 
@@ -267,17 +267,21 @@ def test_the_leases_of_a_dead_process_of_this_host_are_released_at_once(local_re
     make_endpoint(hook.url())
     gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
     dead_holder = f"{delivery.lease_holder().split(':')[0]}:{int(gone.stdout)}:1"
-    holders = {"dead": dead_holder, "alive": delivery.lease_holder(), "other host": "elsewhere.example:1:1"}
+    holders = {"dead": dead_holder, "dead too": dead_holder, "alive": delivery.lease_holder(),
+               "other host": "elsewhere.example:1:1"}
     leased = {}
     for name, holder in holders.items():
         stored = Delivery.objects.get(event=emit())
         Delivery.objects.filter(pk=stored.pk).update(claimed_by=holder, next_attempt_at=clock.now() + dt.timedelta(seconds=60))
         leased[name] = stored.pk
 
-    assert delivery.delivery_release_dead_leases() == 1
+    assert delivery.delivery_release_dead_leases() == 2
+    logged = [record.getMessage() for record in caplog.records if record.name == "webhooks.delivery"]
+    assert logged == [f"released 2 delivery leases of processes that are gone: {dead_holder}"]  # each holder once
 
-    dead = Delivery.objects.get(pk=leased["dead"])
-    assert (dead.status, dead.next_attempt_at, dead.claimed_by) == ("pending", clock.now(), "")
+    for name in ("dead", "dead too"):
+        dead = Delivery.objects.get(pk=leased[name])
+        assert (dead.status, dead.next_attempt_at, dead.claimed_by) == ("pending", clock.now(), "")
     for name in ("alive", "other host"):
         kept = Delivery.objects.get(pk=leased[name])
         assert (kept.claimed_by, kept.next_attempt_at) == (holders[name], clock.now() + dt.timedelta(seconds=60))
