@@ -94,23 +94,12 @@ SEVERITY_POINTS = {Severity.CRITICAL: 0.5, Severity.HIGH: 0.25, Severity.MEDIUM:
 
 
 # A recomputation for many entities at once (risk_feed.recompute after a batch) reads the inputs of
-# the two factors below for all of them in four grouped queries, instead of five queries per entity.
+# the two factors below for all of them in four grouped queries; a single entity uses the same reads.
 _prefetched: ContextVar[dict | None] = ContextVar("monitoring_risk_inputs", default=None)
 
 
-def _open_alerts(alerts) -> Counter:
-    return Counter(alerts.exclude(status=AlertStatus.CLOSED).values_list("severity", flat=True))
-
-
-def _confirmed(alerts, since) -> list:
-    return list(alerts.filter(disposition=Disposition.TRUE_POSITIVE, disposed_at__gte=since).values_list("severity", flat=True))
-
-
-@contextmanager
-def risk_inputs_prefetched(entity_ids):
-    """Within the block, alert_history and behaviour of these entities use inputs read once, now."""
-    ids = {entity_id if isinstance(entity_id, UUID) else UUID(str(entity_id)) for entity_id in entity_ids}
-    now = timezone.now()
+def _alert_inputs(ids, now) -> tuple[dict, dict]:
+    """Per entity: open alerts counted by severity, and the severities of last year's true positives."""
     alerts = Alert.objects.filter(entity_id__in=ids)
     open_by_entity: dict = defaultdict(Counter)
     for entity_id, severity, n in (alerts.exclude(status=AlertStatus.CLOSED).values_list("entity_id", "severity")
@@ -120,8 +109,20 @@ def risk_inputs_prefetched(entity_ids):
     for entity_id, severity in alerts.filter(disposition=Disposition.TRUE_POSITIVE, disposed_at__gte=now - FINDINGS_WINDOW).values_list(
             "entity_id", "severity"):
         confirmed[entity_id].append(severity)
-    statistics = MonitoringData().activity_statistics(list(ids), since=now - BEHAVIOUR_WINDOW)
-    token = _prefetched.set({"ids": ids, "open": open_by_entity, "confirmed": confirmed, "statistics": statistics})
+    return open_by_entity, confirmed
+
+
+def _statistics(ids, now) -> dict:
+    return MonitoringData().activity_statistics(list(ids), since=now - BEHAVIOUR_WINDOW)
+
+
+@contextmanager
+def risk_inputs_prefetched(entity_ids):
+    """Within the block, alert_history and behaviour of these entities use inputs read once, now."""
+    ids = {entity_id if isinstance(entity_id, UUID) else UUID(str(entity_id)) for entity_id in entity_ids}
+    now = timezone.now()
+    open_by_entity, confirmed = _alert_inputs(ids, now)
+    token = _prefetched.set({"ids": ids, "open": open_by_entity, "confirmed": confirmed, "statistics": _statistics(ids, now)})
     try:
         yield
     finally:
@@ -137,11 +138,9 @@ def alert_history(entity) -> FactorResult:
     """Open alerts weigh by severity; a true positive of the last year weighs most, and a
     confirmed critical finding sets a floor (a customer with a confirmed sanctions hit is high risk)."""
     prefetched = _prefetched_for(entity)
-    if prefetched is not None:
-        open_by_severity, confirmed = prefetched["open"].get(entity.pk, Counter()), prefetched["confirmed"].get(entity.pk, [])
-    else:
-        alerts = Alert.objects.filter(entity=entity)
-        open_by_severity, confirmed = _open_alerts(alerts), _confirmed(alerts, timezone.now() - FINDINGS_WINDOW)
+    open_by_entity, confirmed_by_entity = ((prefetched["open"], prefetched["confirmed"]) if prefetched is not None
+                                           else _alert_inputs([entity.pk], timezone.now()))
+    open_by_severity, confirmed = open_by_entity.get(entity.pk, Counter()), confirmed_by_entity.get(entity.pk, [])
     if not open_by_severity and not confirmed:
         return FactorResult(0.0, "No open alerts and no confirmed findings in the last year.")
     # summed in severity order: the same float whatever order the rows came in
@@ -156,10 +155,7 @@ def alert_history(entity) -> FactorResult:
 def behaviour(entity) -> FactorResult:
     """30-day volume against what the customer declared at onboarding."""
     prefetched = _prefetched_for(entity)
-    if prefetched is not None:
-        stats = prefetched["statistics"].get(entity.pk)
-    else:
-        stats = MonitoringData().activity_statistics([entity.pk], since=timezone.now() - BEHAVIOUR_WINDOW).get(entity.pk)
+    stats = (prefetched["statistics"] if prefetched is not None else _statistics([entity.pk], timezone.now())).get(entity.pk)
     if stats is None or not stats.count:
         return FactorResult(0.0, "No activity in the last 30 days.")
     declared = entity.expected_monthly_volume_usd

@@ -52,7 +52,7 @@ def requeue_after() -> timedelta:
 
 def batch_size() -> int:
     """How many due deliveries of one endpoint a task claims and sends in one go."""
-    return max(1, getattr(settings, "WEBHOOK_DELIVERY_BATCH", 64))
+    return max(1, settings.WEBHOOK_DELIVERY_BATCH)
 
 
 @dataclass
@@ -147,7 +147,7 @@ def _sender() -> ThreadPoolExecutor:
     pid = os.getpid()
     if pid not in _senders:
         _senders.clear()
-        _senders[pid] = ThreadPoolExecutor(max(1, getattr(settings, "WEBHOOK_SEND_CONCURRENCY", 32)),
+        _senders[pid] = ThreadPoolExecutor(max(1, settings.WEBHOOK_SEND_CONCURRENCY),
                                            thread_name_prefix="webhook-send")
     return _senders[pid]
 

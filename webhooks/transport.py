@@ -106,7 +106,7 @@ def _pool(address: str, port: int, host: str) -> urllib3.HTTPSConnectionPool:
                     old.close()
                 _pools.clear()
             pool = urllib3.HTTPSConnectionPool(
-                address, port, timeout=TIMEOUT, maxsize=max(16, getattr(settings, "WEBHOOK_SEND_CONCURRENCY", 32)), retries=False,
+                address, port, timeout=TIMEOUT, maxsize=max(16, settings.WEBHOOK_SEND_CONCURRENCY), retries=False,
                 server_hostname=host, assert_hostname=host, ssl_context=_ssl_context(),
             )
             _pools[key] = pool
