@@ -41,6 +41,15 @@ def fresh_database(url: str) -> str:
     return url
 
 
+def settle_database(url: str) -> None:
+    """After seeding, before measuring: VACUUM ANALYZE (fresh statistics and visibility map, so
+    autovacuum does not wake up mid-run on the tables just filled) and a CHECKPOINT (the seeding's
+    dirty pages written now, not during the measurement)."""
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("VACUUM ANALYZE")
+        conn.execute("CHECKPOINT")
+
+
 def manage(env, *args) -> str:
     return subprocess.run([PYTHON, "manage.py", *args], cwd=ROOT, env=env, check=True, capture_output=True, text=True).stdout
 
@@ -131,14 +140,19 @@ def parse_wrk(out: str) -> dict:
     }
 
 
-def paced_run(base: str, requests: list[bytes], *, rate: float, duration: float, max_connections: int = 64) -> dict:
+def paced_run(base: str, requests: list[bytes], *, rate: float, duration: float, warmup: float = 2.0, max_connections: int = 64,
+              trace: Path | None = None) -> dict:
     """An open-loop load at a fixed rate, unlike wrk's closed loop: request i is due at start +
     i/rate whether or not earlier answers have come back, and its latency runs from that due time
     (a request waiting for a free connection waits on the clock, so a stalled server cannot hide
     its queue). `requests` are complete HTTP/1.1 requests, sent in turn. Keep-alive connections
     are reused; one the server closes (gunicorn's sync workers answer `Connection: close`) is
-    replaced by a new one, whose connect time counts. Returns the achieved rate, p50/p99/max in
-    ms and the non-200 count."""
+    replaced by a new one, whose connect time counts. The first `warmup` seconds run at the same
+    rate but are not counted: a client starts with no connection, so its first few hundred
+    requests each open one (as a load balancer does once, not per request) and queue behind the
+    handshakes; wrk2 likewise leaves out its calibration period. Returns the achieved rate,
+    p50/p99/max in ms over the counted requests and the non-200 count; `trace` (a file) gets each
+    answered request's due time and latency, warm-up included, for looking at where a tail comes from."""
     import selectors
 
     host, port = base.removeprefix("http://").split(":")
@@ -147,7 +161,8 @@ def paced_run(base: str, requests: list[bytes], *, rate: float, duration: float,
     idle: list[socket.socket] = []
     busy: dict = {}  # socket -> [due time, buffer]
     latencies, non200, open_count = [], 0, 0
-    total = int(rate * duration)
+    timeline = []
+    total = int(rate * (warmup + duration))
     start = time.perf_counter() + 0.05
     cpu_start = time.process_time()
     sent = 0
@@ -201,7 +216,10 @@ def paced_run(base: str, requests: list[bytes], *, rate: float, duration: float,
             keep = finish(buffer) if chunk else False
             if keep is None:
                 continue
-            latencies.append((time.perf_counter() - due) * 1000)
+            latency = (time.perf_counter() - due) * 1000
+            timeline.append((due - start, latency))
+            if due - start >= warmup:
+                latencies.append(latency)
             if not chunk or not buffer.startswith(b"HTTP/1.1 200"):
                 non200 += 1  # a connection closed without an answer counts as a failure
             selector.unregister(sock)
@@ -214,8 +232,10 @@ def paced_run(base: str, requests: list[bytes], *, rate: float, duration: float,
     elapsed = time.perf_counter() - start
     for sock in idle:
         sock.close()
+    if trace:
+        trace.write_text("".join(f"{at:.4f} {latency:.2f}\n" for at, latency in timeline))
     latencies.sort()
-    return {"rps": len(latencies) / elapsed, "offered": rate, "p50": latencies[len(latencies) // 2],
+    return {"rps": len(latencies) / (elapsed - warmup), "offered": rate, "p50": latencies[len(latencies) // 2],
             "p99": latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))], "max": latencies[-1],
             "requests": len(latencies), "non200": non200,
             "client_cpu": (time.process_time() - cpu_start) / elapsed}  # share of one core the client used

@@ -1,7 +1,7 @@
 """Compliance status look-ups: requests/s and latency on gunicorn + PostgreSQL + Redis.
 
     .venv/bin/python bench/status.py [--duration 15] [--rounds 3] [--connections 16] [--rate 1000] [--paced 10]
-                                      [--workers N] [--threads N] [--entities 2000] [--wallets-per-entity 5]
+                                      [--warmup 2] [--trace FILE] [--workers N] [--threads N] [--entities 2000] [--wallets-per-entity 5]
                                       [--batches 40]
 
 Starts gunicorn on a fresh PostgreSQL database `bench_status` (override with BENCH_DATABASE_URL) and
@@ -14,7 +14,8 @@ Redis (BENCH_REDIS_URL), seeds entities with EVM wallets, issues premium viewer 
 - the wallet look-up again at a fixed offered rate (`--rate`, 1,000/s, for `--paced` seconds), open
   loop (bench/harness.paced_run: latency from each request's due time, so queueing shows): wrk's
   closed loop at 16 connections cannot show p99 at a given rate (by Little's law its mean latency
-  is 16 / throughput);
+  is 16 / throughput); its first `--warmup` seconds are not counted (the client opening its
+  connections), `--trace` writes every request's due time and latency;
 - `POST /v1/compliance/batch/status` with 1,000 wallets (sequential requests; goal <= 200 ms).
 
 Requests rotate over enough keys that none reaches the 1,000/min premium limit (non-200 answers are
@@ -38,7 +39,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from harness import ensure_wrk, fresh_database, gunicorn, gunicorn_settings, manage, paced_run, parse_wrk  # noqa: E402
+from harness import ensure_wrk, fresh_database, gunicorn, gunicorn_settings, manage, paced_run, parse_wrk, settle_database  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 PYTHON = sys.executable
@@ -125,6 +126,8 @@ def main():
     parser.add_argument("--threads", type=int, default=None, help="threads per process (default: gunicorn.conf.py)")
     parser.add_argument("--rate", type=float, default=1000, help="offered requests/s of the open-loop wallet run")
     parser.add_argument("--paced", type=float, default=10, help="seconds of the open-loop wallet run (0: skip)")
+    parser.add_argument("--warmup", type=float, default=2, help="seconds of the open-loop run before it is counted (connections opening)")
+    parser.add_argument("--trace", type=Path, help="write each open-loop request's due time and latency (s, ms) to this file")
     parser.add_argument("--entities", type=int, default=2000)
     parser.add_argument("--wallets-per-entity", type=int, default=5)
     parser.add_argument("--batches", type=int, default=40)
@@ -148,6 +151,7 @@ def main():
     seeded = json.loads(manage(env, "shell", "-c", SEED % {"entities": args.entities, "per": args.wallets_per_entity,
                                                            "keys": key_count}).strip().splitlines()[-1])
     keys, wallets = seeded["keys"], seeded["wallets"]
+    settle_database(env["DATABASE_URL"])
     wallet_paths = [f"/v1/compliance/status/wallet/1/{mixed_case(a) if i % 2 else a}" for i, a in enumerate(random.sample(wallets, 2000))]
     entity_paths = [f"/v1/compliance/status/{e}" for e in random.sample(seeded["entities"], min(2000, len(seeded["entities"])))]
 
@@ -167,7 +171,7 @@ def main():
                 manage(env, "shell", "-c", "from common.ratelimit import reset_all; reset_all()")
                 requests = [f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {keys[i % len(keys)]}\r\n\r\n"
                             .encode() for i, path in enumerate(wallet_paths)]
-                paced = paced_run(base, requests, rate=args.rate, duration=args.paced)
+                paced = paced_run(base, requests, rate=args.rate, duration=args.paced, warmup=args.warmup, trace=args.trace)
             manage(env, "shell", "-c", "from common.ratelimit import reset_all; reset_all()")
             run_batches(base, keys, wallets, 3)
             batch = run_batches(base, keys, wallets, args.batches)
