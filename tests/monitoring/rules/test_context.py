@@ -79,7 +79,7 @@ def test_a_transaction_run_makes_each_transfer_when_first_read_and_keeps_it():
     run = TransactionRun(at_us=[micros(e.timestamp) for e in events], ids=[e.id for e in events],
                          counterparty_keys=[e.counterparty_key for e in events], volume=TransactionRun.of(events).volume, sources=events,
                          make=make)
-    view = EntityHistory(run, first_activity_at=events[0].timestamp).view_at(events[-1])
+    view = EntityHistory(run).view_at(events[-1])
     assert made == []  # indexing the history reads the columns only
     assert view.transaction_volume(days=2).usd == Decimal(350) and made == []
     assert list(view.transactions(hours=24)) == events[1:] and made == ["t1", "t2"]
