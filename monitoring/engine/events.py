@@ -7,16 +7,10 @@ instances in hand) become the same tuples, so live events and loaded history con
 import dataclasses
 from datetime import UTC, datetime
 from decimal import Decimal
-from itertools import groupby, islice
-from operator import itemgetter
 
-from monitoring.engine import reads
-from monitoring.engine.pg import on_postgres
 from monitoring.engine.reads import FIAT_COLUMNS, TX_COLUMNS
 from monitoring.rules import FiatEvent as RuleFiat
 from monitoring.rules import Transaction as RuleTransaction
-from monitoring.rules import TransactionRun
-from monitoring.rules.context import EPOCH, ONE_MICROSECOND, RunningVolume
 
 # Loaded history is the bulk of a batch's objects (tens of thousands of transfers), and the
 # dataclass constructor (keyword parsing, frozen-attribute guard, __post_init__) is most of their
@@ -112,93 +106,23 @@ def rule_fiat(row: tuple) -> RuleFiat:
     )
 
 
-def _from_source(source: tuple) -> RuleTransaction:
-    """A TransactionRun's transfer made when a rule first reads it: (row, direction, USD value)."""
-    row, direction, usd_value = source
-    tx_id, at, chain_id, tx_hash, from_address, to_address, raw_amount, asset, _, from_entity, to_entity = row
-    if direction == "in":
-        counterparty, counterparty_entity = from_address, from_entity
-    else:  # "out", or "self" (both sides the entity's own)
-        counterparty, counterparty_entity = to_address, to_entity
-    return _build(tx_id, at, direction, Decimal(raw_amount), usd_value, counterparty, chain_id, tx_hash, from_address, to_address,
-                  asset, counterparty_entity)
-
-
-def history_runs(organization, mode: str, entity_ids: set[str], since: datetime, until: datetime) -> dict[str, TransactionRun]:
-    """Each entity's transfers in [since, until] as a TransactionRun, however the database gives them."""
-    if on_postgres():
-        return runs_from_sides(reads.transaction_sides(organization, mode, entity_ids, since, until), entity_ids)
-    return transactions_by_entity(reads.transactions(organization, mode, entity_ids, since, until), entity_ids)
-
-
-def transactions_by_entity(rows: list[tuple], entity_ids: set[str]) -> dict[str, TransactionRun]:
-    """Each entity's transfers among `rows` (reads.transactions: in time order, usd_value as text),
-    seen from that entity, as TransactionRuns whose transfers are made when a rule reads them. A
-    transfer between two of the entities appears in both runs. (The ORM's path: on PostgreSQL the
-    database splits the rows by entity and adds up the volumes, `runs_from_sides`.)"""
-    columns = {entity: ([], [], [], [], [], []) for entity in entity_ids}  # at_us, ids, usd, counted, counterparty, source
-    for row in rows:
-        tx_id, at, chain_id, _, from_address, to_address, _, _, usd_text, from_entity, to_entity = row
-        usd_value = None if usd_text is None else Decimal(usd_text)
-        at_us = (at - EPOCH) // ONE_MICROSECOND
+def transactions_by_entity(rows: list[tuple], entity_ids: set[str]) -> dict[str, list[RuleTransaction]]:
+    """Each entity's transfers among `rows` (reads.transactions: usd_value as text), in row order,
+    seen from that entity; a transfer between two of the entities appears in both lists, its amount
+    parsed once. (rule_transaction, unrolled: this loop runs for every loaded history row.)"""
+    result: dict[str, list[RuleTransaction]] = {entity: [] for entity in entity_ids}
+    build = _build
+    for tx_id, at, chain_id, tx_hash, from_address, to_address, raw_amount, asset, usd_text, from_entity, to_entity in rows:
+        amount, usd_value = Decimal(raw_amount), (None if usd_text is None else Decimal(usd_text))
         if from_entity == to_entity:
-            sides = ((from_entity, "self", to_address, False),)
-        else:
-            sides = ((from_entity, "out", to_address, True), (to_entity, "in", from_address, True))
-        for entity, direction, counterparty, counted in sides:
-            if entity not in columns:
-                continue
-            at_col, id_col, usd_col, counted_col, key_col, source_col = columns[entity]
-            at_col.append(at_us)
-            id_col.append(tx_id)
-            usd_col.append(usd_value)
-            counted_col.append(counted)
-            key_col.append((chain_id, counterparty))
-            source_col.append((row, direction))
-    return {entity: TransactionRun(at_us=at_col, ids=id_col, counterparty_keys=key_col, volume=RunningVolume(usd_col, counted_col),
-                                   sources=source_col, make=_from_source)
-            for entity, (at_col, id_col, usd_col, counted_col, key_col, source_col) in columns.items()}
-
-
-def runs_from_sides(rows: list[tuple], entity_ids: set[str]) -> dict[str, TransactionRun]:
-    """reads.transaction_sides' rows (one per entity and transfer, in entity and time order, the
-    volumes' running sums made by the database) as each entity's TransactionRun."""
-    runs = {}
-    for entity, group in groupby(rows, key=itemgetter(0)):
-        sides = list(group)
-        _, at_us, ids, chains, counterparties, usd, priced, unpriced = islice(zip(*sides, strict=True), 8)
-        runs[entity] = TransactionRun(
-            at_us=list(at_us), ids=list(ids), counterparty_keys=list(zip(chains, counterparties, strict=True)),
-            volume=RunningVolume.prefixed([_ZERO, *map(_decimal_or_zero, usd)], [0, *priced], [0, *unpriced]),
-            sources=sides, make=_from_side)
-    empty = RunningVolume((), ())
-    for entity in entity_ids - runs.keys():
-        runs[entity] = TransactionRun(at_us=[], ids=[], counterparty_keys=[], volume=empty, sources=[], make=_from_side)
-    return runs
-
-
-_ZERO = Decimal(0)
-
-
-def _decimal_or_zero(text: str | None) -> Decimal:
-    return _ZERO if text is None else Decimal(text)
-
-
-def _from_source(source: tuple) -> RuleTransaction:
-    """A transfer of transactions_by_entity's runs, made when a rule first reads it: (row, direction)."""
-    row, direction = source
-    tx_id, at, chain_id, tx_hash, from_address, to_address, raw_amount, asset, usd_text, from_entity, to_entity = row
-    if direction == "in":
-        counterparty, counterparty_entity = from_address, from_entity
-    else:  # "out", or "self" (both sides the entity's own)
-        counterparty, counterparty_entity = to_address, to_entity
-    return _build(tx_id, at, direction, Decimal(raw_amount), None if usd_text is None else Decimal(usd_text), counterparty, chain_id,
-                  tx_hash, from_address, to_address, asset, counterparty_entity)
-
-
-def _from_side(side: tuple) -> RuleTransaction:
-    """A transfer of runs_from_sides' runs, made when a rule first reads it (a reads.SIDE_COLUMNS row)."""
-    (_, _, tx_id, chain_id, counterparty, _, _, _, at, direction, tx_hash, from_address, to_address, raw_amount, asset, usd_text,
-     counterparty_entity) = side
-    return _build(tx_id, at, direction, Decimal(raw_amount), None if usd_text is None else Decimal(usd_text), counterparty, chain_id,
-                  tx_hash, from_address, to_address, asset, counterparty_entity)
+            if from_entity in result:
+                result[from_entity].append(build(tx_id, at, "self", amount, usd_value, to_address, chain_id, tx_hash, from_address,
+                                                 to_address, asset, from_entity))
+            continue
+        if from_entity in result:
+            result[from_entity].append(build(tx_id, at, "out", amount, usd_value, to_address, chain_id, tx_hash, from_address,
+                                             to_address, asset, to_entity))
+        if to_entity in result:
+            result[to_entity].append(build(tx_id, at, "in", amount, usd_value, from_address, chain_id, tx_hash, from_address,
+                                           to_address, asset, from_entity))
+    return result

@@ -9,13 +9,14 @@ a cycle search can reach). Nothing is kept between batches: every batch reads wh
 change committed by any process applies to the next batch.
 """
 
+from bisect import bisect_left
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from operator import itemgetter
 
 from monitoring.choices import Disposition
 from monitoring.engine import reads
-from monitoring.engine.events import history_runs, rule_fiat, rule_transaction
+from monitoring.engine.events import rule_fiat, rule_transaction, transactions_by_entity
 from monitoring.models import Alert
 from monitoring.rules import (
     CounterpartyEntity,
@@ -27,6 +28,7 @@ from monitoring.rules import (
     OrgNetwork,
     TransferGraph,
 )
+from monitoring.rules import Transaction as RuleTransaction
 from onboarding.models import Entity as EntityRow
 
 
@@ -62,6 +64,10 @@ class Batch:
         return min(times), max(times)
 
 
+def _timestamp(tx: RuleTransaction) -> datetime:
+    return tx.timestamp
+
+
 def _active_params(settings: EngineSettings, code: str) -> dict | None:
     return next((active.params for active in settings.active if active.rule.code == code), None)
 
@@ -89,7 +95,7 @@ class BatchLoader:
     def _histories(self, entity_ids: set[str], start: datetime, end: datetime) -> dict[str, EntityHistory]:
         """Each entity's history over the look-back before the batch and through it."""
         tx_start, fiat_start = start - self.lookback.transactions, start - self.lookback.fiat
-        tx_of = history_runs(self.organization, self.mode, entity_ids, tx_start, end)
+        tx_of = transactions_by_entity(reads.transactions(self.organization, self.mode, entity_ids, tx_start, end), entity_ids)
         fiat_of: dict[str, list] = {entity: [] for entity in entity_ids}
         for row in reads.fiat_events(entity_ids, fiat_start, end):
             fiat_of[row[1]].append(rule_fiat(row))
@@ -137,7 +143,8 @@ class BatchLoader:
         cutoff = start - timedelta(hours=params["window_hours"])
         candidates = set()
         for entity_id, history in histories.items():
-            for tx in history.transactions_since(cutoff):
+            transfers = history.transactions
+            for tx in transfers[bisect_left(transfers, cutoff, key=_timestamp):]:
                 if tx.direction == "out" and history.view_at(tx).is_first_contact(tx):
                     candidates.add((entity_id, *tx.counterparty_key))
         known: dict[str, set] = {}

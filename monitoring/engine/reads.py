@@ -37,32 +37,6 @@ USD_VALUE = TX_COLUMNS.index("usd_value")
 TX_SQL = f"""SELECT {_select(TX_COLUMNS, text=("usd_value",))} FROM monitoring_transaction
 WHERE organization_id = %(org)s AND mode = %(mode)s AND timestamp >= %(since)s AND timestamp <= %(until)s
   AND (from_entity_id = ANY(%(ids)b) OR to_entity_id = ANY(%(ids)b))"""
-# Each entity's side of its transfers, split, ordered and summed by the database (PostgreSQL's form
-# of the history read: the rows of TX_SQL once per entity they touch, with that entity's running
-# USD volume, own-wallet transfers not counted, so that the engine's prefix sums need no pass in Python).
-SIDE_COLUMNS = ("entity", "at_us", "id", "chain_id", "counterparty", "usd_running", "priced_running", "unpriced_running",
-                "timestamp", "direction", "tx_hash", "from_address", "to_address", "amount", "asset", "usd_value", "counterparty_entity")
-SIDES_SQL = """WITH hist AS (
-  SELECT id, timestamp, chain_id, tx_hash, from_address, to_address, amount, asset, usd_value, from_entity_id, to_entity_id
-  FROM monitoring_transaction
-  WHERE organization_id = %(org)s AND mode = %(mode)s AND timestamp >= %(since)s AND timestamp <= %(until)s
-    AND (from_entity_id = ANY(%(ids)b) OR to_entity_id = ANY(%(ids)b))
-), sides AS (
-  SELECT from_entity_id AS entity, CASE WHEN to_entity_id = from_entity_id THEN 'self' ELSE 'out' END AS direction,
-         to_address AS counterparty, to_entity_id AS counterparty_entity, hist.*
-  FROM hist WHERE from_entity_id = ANY(%(ids)b)
-  UNION ALL
-  SELECT to_entity_id, 'in', from_address, from_entity_id, hist.*
-  FROM hist WHERE to_entity_id = ANY(%(ids)b) AND to_entity_id IS DISTINCT FROM from_entity_id
-)
-SELECT entity::text, (EXTRACT(EPOCH FROM timestamp) * 1000000)::bigint, id::text, chain_id, counterparty,
-  COALESCE(sum(usd_value) FILTER (WHERE direction <> 'self') OVER w, 0)::text,
-  count(usd_value) FILTER (WHERE direction <> 'self') OVER w,
-  count(*) FILTER (WHERE direction <> 'self' AND usd_value IS NULL) OVER w,
-  timestamp, direction, tx_hash, from_address, to_address, amount, asset, usd_value::text, counterparty_entity::text
-FROM sides
-WINDOW w AS (PARTITION BY entity ORDER BY timestamp, id ROWS UNBOUNDED PRECEDING)
-ORDER BY entity, timestamp, id"""
 FIAT_SQL = f"""SELECT {_select(FIAT_COLUMNS)} FROM monitoring_fiatevent
 WHERE entity_id = ANY(%(ids)b) AND timestamp >= %(since)s AND timestamp <= %(until)s"""
 ENTITY_SQL = f"SELECT {_select(ENTITY_COLUMNS)} FROM onboarding_entity WHERE id = ANY(%(ids)b)"
@@ -123,14 +97,6 @@ def transactions(organization, mode: str, entity_ids: set[str], since: datetime,
             Q(from_entity_id__in=entity_ids) | Q(to_entity_id__in=entity_ids), organization=organization, mode=mode,
             timestamp__gte=since, timestamp__lte=until).values_list(*TX_COLUMNS), (*_positions(TX_COLUMNS), USD_VALUE))
     return _in_time_order(rows, 1)
-
-
-def transaction_sides(organization, mode: str, entity_ids: set[str], since: datetime, until: datetime) -> list[tuple]:
-    """SIDE_COLUMNS rows of the entities' transfers in [since, until] (PostgreSQL only; elsewhere
-    `transactions` and events.transactions_by_entity make the same runs)."""
-    if not entity_ids:
-        return []
-    return pg_rows(SIDES_SQL, {"org": organization.pk, "mode": mode, "since": since, "until": until, "ids": uuid_list(entity_ids)})
 
 
 def fiat_events(entity_ids: set[str], since: datetime, until: datetime) -> list[tuple]:

@@ -20,7 +20,6 @@ from monitoring.rules.context import (
     RuleInput,
     ScreeningUnavailable,
     Transaction,
-    TransactionRun,
     TransferGraph,
 )
 from monitoring.rules.engine import (
@@ -41,6 +40,6 @@ __all__ = [
     "DEFAULT_SETTINGS", "RULES", "ActiveRule", "AddressKey", "CounterpartyEntity", "EngineSettings", "Entity", "EntityContext",
     "EntityHistory", "Event", "Family", "FiatEvent", "HistoryView", "InvalidParameters", "InvalidSettings", "Lookback", "NameMatch",
     "NameScreener", "OrgLists", "OrgNetwork", "Param", "PeerGroupStats", "Rule", "RuleInput", "RuleResult", "RuleSetting",
-    "SanctionsNameIndex", "ScreeningUnavailable", "Severity", "Transaction", "TransactionRun", "TransferGraph", "evaluate",
-    "evaluate_in_order", "get_rule", "validate_overrides",
+    "SanctionsNameIndex", "ScreeningUnavailable", "Severity", "Transaction", "TransferGraph", "evaluate", "evaluate_in_order",
+    "get_rule", "validate_overrides",
 ]  # fmt: skip

@@ -292,9 +292,8 @@ class Volume:
     unpriced: int
 
 
-class RunningVolume:
-    """Prefix sums of USD values so that any window's volume costs two bisects: element i is the
-    sum (and the counts of priced and unpriced events) over the first i events."""
+class _RunningVolume:
+    """Prefix sums of USD values so that any window's volume costs two bisects."""
 
     __slots__ = ("_priced", "_unpriced", "_usd")
 
@@ -313,13 +312,6 @@ class RunningVolume:
             unpriced.append(n_unpriced)
         self._usd, self._priced, self._unpriced = usd, priced, unpriced
 
-    @classmethod
-    def prefixed(cls, usd: list[Decimal], priced: list[int], unpriced: list[int]) -> RunningVolume:
-        """From sums already made (by the database), each list starting with the empty prefix's 0."""
-        running = cls.__new__(cls)
-        running._usd, running._priced, running._unpriced = usd, priced, unpriced
-        return running
-
     def between(self, lo: int, hi: int) -> Volume:
         return Volume(self._usd[hi] - self._usd[lo], self._priced[hi] - self._priced[lo], self._unpriced[hi] - self._unpriced[lo])
 
@@ -327,65 +319,11 @@ class RunningVolume:
 _by_time = attrgetter("timestamp")  # (a C-level key: the sort runs for every history of every batch)
 
 
-class TransactionRun(Sequence[Transaction]):
-    """An entity's transactions in time order, as its history indexes them.
-
-    The columns the indexes need (time in µs, id, counterparty, USD prefix sums) are given up
-    front; each `Transaction` is made when it is first read and kept. Storage hands over loaded
-    history this way (`monitoring.engine.events`): a batch loads a month of each entity's transfers
-    for the long windows' sums, while the rules read a few hours of them as objects. `of` wraps
-    transactions already made.
-    """
-
-    __slots__ = ("at_us", "counterparty_keys", "ids", "volume", "_made", "_make", "_sources")
-
-    def __init__(self, *, at_us: list[int], ids: list[str], counterparty_keys: list[AddressKey], volume: RunningVolume,
-                 sources: list[Any], make: Any) -> None:
-        """`volume`: the USD prefix sums over the run, own-wallet transfers not counted; `make(source)`
-        makes the transaction at a position from `sources` at that position."""
-        self.at_us, self.ids, self.counterparty_keys, self.volume = at_us, ids, counterparty_keys, volume
-        self._sources, self._make = sources, make
-        self._made: list[Transaction | None] = [None] * len(ids)
-
-    @classmethod
-    def of(cls, transactions: Iterable[Transaction]) -> TransactionRun:
-        """Made transactions, sorted by time (ties keep the given order)."""
-        made = sorted(transactions, key=_by_time)
-        run = cls(at_us=[(tx.timestamp - EPOCH) // ONE_MICROSECOND for tx in made], ids=[tx.id for tx in made],
-                  counterparty_keys=[tx.counterparty_key for tx in made],
-                  volume=RunningVolume((tx.usd_value for tx in made), (tx.direction != "self" for tx in made)), sources=made, make=None)
-        run._made = made
-        return run
-
-    def __len__(self) -> int:
-        return len(self.ids)
-
-    def _get(self, i: int) -> Transaction:
-        tx = self._made[i]
-        if tx is None:
-            tx = self._made[i] = self._make(self._sources[i])
-        return tx
-
-    def __getitem__(self, index):  # type: ignore[override]
-        if isinstance(index, slice):
-            return [self._get(i) for i in range(*index.indices(len(self.ids)))]
-        if index < 0:
-            index += len(self.ids)
-        if not 0 <= index < len(self.ids):
-            raise IndexError("transaction index out of range")
-        return self._get(index)
-
-    def __iter__(self) -> Iterator[Transaction]:
-        for i in range(len(self.ids)):
-            yield self._get(i)
-
-
 class EntityHistory:
     """The entity's recent transactions and fiat events, each in time order.
 
     Load at least `EngineSettings.lookback()` before the batch's first event and include the batch's own
-    events. Ties keep the given order, so pass same-timestamp events in ingestion order (a
-    `TransactionRun` is taken as it is: already in that order).
+    events. Ties keep the given order, so pass same-timestamp events in ingestion order.
     `earlier_activity_at`: the latest timestamp among the entity's events *not* loaded here (dormancy, rule 10).
     `first_activity_at`: the entity's first event ever (rule 18's "≥ 7 days of history").
     `known_counterparties`: counterparties the entity dealt with before the loaded span (rule 14, optional).
@@ -398,49 +336,53 @@ class EntityHistory:
 
     def __init__(
         self,
-        transactions: Iterable[Transaction] | TransactionRun = (),
+        transactions: Iterable[Transaction] = (),
         fiat_events: Iterable[FiatEvent] = (),
         *,
         earlier_activity_at: datetime | None = None,
         first_activity_at: datetime | None = None,
         known_counterparties: Iterable[AddressKey] = (),
     ) -> None:
-        run = transactions if isinstance(transactions, TransactionRun) else TransactionRun.of(transactions)
-        self.transactions: TransactionRun = run
+        self.transactions: tuple[Transaction, ...] = tuple(sorted(transactions, key=_by_time))
         self.fiat_events: tuple[FiatEvent, ...] = tuple(sorted(fiat_events, key=_by_time))
         self.earlier_activity_at = earlier_activity_at
         self.first_activity_at = first_activity_at or self._earliest()
-        self._tx_at = run.at_us
-        self._fiat_at = [(ev.timestamp - EPOCH) // ONE_MICROSECOND for ev in self.fiat_events]  # micros(), inlined
-        self._tx_index = {tx_id: i for i, tx_id in enumerate(run.ids)}
+        # micros() inlined: these run for every loaded event of every batch.
+        self._tx_at = [(tx.timestamp - EPOCH) // ONE_MICROSECOND for tx in self.transactions]
+        self._fiat_at = [(ev.timestamp - EPOCH) // ONE_MICROSECOND for ev in self.fiat_events]
+        self._tx_index = {tx.id: i for i, tx in enumerate(self.transactions)}
         self._fiat_index = {ev.id: i for i, ev in enumerate(self.fiat_events)}
-        self._tx_volume = run.volume
-        self._fiat_volume = RunningVolume((ev.usd_value for ev in self.fiat_events), (True for _ in self.fiat_events))
+        self._tx_volume = _RunningVolume((tx.usd_value for tx in self.transactions), (tx.direction != "self" for tx in self.transactions))
+        self._fiat_volume = _RunningVolume((ev.usd_value for ev in self.fiat_events), (True for _ in self.fiat_events))
         self._known = frozenset(known_counterparties)
         # One pass: each counterparty's positions, and the transfers that are a first contact (the
         # first with a counterparty not known from before the span).
         by_counterparty: dict[AddressKey, list[int]] = {}
-        first, known, ids = set(), self._known, run.ids
-        for position, key in enumerate(run.counterparty_keys):
-            positions = by_counterparty.get(key)
+        first, known = set(), self._known
+        for position, tx in enumerate(self.transactions):
+            positions = by_counterparty.get(tx.counterparty_key)
             if positions is None:
-                by_counterparty[key] = [position]
-                if key not in known:
-                    first.add(ids[position])
+                by_counterparty[tx.counterparty_key] = [position]
+                if tx.counterparty_key not in known:
+                    first.add(tx.id)
             else:
                 positions.append(position)
         self._first_contacts = frozenset(first)
         self._by_counterparty = by_counterparty
-
-    def transactions_since(self, ts: datetime) -> Sequence[Transaction]:
-        """The loaded transactions at or after `ts`, in time order."""
-        return self.transactions[bisect_left(self._tx_at, micros(ts)) :]
 
     def _earliest(self) -> datetime | None:
         # Older activity exists but its start is unknown: its latest moment is a conservative lower bound.
         if self.earlier_activity_at:
             return self.earlier_activity_at
         return min((events[0].timestamp for events in (self.transactions, self.fiat_events) if events), default=None)
+
+    def _find_first_contacts(self, seen: set[AddressKey]) -> frozenset[str]:
+        first = set()
+        for tx in self.transactions:
+            if tx.counterparty_key not in seen:
+                seen.add(tx.counterparty_key)
+                first.add(tx.id)
+        return frozenset(first)
 
     def __contains__(self, event: Event) -> bool:
         index = self._tx_index if isinstance(event, Transaction) else self._fiat_index
@@ -518,7 +460,7 @@ class HistoryView:
     def fiat_volume(self, *, hours: int = 0, days: int = 0) -> Volume:
         return self._volume(self._h._fiat_at, self._h._fiat_volume, self._fiat_end, span(hours=hours, days=days), 0)
 
-    def _volume(self, times: list[int], running: RunningVolume, end: int, width: int, ending_hours_ago: int) -> Volume:
+    def _volume(self, times: list[int], running: _RunningVolume, end: int, width: int, ending_hours_ago: int) -> Volume:
         stop = self.at_us - span(hours=ending_hours_ago)
         hi = end if not ending_hours_ago else bisect_left(times, stop, 0, end)
         return running.between(bisect_left(times, stop - width, 0, hi), hi)

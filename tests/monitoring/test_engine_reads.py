@@ -78,32 +78,6 @@ def test_postgres_statements_agree_with_the_orm(org, stored, monkeypatch):
     assert len(fast["wallets"]) == 3
 
 
-@pytest.mark.skipif(connection.vendor != "postgresql", reason="compares the PostgreSQL history read with the ORM form")
-def test_history_runs_from_the_database_agree_with_the_orm_form(org, stored, monkeypatch):
-    from monitoring.engine import events
-
-    extra = [{**transfer(900 + i, address(1), address(1), "7", T0 - timedelta(hours=i)), "asset": "XYZ" if i % 2 else "USDC"}
-             for i in range(4)]  # own-wallet transfers, half without a price
-    extra.append({**transfer(990, address(2), address(950), "3", T0 - timedelta(hours=5)), "asset": "XYZ"})
-    store(org, extra)
-    ids = {str(entity.pk) for entity in stored} | {"00000000-0000-0000-0000-000000000001"}  # one without transfers
-    since, until = T0 - timedelta(days=31), T0
-
-    def shape(runs):
-        return {entity: (run.at_us, run.ids, run.counterparty_keys, run.volume._usd, run.volume._priced, run.volume._unpriced,
-                         [(tx, tx.counterparty_key) for tx in run]) for entity, run in runs.items()}
-
-    fast = shape(events.history_runs(org, "live", ids, since, until))
-    monkeypatch.setattr(events, "on_postgres", lambda: False)
-    monkeypatch.setattr(reads, "on_postgres", lambda: False)
-    orm = shape(events.history_runs(org, "live", ids, since, until))
-    assert fast == orm
-    first = fast[str(stored[0].pk)]
-    assert len(first[1]) > 20 and any(tx.direction == "self" for tx, _ in first[6])
-    assert first[5][-1] == 0 and fast[str(stored[1].pk)][5][-1] == 1  # an unpriced own-wallet transfer is not counted, another is
-    assert fast["00000000-0000-0000-0000-000000000001"][1] == []
-
-
 def test_batch_lists_agree_with_the_organization_lists(org):
     now = timezone.now()
     # The worker may hold the real lists already (loaded once for the onboarding tests): add to them.

@@ -8,7 +8,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from monitoring.rules import EntityHistory, FiatEvent, OrgLists, SanctionsNameIndex, Transaction, TransactionRun
+from monitoring.rules import EntityHistory, FiatEvent, OrgLists, SanctionsNameIndex, Transaction
 from monitoring.rules.context import (
     Hit,
     Skip,
@@ -16,7 +16,6 @@ from monitoring.rules.context import (
     either,
     json_ready,
     latest_pass_through,
-    micros,
     pass_through_episodes,
     ratio,
     span,
@@ -66,26 +65,6 @@ def test_volumes_leave_out_own_wallet_transfers_and_count_unpriced_events():
     assert (day.usd, day.events, day.unpriced) == (Decimal(250), 2, 1)
     before = view.transaction_volume(days=2, ending_hours_ago=24)
     assert (before.usd, before.events) == (Decimal(100), 1)
-
-
-def test_a_transaction_run_makes_each_transfer_when_first_read_and_keeps_it():
-    events = [tx("100", ago=hours(30), id="t0"), tx("200", ago=hours(3), id="t1"), tx("50", id="t2")]
-    made = []
-
-    def make(source):
-        made.append(source.id)
-        return source
-
-    run = TransactionRun(at_us=[micros(e.timestamp) for e in events], ids=[e.id for e in events],
-                         counterparty_keys=[e.counterparty_key for e in events], volume=TransactionRun.of(events).volume, sources=events,
-                         make=make)
-    view = EntityHistory(run).view_at(events[-1])
-    assert made == []  # indexing the history reads the columns only
-    assert view.transaction_volume(days=2).usd == Decimal(350) and made == []
-    assert list(view.transactions(hours=24)) == events[1:] and made == ["t1", "t2"]
-    assert run[-1] is run[2] is events[2] and run[0:1] == [events[0]] and made == ["t1", "t2", "t0"]
-    with pytest.raises(IndexError):
-        run[3]
 
 
 def test_previous_activity_spans_both_channels_and_older_history():
