@@ -40,12 +40,9 @@ def _jsonable(value):
     return None if value is None else json.loads(json.dumps(value, cls=DjangoJSONEncoder))
 
 
-def audit_record(*, actor, action: str, object_type: str, object_id, organization=None, mode: str = "",
-                 before: dict | None = None, after: dict | None = None) -> AuditLogEntry:
-    who = actor_of(actor)
-    request = current_request()
-    return AuditLogEntry.objects.create(
-        organization=organization,
+def _entry(who, request, *, action: str, object_type: str, object_id, organization_id, mode: str, before, after) -> AuditLogEntry:
+    return AuditLogEntry(
+        organization_id=organization_id,
         mode=mode or "",
         actor_type=who.type,
         actor_id=who.id,
@@ -58,3 +55,22 @@ def audit_record(*, actor, action: str, object_type: str, object_id, organizatio
         request_id=request.request_id,
         ip_address=request.ip,
     )
+
+
+def audit_record(*, actor, action: str, object_type: str, object_id, organization=None, mode: str = "",
+                 before: dict | None = None, after: dict | None = None) -> AuditLogEntry:
+    entry = _entry(actor_of(actor), current_request(), action=action, object_type=object_type, object_id=object_id,
+                   organization_id=organization.pk if organization is not None else None, mode=mode, before=before, after=after)
+    entry.save(force_insert=True)
+    return entry
+
+
+def audit_records(*, actor, action: str, object_type: str, changes: list[tuple]) -> list[AuditLogEntry]:
+    """audit_record for many objects in one insert (a monitoring batch's cases or risk changes):
+    `changes` are (object, before, after), each object with organization_id, mode and pk."""
+    who, request = actor_of(actor), current_request()
+    return AuditLogEntry.objects.bulk_create([
+        _entry(who, request, action=action, object_type=object_type, object_id=obj.pk, organization_id=obj.organization_id,
+               mode=obj.mode, before=before, after=after)
+        for obj, before, after in changes
+    ])

@@ -4,11 +4,8 @@ behaviour risk factors, alerts in the activity feed and the compliance report, a
 transfer searchers. Registered once, in MonitoringConfig.ready()."""
 
 from collections import Counter, defaultdict
-from contextlib import contextmanager
-from contextvars import ContextVar
 from datetime import timedelta
 from decimal import Decimal
-from uuid import UUID
 
 from django.db.models import Count, F, Q, Sum
 from django.utils import timezone
@@ -93,12 +90,11 @@ class MonitoringData:
 SEVERITY_POINTS = {Severity.CRITICAL: 0.5, Severity.HIGH: 0.25, Severity.MEDIUM: 0.1, Severity.LOW: 0.03}
 
 
-# A recomputation for many entities at once (risk_feed.recompute after a batch) reads the inputs of
-# the two factors below for all of them in four grouped queries; a single entity uses the same reads.
-_prefetched: ContextVar[dict | None] = ContextVar("monitoring_risk_inputs", default=None)
+# Both factors below gather their inputs for all the entities scored together (onboarding.risk:
+# a batch's recomputation reads them in four grouped queries; a single entity through the same reads).
 
 
-def _alert_inputs(ids, now) -> tuple[dict, dict]:
+def _alert_inputs(ids) -> tuple[dict, dict]:
     """Per entity: open alerts counted by severity, and the severities of last year's true positives."""
     alerts = Alert.objects.filter(entity_id__in=ids)
     open_by_entity: dict = defaultdict(Counter)
@@ -106,40 +102,21 @@ def _alert_inputs(ids, now) -> tuple[dict, dict]:
                                    .annotate(n=Count("pk")).order_by()):
         open_by_entity[entity_id][severity] += n
     confirmed: dict = defaultdict(list)
-    for entity_id, severity in alerts.filter(disposition=Disposition.TRUE_POSITIVE, disposed_at__gte=now - FINDINGS_WINDOW).values_list(
+    since = timezone.now() - FINDINGS_WINDOW
+    for entity_id, severity in alerts.filter(disposition=Disposition.TRUE_POSITIVE, disposed_at__gte=since).values_list(
             "entity_id", "severity"):
         confirmed[entity_id].append(severity)
     return open_by_entity, confirmed
 
 
-def _statistics(ids, now) -> dict:
-    return MonitoringData().activity_statistics(list(ids), since=now - BEHAVIOUR_WINDOW)
+def _statistics(ids) -> dict:
+    return MonitoringData().activity_statistics(list(ids), since=timezone.now() - BEHAVIOUR_WINDOW)
 
 
-@contextmanager
-def risk_inputs_prefetched(entity_ids):
-    """Within the block, alert_history and behaviour of these entities use inputs read once, now."""
-    ids = {entity_id if isinstance(entity_id, UUID) else UUID(str(entity_id)) for entity_id in entity_ids}
-    now = timezone.now()
-    open_by_entity, confirmed = _alert_inputs(ids, now)
-    token = _prefetched.set({"ids": ids, "open": open_by_entity, "confirmed": confirmed, "statistics": _statistics(ids, now)})
-    try:
-        yield
-    finally:
-        _prefetched.reset(token)
-
-
-def _prefetched_for(entity) -> dict | None:
-    found = _prefetched.get()
-    return found if found is not None and entity.pk in found["ids"] else None
-
-
-def alert_history(entity) -> FactorResult:
+def alert_history(entity, inputs: tuple[dict, dict]) -> FactorResult:
     """Open alerts weigh by severity; a true positive of the last year weighs most, and a
     confirmed critical finding sets a floor (a customer with a confirmed sanctions hit is high risk)."""
-    prefetched = _prefetched_for(entity)
-    open_by_entity, confirmed_by_entity = ((prefetched["open"], prefetched["confirmed"]) if prefetched is not None
-                                           else _alert_inputs([entity.pk], timezone.now()))
+    open_by_entity, confirmed_by_entity = inputs
     open_by_severity, confirmed = open_by_entity.get(entity.pk, Counter()), confirmed_by_entity.get(entity.pk, [])
     if not open_by_severity and not confirmed:
         return FactorResult(0.0, "No open alerts and no confirmed findings in the last year.")
@@ -152,10 +129,9 @@ def alert_history(entity) -> FactorResult:
     return FactorResult(min(severity, 1.0), "; ".join(parts).capitalize() + ".", floor)
 
 
-def behaviour(entity) -> FactorResult:
+def behaviour(entity, statistics: dict) -> FactorResult:
     """30-day volume against what the customer declared at onboarding."""
-    prefetched = _prefetched_for(entity)
-    stats = (prefetched["statistics"] if prefetched is not None else _statistics([entity.pk], timezone.now())).get(entity.pk)
+    stats = statistics.get(entity.pk)
     if stats is None or not stats.count:
         return FactorResult(0.0, "No activity in the last 30 days.")
     declared = entity.expected_monthly_volume_usd
@@ -228,8 +204,8 @@ def _looks_like_uuid(text: str) -> bool:
 
 def register() -> None:
     set_monitoring_data(MonitoringData())
-    register_risk_factor(RiskFactor("alert_history", "Alert history", 10, alert_history))
-    register_risk_factor(RiskFactor("behaviour", "Transaction behaviour", 10, behaviour))
+    register_risk_factor(RiskFactor("alert_history", "Alert history", 10, alert_history, gather=_alert_inputs))
+    register_risk_factor(RiskFactor("behaviour", "Transaction behaviour", 10, behaviour, gather=_statistics))
     register_activity_source("alerts", alert_activity)
     register_report_section("alerts", alert_report_rows)
     register_searcher("alert", search_alerts)

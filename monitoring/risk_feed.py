@@ -2,8 +2,7 @@
 one, the entities' scores are recomputed by a worker (on commit), off the ingestion path."""
 
 from common.outbox import enqueue_on_commit
-from onboarding.models import Entity
-from onboarding.risk.services import risk_recompute
+from onboarding.risk.services import risks_recompute
 
 
 def schedule(entity_ids, *, reason: str) -> None:
@@ -16,8 +15,4 @@ def schedule(entity_ids, *, reason: str) -> None:
 
 
 def recompute(entity_ids: list[str], *, reason: str) -> None:
-    from monitoring.integration import risk_inputs_prefetched
-
-    with risk_inputs_prefetched(entity_ids):  # monitoring's two factors: grouped reads for all the entities
-        for entity in Entity.objects.filter(pk__in=entity_ids):
-            risk_recompute(entity=entity, reason=reason)
+    risks_recompute(entity_ids=entity_ids, reason=reason)

@@ -8,10 +8,8 @@ from datetime import datetime
 
 from django.db import IntegrityError, transaction
 
-from common.audit import Actor, actor_of
-from common.context import current_request
+from common.audit import actor_of, audit_records
 from common.errors import NotFound
-from common.models import AuditLogEntry
 from common.principal import Principal
 from filings.models import Case, CaseAlert, CaseEvent, CaseSequence
 
@@ -76,14 +74,7 @@ def timeline_add(case: Case, kind: str, *, by=None, body: str = "", data: dict |
 
 def audit_rows(*, by, action: str, items: Iterable[tuple[Case, dict | None, dict | None]]) -> None:
     """common.audit.audit_record for many cases in one insert (a monitoring batch opening hundreds)."""
-    actor: Actor = actor_of(by)
-    request = current_request()
-    AuditLogEntry.objects.bulk_create([
-        AuditLogEntry(organization_id=case.organization_id, mode=case.mode, actor_type=actor.type, actor_id=actor.id,
-                      actor_label=actor.label, action=action, object_type="case", object_id=str(case.pk), before=before,
-                      after=after, request_id=request.request_id, ip_address=request.ip)
-        for case, before, after in items
-    ])
+    audit_records(actor=by, action=action, object_type="case", changes=list(items))
 
 
 def assignee_id(case: Case) -> str | None:

@@ -17,13 +17,18 @@ typically in their AppConfig.ready():
 
     register_risk_factor(RiskFactor("alert_history", "Alert history", 10, alert_history_severity))
 
-where `alert_history_severity(entity) -> FactorResult`.
+where `alert_history_severity(entity) -> FactorResult`. A factor that reads the database may
+give `gather(entity_ids) -> inputs`, read once for all the entities scored together (a monitoring
+batch recomputes dozens at once); its `compute(entity, inputs)` then takes them. Scoring one
+entity gathers for that entity alone, through the same reads.
 """
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from onboarding.choices import CheckResult, CheckType, EntityType, HitStatus
 from onboarding.risk.tables import BUSINESS_BASE, INDIVIDUAL_BASE, UNKNOWN_INDUSTRY, industry_severity, jurisdiction_band
@@ -42,6 +47,11 @@ class RiskFactor:
     label: str
     weight: float
     compute: Callable[..., FactorResult]
+    gather: Callable[[list], Any] | None = None
+
+    def result(self, entity, gathered: dict) -> FactorResult:
+        """This factor for one entity; `gathered` holds what gather() read, by factor name."""
+        return self.compute(entity) if self.gather is None else self.compute(entity, gathered[self.name])
 
 
 _factors: dict[str, RiskFactor] = {}
@@ -74,11 +84,28 @@ def _entity_profile(entity) -> FactorResult:
                         + ": standard profile.")
 
 
-def _screening(entity) -> FactorResult:
-    from onboarding.screening.thresholds import fail_threshold, review_threshold
+def _screening_inputs(entity_ids: list) -> tuple[dict, dict]:
+    """Per entity: the scores of its open hits at or above the review threshold, and the result of
+    its latest built-in sanctions check."""
+    from onboarding.models import ComplianceCheck, ScreeningHit
+    from onboarding.screening.thresholds import review_threshold
 
-    hits = list(entity.screening_hits.filter(active=True, status=HitStatus.OPEN, score__gte=review_threshold())
-                .values_list("score", flat=True))
+    hits: dict = defaultdict(list)
+    for entity_id, score in ScreeningHit.objects.filter(entity_id__in=entity_ids, active=True, status=HitStatus.OPEN,
+                                                        score__gte=review_threshold()).values_list("entity_id", "score"):
+        hits[entity_id].append(score)
+    latest: dict = {}
+    for entity_id, result in (ComplianceCheck.objects.filter(entity_id__in=entity_ids, check_type=CheckType.SANCTIONS, external=False)
+                              .order_by("entity_id", "-created_at", "-id").values_list("entity_id", "result")):
+        latest.setdefault(entity_id, result)
+    return hits, latest
+
+
+def _screening(entity, inputs: tuple[dict, dict]) -> FactorResult:
+    from onboarding.screening.thresholds import fail_threshold
+
+    hits_by_entity, latest_by_entity = inputs
+    hits = sorted(hits_by_entity.get(entity.pk, ()), reverse=True)
     confirmed = [score for score in hits if score >= fail_threshold()]
     findings, severity, floor = [], 0.0, None
     if confirmed or entity.sanctioned:
@@ -93,8 +120,8 @@ def _screening(entity) -> FactorResult:
     if entity.adverse_media:
         findings.append("adverse media")
         severity = max(severity, 0.4) + (0.2 if findings[:-1] else 0)
-    latest = entity.checks.filter(check_type=CheckType.SANCTIONS, external=False).order_by("-created_at", "-id").first()
-    if latest is not None and latest.result == CheckResult.ERROR and not findings:
+    latest = latest_by_entity.get(entity.pk)
+    if latest == CheckResult.ERROR and not findings:
         findings.append("the last sanctions screening could not run")
         severity = 0.3
     if latest is None and not findings:
@@ -108,6 +135,6 @@ def _no_monitoring_data(entity) -> FactorResult:
 
 register_risk_factor(RiskFactor("jurisdiction", "Jurisdiction", 25, _jurisdiction))
 register_risk_factor(RiskFactor("entity_profile", "Entity type and industry", 20, _entity_profile))
-register_risk_factor(RiskFactor("screening", "Screening results", 35, _screening))
+register_risk_factor(RiskFactor("screening", "Screening results", 35, _screening, gather=_screening_inputs))
 register_risk_factor(RiskFactor("alert_history", "Alert history", 10, _no_monitoring_data))
 register_risk_factor(RiskFactor("behaviour", "Transaction behaviour", 10, _no_monitoring_data))

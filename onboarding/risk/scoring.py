@@ -22,10 +22,22 @@ def tier_of(score: int) -> str:
     return next(tier for bound, tier in TIER_BOUNDS if score >= bound)
 
 
+def score_entities(entities: list) -> dict:
+    """{entity pk: RiskScore}, each factor's inputs gathered once for all the entities."""
+    factors = risk_factors()
+    ids = [entity.pk for entity in entities]
+    gathered = {factor.name: factor.gather(ids) for factor in factors if factor.gather is not None}
+    return {entity.pk: _score(entity, factors, gathered) for entity in entities}
+
+
 def score_entity(entity) -> RiskScore:
-    factors, total, floor = [], 0.0, 0
-    for factor in risk_factors():
-        found = factor.compute(entity)
+    return score_entities([entity])[entity.pk]
+
+
+def _score(entity, factors, gathered: dict) -> RiskScore:
+    rows, total, floor = [], 0.0, 0
+    for factor in factors:
+        found = factor.result(entity, gathered)
         severity = min(max(float(found.severity), 0.0), 1.0)
         contribution = round(factor.weight * severity, 1)
         total += contribution
@@ -34,6 +46,6 @@ def score_entity(entity) -> RiskScore:
         if found.floor is not None:
             row["floor"] = found.floor
             floor = max(floor, found.floor)
-        factors.append(row)
+        rows.append(row)
     score = min(100, max(int(round(total)), floor))
-    return RiskScore(score, tier_of(score), factors)
+    return RiskScore(score, tier_of(score), rows)

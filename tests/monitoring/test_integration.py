@@ -88,9 +88,9 @@ def test_alert_history_feeds_the_risk_score(client, world):
 
 
 def test_grouped_risk_inputs_give_the_same_factors(client, world):
-    """risk_feed.recompute reads the alert-history and behaviour inputs of all its entities at once;
-    each factor comes out as it does read entity by entity."""
-    from monitoring.integration import alert_history, behaviour, risk_inputs_prefetched
+    """risk_feed.recompute gathers the alert-history and behaviour inputs of all its entities at
+    once; each factor comes out as it does gathered entity by entity."""
+    from monitoring.integration import _alert_inputs, _statistics, alert_history, behaviour
 
     alpha, beta = world
     gamma = onboard(client, "Gamma Quiet", f"0x{3:040x}")  # no activity, no alerts
@@ -98,9 +98,11 @@ def test_grouped_risk_inputs_give_the_same_factors(client, world):
     Alert.objects.filter(pk=alert.pk).update(status="closed", disposition="true_positive", disposed_at=timezone.now())
     send(client, f"0x{1:040x}", SHARED, "26000", "0xaaa2")  # opens the large-transfer alert again
     entities = list(Entity.objects.filter(pk__in=[alpha["id"], beta["id"], gamma["id"]]))
-    one_by_one = {entity.pk: (alert_history(entity), behaviour(entity)) for entity in entities}
-    with risk_inputs_prefetched([str(entity.pk) for entity in entities]):
-        grouped = {entity.pk: (alert_history(entity), behaviour(entity)) for entity in entities}
+    one_by_one = {entity.pk: (alert_history(entity, _alert_inputs([entity.pk])), behaviour(entity, _statistics([entity.pk])))
+                  for entity in entities}
+    ids = [entity.pk for entity in entities]
+    alerts, statistics = _alert_inputs(ids), _statistics(ids)
+    grouped = {entity.pk: (alert_history(entity, alerts), behaviour(entity, statistics)) for entity in entities}
     assert grouped == one_by_one
     alpha_history = one_by_one[next(e.pk for e in entities if str(e.pk) == alpha["id"])][0]
     assert "open" in alpha_history.detail and "confirmed" in alpha_history.detail

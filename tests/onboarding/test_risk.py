@@ -69,6 +69,56 @@ class TestScore:
         assert factor["contribution"] == 10 and factor["detail"] == "3 critical alerts."
 
 
+class TestManyAtOnce:
+    """risks_recompute (a monitoring batch's recomputation): what risk_recompute writes for each
+    entity, in the same number of statements for three entities as for six."""
+
+    def test_writes_what_one_by_one_writes(self, client, monkeypatch):
+        from common.models import AuditLogEntry
+        from onboarding.risk.services import risks_recompute
+
+        bodies = [create(client, legal_name=f"Person {i}") for i in range(4)]
+        quiet = bodies[0]["id"]
+        monkeypatch.setattr(risk_factors_module, "_factors", dict(risk_factors_module._factors))
+        register_risk_factor(RiskFactor(
+            "alert_history", "Alert history", 10, lambda entity, alerted: FactorResult(1.0 if entity.pk in alerted else 0.0, "alerts"),
+            gather=lambda ids: {i for i in ids if str(i) != quiet}))
+        changed = risks_recompute(entity_ids=[b["id"] for b in bodies], reason="alerts opened or extended")
+        assert changed == 3
+        for body in bodies:
+            entity = Entity.objects.get(pk=body["id"])
+            rows = RiskAssessment.objects.filter(entity=entity).order_by("created_at")
+            factor = next(f for f in entity.risk_factors if f["name"] == "alert_history")
+            if body["id"] == quiet:
+                assert entity.risk_score == body["risk_score"] and rows.count() == 1 and factor["contribution"] == 0
+                continue
+            assert entity.risk_score == body["risk_score"] + 10 and factor["contribution"] == 10
+            latest = rows.last()
+            assert (rows.count(), latest.previous_score, latest.score, latest.reason) == (
+                2, body["risk_score"], body["risk_score"] + 10, "alerts opened or extended")
+            event = Event.objects.filter(type="entity.risk_score_changed", data__entity_id=body["id"]).order_by("created_at").last()
+            assert (event.data["previous_score"], event.data["new_score"]) == (body["risk_score"], body["risk_score"] + 10)
+            audit = AuditLogEntry.objects.filter(action="entity.risk_changed", object_id=body["id"]).order_by("created_at").last()
+            assert audit.after["risk_score"] == body["risk_score"] + 10 and audit.before["risk_score"] == body["risk_score"]
+        assert risks_recompute(entity_ids=[b["id"] for b in bodies], reason="again") == 0  # idempotent
+
+    def test_statements_do_not_grow_with_the_entities(self, client, monkeypatch):
+        from django.db import connection
+        from django.test.utils import CaptureQueriesContext
+
+        from onboarding.risk.services import risks_recompute
+
+        bodies = [create(client, legal_name=f"Person {i}") for i in range(9)]
+        monkeypatch.setattr(risk_factors_module, "_factors", dict(risk_factors_module._factors))
+        register_risk_factor(RiskFactor("alert_history", "Alert history", 10, lambda entity: FactorResult(1.0, "alerts")))
+        counts = []
+        for group in (bodies[:3], bodies[3:]):
+            with CaptureQueriesContext(connection) as captured:
+                assert risks_recompute(entity_ids=[b["id"] for b in group], reason="alerts") == len(group)
+            counts.append(len(captured.captured_queries))
+        assert counts[0] == counts[1], counts
+
+
 class TestRiskHistoryEndpoint:
     def test_roles_tenancy_and_limits(self, client, api, org, other_org, key):
         body = create(client)
