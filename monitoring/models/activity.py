@@ -7,12 +7,19 @@ from common.ids import uuid7
 from common.models import TenantModel
 from monitoring.choices import CardType, CheckType, DepositMethod, FiatEventType, Source
 
+# The foreign keys of the two event tables carry no single-column index of their own: each is the
+# first column of a composite index below ((entity, timestamp); (organization, mode, ...)), which
+# serves the same look-ups. A narrower index only made the planner read an entity's whole past
+# through it and filter the window on the heap, and cost every insert one more index to update.
+_UNINDEXED = {"db_index": False}
+
 
 class Transaction(TenantModel):
     """A transfer between two addresses. `amount` is the canonical decimal string (up to uint256,
     exact on every database); `usd_value` is the numeric column SQL aggregates, null without a price."""
 
     id = models.UUIDField(primary_key=True, default=uuid7, editable=False)
+    organization = models.ForeignKey("organizations.Organization", on_delete=models.CASCADE, related_name="+", **_UNINDEXED)
     chain_id = models.PositiveBigIntegerField(default=0, help_text="0 = off-chain")
     tx_hash = models.CharField(max_length=100)
     log_index = models.PositiveIntegerField(default=0)
@@ -24,8 +31,8 @@ class Transaction(TenantModel):
     timestamp = models.DateTimeField()
     reference = models.CharField(max_length=200, blank=True, default="")
     # The customer on each side: a registered wallet's owner, or the request's entity_id.
-    from_entity = models.ForeignKey("onboarding.Entity", null=True, blank=True, on_delete=models.PROTECT, related_name="+")
-    to_entity = models.ForeignKey("onboarding.Entity", null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    from_entity = models.ForeignKey("onboarding.Entity", null=True, blank=True, on_delete=models.PROTECT, related_name="+", **_UNINDEXED)
+    to_entity = models.ForeignKey("onboarding.Entity", null=True, blank=True, on_delete=models.PROTECT, related_name="+", **_UNINDEXED)
     monitored = models.BooleanField(default=False)
     evaluation = models.JSONField(null=True, blank=True, help_text="Rules skipped and why (e.g. no USD price).")
     source = models.CharField(max_length=10, choices=Source.choices, default=Source.API)
@@ -48,7 +55,8 @@ class Transaction(TenantModel):
 
 class FiatEvent(TenantModel):
     id = models.UUIDField(primary_key=True, default=uuid7, editable=False)
-    entity = models.ForeignKey("onboarding.Entity", on_delete=models.PROTECT, related_name="+")
+    organization = models.ForeignKey("organizations.Organization", on_delete=models.CASCADE, related_name="+", **_UNINDEXED)
+    entity = models.ForeignKey("onboarding.Entity", on_delete=models.PROTECT, related_name="+", **_UNINDEXED)
     event_type = models.CharField(max_length=16, choices=FiatEventType.choices)
     amount = models.DecimalField(max_digits=24, decimal_places=4)
     currency = models.CharField(max_length=3, default="USD")
