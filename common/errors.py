@@ -87,6 +87,18 @@ class RateLimited(ServiceError):
     code = "RATE_LIMIT_EXCEEDED"
 
 
+class ServiceBusy(ServiceError):
+    """The work collided with concurrent writes more often than it is retried; nothing was stored."""
+
+    status_code = 503
+    code = "SERVICE_BUSY"
+    default_message = "The request collided with concurrent writes and nothing was stored; send it again."
+
+    def __init__(self, message: str | None = None, **kwargs):
+        kwargs.setdefault("headers", {"Retry-After": "1"})
+        super().__init__(message, **kwargs)
+
+
 def envelope(code: str, message: str, details=None) -> dict:
     body = {"error": {"code": code, "message": message}}
     if details:

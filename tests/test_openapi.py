@@ -51,3 +51,9 @@ def test_swagger_and_redoc_pages(client):
     for url in ("/v1/docs", "/v1/redoc"):
         response = client.get(url)
         assert response.status_code == 200 and b"openapi.json" in response.content
+
+
+def test_only_ingestion_documents_the_busy_answer(schema):
+    busy = sorted((path, method) for path, item in schema["paths"].items() for method, op in item.items() if "503" in op["responses"])
+    assert busy == [("/v1/monitoring/fiat-events", "post"), ("/v1/monitoring/transfers", "post"),
+                    ("/v1/monitoring/transfers/batch", "post")]

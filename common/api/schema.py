@@ -35,7 +35,10 @@ ERROR_STATUSES = {
     "413": "Body over the limit (PAYLOAD_TOO_LARGE).",
     "422": "A field is missing, of the wrong type or out of range (VALIDATION_ERROR).",
     "429": "Rate limit exceeded (RATE_LIMIT_EXCEEDED).",
+    "503": "Chosen to break a lock cycle with concurrent writes on every retry; nothing stored, send again (SERVICE_BUSY).",
 }
+# Only ingestion retries its transaction and can give up (monitoring.ingestion.retry).
+RETRIED_PATHS = ("/v1/monitoring/transfers", "/v1/monitoring/fiat-events")
 
 
 class AutoSchema(SpectacularAutoSchema):
@@ -47,7 +50,7 @@ def add_error_responses(result, generator, request, public):
     components = result.setdefault("components", {})
     components.setdefault("schemas", {})["Error"] = ERROR_SCHEMA
     ref = {"$ref": "#/components/schemas/Error"}
-    for methods in result.get("paths", {}).values():
+    for path, methods in result.get("paths", {}).items():
         for method, operation in methods.items():
             if method not in ("get", "post", "put", "patch", "delete"):
                 continue
@@ -59,6 +62,8 @@ def add_error_responses(result, generator, request, public):
                 if public_op and code in ("401", "403", "429"):
                     continue
                 if method == "get" and code in ("400", "409", "413"):
+                    continue
+                if code == "503" and not (method == "post" and path.startswith(RETRIED_PATHS)):
                     continue
                 responses[code] = {"description": description, "content": {"application/json": {"schema": ref}}}
     return result

@@ -28,8 +28,10 @@ def _alert_id(alert) -> UUID:
 
 def lock_entities(entity_ids) -> None:
     """Serialise case opening per entity: two batches cannot both open the entity's case. Locked in
-    id order, so two batches over the same entities cannot deadlock."""
-    list(Entity.objects.select_for_update().filter(pk__in=entity_ids).order_by("pk").values_list("pk", flat=True))
+    id order, so two batches over the same entities cannot deadlock; FOR NO KEY UPDATE, so rows
+    other transactions insert that refer to the entity (their foreign-key checks take KEY SHARE)
+    are not held up behind the lock."""
+    list(Entity.objects.select_for_update(no_key=True).filter(pk__in=entity_ids).order_by("pk").values_list("pk", flat=True))
 
 
 @transaction.atomic

@@ -33,7 +33,7 @@ def case_of(principal: Principal, case_id, *, lock: bool = False) -> Case:
     """The caller's case (organization and mode), else a 404 — also for another tenant's id."""
     cases = Case.objects.select_related("entity", "assigned_to")
     if lock:
-        cases = cases.select_for_update(of=("self",))
+        cases = cases.select_for_update(of=("self",), no_key=True)
     case = cases.filter(pk=case_id, organization=principal.organization, mode=principal.mode).first()
     if case is None:
         raise NotFound("No case of yours has this id.")

@@ -128,7 +128,7 @@ def cases_merge(*, principal: Principal, case_id, source_case_ids, reason: str =
     ids = {str(i) for i in source_case_ids} - {str(target.pk)}
     if not ids:
         raise ValidationFailed.for_field("source_case_ids", "Choose at least one other case to merge into this one.")
-    sources = list(Case.objects.select_for_update().filter(pk__in=ids, organization=principal.organization, mode=principal.mode)
+    sources = list(Case.objects.select_for_update(no_key=True).filter(pk__in=ids, organization=principal.organization, mode=principal.mode)
                    .order_by("number"))
     if len(sources) != len(ids):
         raise NotFound("No case of yours has one of these ids.")

@@ -131,7 +131,7 @@ def ctr_file(*, principal: Principal, entity_id, form_data: dict | None, alert_i
 def _ctr_record(principal: Principal, subject: Subject, data: dict, from_body: bool, review: Review) -> FilingRecord:
     form, now = review.form, timezone.now()
     if subject.alert is not None:
-        Alert.objects.select_for_update().filter(pk=subject.alert.pk).first()
+        Alert.objects.select_for_update(no_key=True).filter(pk=subject.alert.pk).first()
         _require_first_report(subject, form)
     draft = _unchanged_draft(principal, subject, data, from_body)
     currency = LOCAL_CURRENCY.get(subject.renderer.jurisdiction, "USD")

@@ -65,7 +65,7 @@ def _open_alerts(organization, mode: str, groups) -> dict[tuple[UUID, str], Aler
     locks in the same order, so two concurrent batches cannot deadlock on them)."""
     if not groups:
         return {}
-    rows = Alert.objects.select_for_update().filter(
+    rows = Alert.objects.select_for_update(no_key=True).filter(
         organization=organization, mode=mode, status__in=OPEN_STATUSES, entity_id__in={key[0] for key in groups},
         rule_code__in={key[1] for key in groups}).order_by("pk").only("pk", "entity_id", "rule_code")
     return {(alert.entity_id, alert.rule_code): alert for alert in rows if (alert.entity_id, alert.rule_code) in groups}
@@ -144,7 +144,7 @@ def _announce_many(organization, mode: str, opened: list[tuple[Alert, list[RuleR
 def alert_dispose(*, principal: Principal, alert_id, entity_id=None, disposition: str, notes: str = "") -> Alert:
     """Record the disposition (who, when, why) and close the alert; a second one is a 409."""
     require_role(principal, DISPOSE_ROLE)
-    alerts = Alert.objects.select_for_update().filter(pk=alert_id, organization=principal.organization, mode=principal.mode)
+    alerts = Alert.objects.select_for_update(no_key=True).filter(pk=alert_id, organization=principal.organization, mode=principal.mode)
     if entity_id is not None:
         alerts = alerts.filter(entity_id=entity_id)
     alert = alerts.first()

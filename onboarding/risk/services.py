@@ -30,7 +30,7 @@ def risks_recompute(*, entity_ids, reason: str, actor=None) -> int:
     deadlock), each factor's inputs read once for all, one update, and one insert each for the
     history rows, the events and the audit entries. Returns how many scores or tiers changed."""
     reason = reason[:300]
-    entities = list(Entity.objects.select_for_update(of=("self",)).select_related("organization")
+    entities = list(Entity.objects.select_for_update(of=("self",), no_key=True).select_related("organization")
                     .filter(pk__in=list(entity_ids)).order_by("pk"))
     results = score_entities(entities)
     now = timezone.now()

@@ -56,7 +56,7 @@ def provider_checks_run(*, entity_id, check_types=PROVIDER_CHECKS, actor=None) -
 @transaction.atomic
 def provider_checks_record(*, entity_id, answers: dict[str, list[ProviderAnswer] | None], provider_name: str,
                            actor=None) -> list[ComplianceCheck]:
-    entity = Entity.objects.select_for_update().get(pk=entity_id)
+    entity = Entity.objects.select_for_update(no_key=True).get(pk=entity_id)
     checks = [_record_provider_check(entity, check_type, subject_answers, provider_name, actor)
               for check_type, subject_answers in answers.items()]
     flags_recompute(entity=entity)
@@ -127,7 +127,8 @@ def external_check_record(*, principal: Principal, entity_id, check_type: str, p
     (the result counts from now on), a review or fail result moves a pending entity to under review,
     and one on-chain status update is written per active wallet. Returns (check, status updated)."""
     require_role(principal, EXTERNAL_ROLE)
-    entity = Entity.objects.select_for_update().filter(pk=entity_id, organization=principal.organization, mode=principal.mode).first()
+    entity = Entity.objects.select_for_update(no_key=True).filter(
+        pk=entity_id, organization=principal.organization, mode=principal.mode).first()
     if entity is None:
         raise NotFound("No entity of yours has this id.")
     summary = f"External {check_type.replace('_', ' ')} result from {provider}: {result}."

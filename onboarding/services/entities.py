@@ -38,7 +38,7 @@ def _state(entity: Entity) -> dict:
 
 
 def _locked_entity(principal: Principal, entity_id) -> Entity:
-    entity = Entity.objects.select_for_update().filter(
+    entity = Entity.objects.select_for_update(no_key=True).filter(
         pk=entity_id, organization=principal.organization, mode=principal.mode).first()
     if entity is None:
         raise NotFound("No entity of yours has this id.")
@@ -152,7 +152,7 @@ def entity_review(*, principal: Principal, entity_id, action: str, reason: str =
 @transaction.atomic
 def entity_flag_for_review(*, entity: Entity, reason: str) -> Entity:
     """A screening hit moves a pending entity to under review (the system acts); others stay put."""
-    entity = Entity.objects.select_for_update().get(pk=entity.pk)
+    entity = Entity.objects.select_for_update(no_key=True).get(pk=entity.pk)
     if entity.status != EntityStatus.PENDING:
         return entity
     return _move(entity, "flag_for_review", actor=None, actor_label=None, reason=reason)

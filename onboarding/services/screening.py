@@ -108,7 +108,7 @@ def wallet_screen(*, wallet_id, trigger: str = "wallet_added") -> ComplianceChec
 
 @transaction.atomic
 def screening_record(*, entity_id, subjects: list[Subject], findings: Findings, trigger: str) -> ComplianceCheck | None:
-    entity = Entity.objects.select_for_update().filter(pk=entity_id).first()
+    entity = Entity.objects.select_for_update(no_key=True).filter(pk=entity_id).first()
     if entity is None:
         return None
     check = ComplianceCheck.objects.create(
@@ -232,7 +232,8 @@ def hit_mark_false_positive(*, principal: Principal, entity_id, hit_id, reason: 
     require_role(principal, FALSE_POSITIVE_ROLE)
     if not (reason or "").strip():
         raise ValidationFailed.for_field("reason", "Say why this hit is a false positive.")
-    entity = Entity.objects.select_for_update().filter(pk=entity_id, organization=principal.organization, mode=principal.mode).first()
+    entity = Entity.objects.select_for_update(no_key=True).filter(
+        pk=entity_id, organization=principal.organization, mode=principal.mode).first()
     if entity is None:
         raise NotFound("No entity of yours has this id.")
     hit = ScreeningHit.objects.filter(pk=hit_id, entity=entity).first()

@@ -215,3 +215,70 @@ def test_a_batch_chosen_as_deadlock_victim_runs_again_from_the_start(org, custom
     outcome = store(org, [transfer(1, address(1), address(900), "12000", T0)], run_monitoring=True)
     assert calls["n"] == 2 and outcome.ingested == 1
     assert Transaction.objects.count() == 1 and Alert.objects.get(rule_code="large_transfer").hit_count == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_batch_chosen_as_victim_every_time_is_a_503_and_stores_nothing(org, customers, monkeypatch):
+    import psycopg.errors
+    from django.db import OperationalError
+
+    from common.errors import ServiceBusy, error_response
+    from monitoring.ingestion import retry
+
+    calls = {"n": 0}
+
+    def monitor_always_deadlocked(**kwargs):
+        calls["n"] += 1
+        raise OperationalError("deadlock detected") from psycopg.errors.DeadlockDetected("deadlock detected")
+
+    monkeypatch.setattr("monitoring.ingestion.services.monitor", monitor_always_deadlocked)
+    monkeypatch.setattr(retry.time, "sleep", lambda seconds: None)
+    with pytest.raises(ServiceBusy) as raised:
+        store(org, [transfer(1, address(1), address(900), "12000", T0)], run_monitoring=True)
+    assert calls["n"] == retry.ATTEMPTS
+    assert Transaction.objects.count() == 0 and Alert.objects.count() == 0
+    status, body, headers = error_response(raised.value)
+    assert (status, body["error"]["code"], headers) == (503, "SERVICE_BUSY", {"Retry-After": "1"})
+    assert "nothing was stored" in body["error"]["message"]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_entities_locked_to_open_cases_do_not_hold_up_inserts_that_reference_them(org, customers):
+    """Case opening locks the batch's entities FOR NO KEY UPDATE: another batch's transfers, whose
+    foreign-key check at commit takes a KEY SHARE lock on the same entity, commit at once. (With
+    FOR UPDATE they waited for the whole other batch, and the two could deadlock over the case
+    number sequence: seen as a 500 in bench/ingest.py --million.)"""
+    import threading
+
+    from django.db import transaction
+
+    from filings.cases.attach import lock_entities
+
+    if connection.vendor != "postgresql":
+        pytest.skip("row lock modes are PostgreSQL's (SQLite locks the whole database)")
+    sender = customers[0]
+    holding, release = threading.Event(), threading.Event()
+
+    def hold():
+        try:
+            with transaction.atomic():
+                lock_entities({sender.pk})
+                holding.set()
+                release.wait(15)
+        finally:
+            connection.close()
+
+    holder = threading.Thread(target=hold)
+    holder.start()
+    try:
+        assert holding.wait(15)
+        with transaction.atomic():
+            with connection.cursor() as cursor:
+                cursor.execute("SET LOCAL lock_timeout = '3s'")  # a wait for the holder fails the test
+            outcome = store(org, [transfer(1, address(1), address(900), "5", T0)])
+        held_up = release.is_set()
+    finally:
+        release.set()
+        holder.join(15)
+    assert outcome.ingested == 1 and not held_up
+    assert Transaction.objects.filter(from_entity=sender).count() == 1
