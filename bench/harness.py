@@ -152,7 +152,12 @@ def paced_run(base: str, requests: list[bytes], *, rate: float, duration: float,
     requests each open one (as a load balancer does once, not per request) and queue behind the
     handshakes; wrk2 likewise leaves out its calibration period. Returns the achieved rate,
     p50/p99/max in ms over the counted requests and the non-200 count; `trace` (a file) gets each
-    answered request's due time and latency, warm-up included, for looking at where a tail comes from."""
+    answered request's due time and latency, warm-up included, for looking at where a tail comes from.
+    The client's own collector is paused for the run (a full collection in this process would hold
+    back sends and show as server latency), and how late the client itself sent is reported
+    (`send_lag_max`, ms past the due time; requests sent over 5 ms late): a tail with no send lag
+    is the server's."""
+    import gc
     import selectors
 
     host, port = base.removeprefix("http://").split(":")
@@ -165,7 +170,9 @@ def paced_run(base: str, requests: list[bytes], *, rate: float, duration: float,
     total = int(rate * (warmup + duration))
     start = time.perf_counter() + 0.05
     cpu_start = time.process_time()
-    sent = 0
+    sent, send_lag_max, late_sends = 0, 0.0, 0
+    collecting = gc.isenabled()
+    gc.disable()
 
     def connect() -> socket.socket:
         sock = socket.create_connection(address)
@@ -194,6 +201,9 @@ def paced_run(base: str, requests: list[bytes], *, rate: float, duration: float,
             else:
                 break
             request = requests[sent % len(requests)]
+            lag = (time.perf_counter() - (start + sent / rate)) * 1000
+            if sent / rate >= warmup:
+                send_lag_max, late_sends = max(send_lag_max, lag), late_sends + (lag > 5)
             sock.send(request)
             busy[sock] = [start + sent / rate, bytearray(), request]
             selector.register(sock, selectors.EVENT_READ)
@@ -230,6 +240,8 @@ def paced_run(base: str, requests: list[bytes], *, rate: float, duration: float,
                 sock.close()
                 open_count -= 1
     elapsed = time.perf_counter() - start
+    if collecting:
+        gc.enable()
     for sock in idle:
         sock.close()
     if trace:
@@ -237,5 +249,5 @@ def paced_run(base: str, requests: list[bytes], *, rate: float, duration: float,
     latencies.sort()
     return {"rps": len(latencies) / (elapsed - warmup), "offered": rate, "p50": latencies[len(latencies) // 2],
             "p99": latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))], "max": latencies[-1],
-            "requests": len(latencies), "non200": non200,
+            "requests": len(latencies), "non200": non200, "send_lag_max": send_lag_max, "late_sends": late_sends,
             "client_cpu": (time.process_time() - cpu_start) / elapsed}  # share of one core the client used

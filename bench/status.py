@@ -189,7 +189,8 @@ def main():
     if paced:
         print(f"{'wallet look-up, open loop at ' + format(paced['offered'], '.0f') + '/s':52} {paced['rps']:8.0f} "
               f"{paced['p50']:8.2f} {paced['p99']:8.2f} {paced['non200']:8d}   (max {paced['max']:.1f} ms, "
-              f"{paced['requests']} requests over {args.paced:.0f}s; client used {paced['client_cpu'] * 100:.0f}% of a core)")
+              f"{paced['requests']} requests over {args.paced:.0f}s; client used {paced['client_cpu'] * 100:.0f}% of a core, "
+              f"sent at most {paced['send_lag_max']:.1f} ms late, {paced['late_sends']} over 5 ms)")
     print(f"POST /v1/compliance/batch/status, {batch['items']} wallets: median {batch['median']:.1f} ms, p99 {batch['p99']:.1f} ms, "
           f"max {batch['max']:.1f} ms over {args.batches} requests")
     print(f"wallet look-up / whoami: {wallet['rps'] / whoami['rps']:.2f} of the platform's own authenticated GET")
