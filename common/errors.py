@@ -20,13 +20,14 @@ class ServiceError(Exception):
     status_code = status.HTTP_400_BAD_REQUEST
     code = "BAD_REQUEST"
     default_message = "The request could not be processed."
+    default_headers: dict[str, str] = {}
 
     def __init__(self, message: str | None = None, *, code: str | None = None, details=None, headers=None):
         self.message = message or self.default_message
         if code:
             self.code = code
         self.details = details or []
-        self.headers = headers or {}
+        self.headers = headers or dict(self.default_headers)
         super().__init__(self.message)
 
 
@@ -38,10 +39,7 @@ class Unauthenticated(ServiceError):
     status_code = 401
     code = "UNAUTHENTICATED"
     default_message = "Authentication credentials were missing or invalid."
-
-    def __init__(self, message: str | None = None, **kwargs):
-        kwargs.setdefault("headers", {"WWW-Authenticate": 'Bearer realm="api"'})
-        super().__init__(message, **kwargs)
+    default_headers = {"WWW-Authenticate": 'Bearer realm="api"'}
 
 
 class Forbidden(ServiceError):
@@ -93,10 +91,7 @@ class ServiceBusy(ServiceError):
     status_code = 503
     code = "SERVICE_BUSY"
     default_message = "The request collided with concurrent writes and nothing was stored; send it again."
-
-    def __init__(self, message: str | None = None, **kwargs):
-        kwargs.setdefault("headers", {"Retry-After": "1"})
-        super().__init__(message, **kwargs)
+    default_headers = {"Retry-After": "1"}
 
 
 def envelope(code: str, message: str, details=None) -> dict:
