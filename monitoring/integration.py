@@ -91,7 +91,7 @@ SEVERITY_POINTS = {Severity.CRITICAL: 0.5, Severity.HIGH: 0.25, Severity.MEDIUM:
 
 
 # Both factors below gather their inputs for all the entities scored together (onboarding.risk:
-# a batch's recomputation reads them in four grouped queries; a single entity through the same reads).
+# a batch's recomputation reads them in five grouped queries; a single entity through the same reads).
 
 
 def _alert_inputs(ids) -> tuple[dict, dict]:

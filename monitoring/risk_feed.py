@@ -2,7 +2,7 @@
 one, the entities' scores are recomputed by a worker (on commit), off the ingestion path."""
 
 from common.outbox import enqueue_on_commit
-from onboarding.risk.services import risks_recompute
+from onboarding.risk import risks_recompute
 
 
 def schedule(entity_ids, *, reason: str) -> None:

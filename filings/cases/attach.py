@@ -13,6 +13,7 @@ from uuid import UUID
 from django.db import transaction
 from django.utils import timezone
 
+from common.audit import audit_records
 from filings.cases import common, metrics
 from filings.choices import CaseEventKind, CaseOrigin, CasePriority, CaseStatus
 from filings.models import Case, CaseAlert, CaseEvent
@@ -106,9 +107,9 @@ def _record(organization, mode: str, existing: dict[UUID, Case], opened: dict[UU
     events += [common.timeline_row(case, CaseEventKind.ALERTS_ATTACHED, body=f"{len(ids(entity_id))} new alert(s) joined the case.",
                                    data={"alert_ids": ids(entity_id)}) for entity_id, case in existing.items()]
     CaseEvent.objects.bulk_create(events)
-    common.audit_rows(by=None, action="case.created", items=[(case, None, {"number": case.number, "alert_ids": ids(entity_id)})
-                                                              for entity_id, case in opened.items()])
-    common.audit_rows(by=None, action="case.alerts_attached", items=[(case, None, {"alert_ids": ids(entity_id)})
-                                                                      for entity_id, case in existing.items()])
+    audit_records(actor=None, action="case.created", object_type="case",
+                  changes=[(case, None, {"number": case.number, "alert_ids": ids(entity_id)}) for entity_id, case in opened.items()])
+    audit_records(actor=None, action="case.alerts_attached", object_type="case",
+                  changes=[(case, None, {"alert_ids": ids(entity_id)}) for entity_id, case in existing.items()])
     events_emit(organization=organization, mode=mode, events=[("case.created", common.created_payload(case, ids(entity_id)))
                                                               for entity_id, case in opened.items()])

@@ -1,14 +1,13 @@
 """What the case services share: who acts, the case looked up in the caller's tenant, numbering,
-timeline rows, bulk audit rows and the webhook payloads of `case.*` events."""
+timeline rows and the webhook payloads of `case.*` events."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from datetime import datetime
 
 from django.db import IntegrityError, transaction
 
-from common.audit import actor_of, audit_records
+from common.audit import actor_of
 from common.errors import NotFound
 from common.principal import Principal
 from filings.models import Case, CaseAlert, CaseEvent, CaseSequence
@@ -70,11 +69,6 @@ def timeline_add(case: Case, kind: str, *, by=None, body: str = "", data: dict |
     event = timeline_row(case, kind, by=by, body=body, data=data)
     event.save()
     return event
-
-
-def audit_rows(*, by, action: str, items: Iterable[tuple[Case, dict | None, dict | None]]) -> None:
-    """common.audit.audit_record for many cases in one insert (a monitoring batch opening hundreds)."""
-    audit_records(actor=by, action=action, object_type="case", changes=list(items))
 
 
 def assignee_id(case: Case) -> str | None:

@@ -30,6 +30,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from django.db.models import OuterRef, Subquery
+
 from onboarding.choices import CheckResult, CheckType, EntityType, HitStatus
 from onboarding.risk.tables import BUSINESS_BASE, INDIVIDUAL_BASE, UNKNOWN_INDUSTRY, industry_severity, jurisdiction_band
 
@@ -87,17 +89,19 @@ def _entity_profile(entity) -> FactorResult:
 def _screening_inputs(entity_ids: list) -> tuple[dict, dict]:
     """Per entity: the scores of its open hits at or above the review threshold, and the result of
     its latest built-in sanctions check."""
-    from onboarding.models import ComplianceCheck, ScreeningHit
+    from onboarding.models import ComplianceCheck, Entity, ScreeningHit
     from onboarding.screening.thresholds import review_threshold
 
     hits: dict = defaultdict(list)
     for entity_id, score in ScreeningHit.objects.filter(entity_id__in=entity_ids, active=True, status=HitStatus.OPEN,
                                                         score__gte=review_threshold()).values_list("entity_id", "score"):
         hits[entity_id].append(score)
-    latest: dict = {}
-    for entity_id, result in (ComplianceCheck.objects.filter(entity_id__in=entity_ids, check_type=CheckType.SANCTIONS, external=False)
-                              .order_by("entity_id", "-created_at", "-id").values_list("entity_id", "result")):
-        latest.setdefault(entity_id, result)
+    # The latest check per entity, as a subquery per entity (one probe of the (entity, check_type,
+    # created_at) index each): every re-screening adds a check, so reading them all would grow.
+    latest_check = (ComplianceCheck.objects.filter(entity=OuterRef("pk"), check_type=CheckType.SANCTIONS, external=False)
+                    .order_by("-created_at", "-id").values("result")[:1])
+    latest = {entity_id: result for entity_id, result in Entity.objects.filter(pk__in=entity_ids).annotate(
+        latest=Subquery(latest_check)).values_list("pk", "latest") if result is not None}
     return hits, latest
 
 
@@ -105,7 +109,7 @@ def _screening(entity, inputs: tuple[dict, dict]) -> FactorResult:
     from onboarding.screening.thresholds import fail_threshold
 
     hits_by_entity, latest_by_entity = inputs
-    hits = sorted(hits_by_entity.get(entity.pk, ()), reverse=True)
+    hits = hits_by_entity.get(entity.pk, ())
     confirmed = [score for score in hits if score >= fail_threshold()]
     findings, severity, floor = [], 0.0, None
     if confirmed or entity.sanctioned:

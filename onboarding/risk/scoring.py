@@ -30,10 +30,6 @@ def score_entities(entities: list) -> dict:
     return {entity.pk: _score(entity, factors, gathered) for entity in entities}
 
 
-def score_entity(entity) -> RiskScore:
-    return score_entities([entity])[entity.pk]
-
-
 def _score(entity, factors, gathered: dict) -> RiskScore:
     rows, total, floor = [], 0.0, 0
     for factor in factors:

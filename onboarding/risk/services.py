@@ -25,13 +25,21 @@ def risk_recompute(*, entity: Entity, reason: str, actor=None) -> Entity:
 
 @transaction.atomic
 def risks_recompute(*, entity_ids, reason: str, actor=None) -> int:
-    """risk_recompute for each of the entities, in a fixed number of statements whatever their
-    number: the rows locked in id order (two batches touching the same entities wait rather than
-    deadlock), each factor's inputs read once for all, one update, and one insert each for the
-    history rows, the events and the audit entries. Returns how many scores or tiers changed."""
+    """risk_recompute for each of the entities, in a number of statements that does not grow with
+    theirs (only with the organizations and modes among them: events are emitted per tenant): the
+    rows locked in id order (two batches touching the same entities wait rather than deadlock), each
+    factor's inputs read once for all, one update, and one insert each for the history rows and
+    the audit entries. Ids that match no entity are skipped. Returns how many scores or tiers changed.
+
+    The factors' inputs are read under the locks, not before: a change committed meanwhile by
+    another writer (an alert, a screening result), whose own recomputation waits for these locks,
+    then cannot be overwritten by a score computed from what came before it. The locks are
+    FOR NO KEY UPDATE, so rows inserted elsewhere that refer to the entities are not held up."""
     reason = reason[:300]
     entities = list(Entity.objects.select_for_update(of=("self",), no_key=True).select_related("organization")
                     .filter(pk__in=list(entity_ids)).order_by("pk"))
+    if not entities:
+        return 0
     results = score_entities(entities)
     now = timezone.now()
     updated, changed = [], []

@@ -119,6 +119,43 @@ class TestManyAtOnce:
         assert counts[0] == counts[1], counts
 
 
+    def test_entities_of_several_organizations_and_modes_keep_their_own(self, api, org, other_org, key, monkeypatch):
+        from common.models import AuditLogEntry
+        from onboarding.risk import risks_recompute
+
+        bodies = [create(api(key(tenant, role="l2_investigator", mode=mode)), legal_name=f"Person {tenant.slug} {mode}")
+                  for tenant, mode in ((org, "test"), (org, "live"), (other_org, "test"))]
+        monkeypatch.setattr(risk_factors_module, "_factors", dict(risk_factors_module._factors))
+        register_risk_factor(RiskFactor("alert_history", "Alert history", 10, lambda entity: FactorResult(1.0, "alerts")))
+        assert risks_recompute(entity_ids=[b["id"] for b in bodies], reason="alerts") == 3
+        for body in bodies:
+            entity = Entity.objects.get(pk=body["id"])
+            scope = {"organization_id": entity.organization_id, "mode": entity.mode}
+            latest = RiskAssessment.objects.filter(entity=entity).order_by("created_at").last()
+            assert (latest.organization_id, latest.mode, latest.score) == (entity.organization_id, entity.mode, body["risk_score"] + 10)
+            events = Event.objects.filter(type="entity.risk_score_changed", data__entity_id=body["id"], data__reason="alerts")
+            assert list(events.values_list("organization_id", "mode")) == [tuple(scope.values())]
+            audit = AuditLogEntry.objects.get(action="entity.risk_changed", object_id=body["id"], after__reason="alerts")
+            assert (audit.organization_id, audit.mode) == tuple(scope.values())
+
+    def test_unknown_ids_are_skipped_and_no_ids_read_nothing(self, client, monkeypatch):
+        import uuid
+
+        from django.db import connection
+        from django.test.utils import CaptureQueriesContext
+
+        from onboarding.risk import risks_recompute
+
+        body = create(client)
+        monkeypatch.setattr(risk_factors_module, "_factors", dict(risk_factors_module._factors))
+        register_risk_factor(RiskFactor("alert_history", "Alert history", 10, lambda entity: FactorResult(1.0, "alerts")))
+        assert risks_recompute(entity_ids=[uuid.uuid4(), body["id"]], reason="alerts") == 1
+        assert Entity.objects.get(pk=body["id"]).risk_score == body["risk_score"] + 10
+        with CaptureQueriesContext(connection) as captured:
+            assert risks_recompute(entity_ids=[], reason="nothing") == 0
+        assert [q["sql"] for q in captured.captured_queries if not q["sql"].startswith(("SAVEPOINT", "RELEASE"))] == []
+
+
 class TestRiskHistoryEndpoint:
     def test_roles_tenancy_and_limits(self, client, api, org, other_org, key):
         body = create(client)
