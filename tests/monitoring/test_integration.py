@@ -106,3 +106,22 @@ def test_grouped_risk_inputs_give_the_same_factors(client, world):
     assert grouped == one_by_one
     alpha_history = one_by_one[next(e.pk for e in entities if str(e.pk) == alpha["id"])][0]
     assert "open" in alpha_history.detail and "confirmed" in alpha_history.detail
+
+
+def test_the_risk_task_runs_again_after_a_database_error(monkeypatch):
+    """The batch's recomputation is one transaction: a deadlock victim or a lost connection fails
+    all of it, and the task (idempotent) runs again rather than leaving the scores behind."""
+    from django.db import OperationalError
+
+    from monitoring import risk_feed, tasks
+
+    calls = []
+
+    def recompute(entity_ids, *, reason):
+        calls.append((entity_ids, reason))
+        if len(calls) == 1:
+            raise OperationalError("deadlock detected")
+
+    monkeypatch.setattr(risk_feed, "recompute", recompute)
+    result = tasks.recompute_entity_risk.apply(args=[["e1", "e2"], "alerts opened"], throw=False)  # as a worker runs it
+    assert result.successful() and calls == [(["e1", "e2"], "alerts opened")] * 2
