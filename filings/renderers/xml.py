@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from lxml import etree
 
+from filings.renderers.text import xml_safe
+
 
 class XmlWriter:
     def __init__(self, namespace: str, root_tag: str, *, prefix: str | None = None):
@@ -22,12 +24,12 @@ class XmlWriter:
         if text is None or text == "":
             return None
         child = self.element(parent, tag)
-        child.text = str(text)
+        child.text = xml_safe(str(text))  # a control character in stored data must not stop the document
         return child
 
     def required(self, parent: etree._Element, tag: str, text: str | None) -> None:
         """An element the schema requires even when its value is blank."""
-        self.element(parent, tag).text = text or None
+        self.element(parent, tag).text = xml_safe(text) if text else None
 
     def serialise(self, **attributes: str) -> bytes:
         for name, value in attributes.items():

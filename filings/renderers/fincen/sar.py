@@ -24,7 +24,7 @@ from filings.renderers.fincen.narrative import attachment_name, blocks, compose,
 from filings.renderers.fincen.parties import SAR, Context
 from filings.renderers.formatting import digits, whole_dollars, yyyymmdd
 from filings.renderers.summary import amount_involved, instruments, transactions_of
-from filings.renderers.text import Changes
+from filings.renderers.text import Changes, xml_safe
 
 # The subtypes the SAR schema accepts (ValidateSuspiciousActivitySubtypeID), for officer-chosen codes.
 FINCEN_SUBTYPES = frozenset((
@@ -198,7 +198,7 @@ class FincenSarRenderer(Renderer):
 
     @staticmethod
     def _narrative(context: Context, activity: etree._Element, attachment: str | None) -> None:
-        text = compose(context.form, attachment, context.changes)
+        text = xml_safe(compose(context.form, attachment, context.changes))
         for number, block in enumerate(blocks(text) or [""], start=1):
             element = context.batch.node(activity, "ActivityNarrativeInformation")
             context.batch.add(element, "ActivityNarrativeSequenceNumber", number)
