@@ -413,6 +413,9 @@ def parse_args():
     parser.add_argument("--celery-concurrency", type=int, default=2, help="the Celery worker's processes (make run: 2)")
     parser.add_argument("--per-day", type=int, default=10_000, help="transactions per day of data time (all entities)")
     parser.add_argument("--history-days", type=int, default=31, help="days of earlier traffic stored before the run")
+    parser.add_argument("--warmup", type=int, default=8_000,
+                        help="transactions sent to each mode before anything is measured (the web processes keep the "
+                             "histories they read: steady state needs each to have seen most entities, ~100,000)")
     parser.add_argument("--single-rate", type=float, default=50)
     parser.add_argument("--single-seconds", type=float, default=30)
     parser.add_argument("--profile", type=Path, help="record the web and Celery workers with py-spy (PY_SPY names the binary) "
@@ -432,7 +435,9 @@ def start_profiler(args, web_pid: int, worker_pid: int) -> list[subprocess.Popen
     if not args.profile:
         return []
     args.profile.mkdir(parents=True, exist_ok=True)
-    spy = os.environ.get("PY_SPY", "py-spy")
+    # py-spy installed into the project's virtualenv sits beside its interpreter, not on PATH.
+    beside = Path(sys.executable).with_name("py-spy")
+    spy = os.environ.get("PY_SPY") or (str(beside) if beside.exists() else "py-spy")
     return [subprocess.Popen([spy, "record", "--pid", str(pid), "--format", "raw", "--rate", "200", "--nonblocking",
                               "--output", str(args.profile / f"{name}-{pid}.txt")], stdout=subprocess.DEVNULL,
                              stderr=subprocess.DEVNULL)
@@ -486,7 +491,7 @@ def main():
     keys = {mode: [manage(env, "create_api_key", "--org", "bench", "--mode", mode, "--tier", "premium", "--role", "admin")
                    .strip().splitlines()[-1] for _ in range(6)] for mode in ("live", "test")}
     setup_django(env)
-    days = args.history_days + (args.transactions + 20 * args.batch) / args.per_day  # the data ends about now
+    days = args.history_days + (args.transactions + 2 * args.warmup + 20 * args.batch) / args.per_day  # the data ends about now
     start = datetime.now(UTC).replace(microsecond=0) - timedelta(days=days)
     traffic = Traffic(args.entities, args.per_day, start)
     tags = write_tags(traffic)
@@ -507,8 +512,11 @@ def main():
     meter, profilers = CpuMeter(web.pid, worker.pid), []
     try:
         for mode, flag in (("test", "false"), ("live", "true")):  # warm-up, not counted
-            send_batches(clients[mode], [f'{{"run_monitoring": {flag}, "transactions": {json.dumps(traffic.batch(args.batch))}}}'
-                                         for _ in range(2 * args.concurrency)], args.keep_alive)
+            for start in range(0, args.warmup, args.round * args.batch):
+                count = math.ceil(min(args.round * args.batch, args.warmup - start) / args.batch)
+                send_batches(clients[mode], [f'{{"run_monitoring": {flag}, "transactions": {json.dumps(traffic.batch(args.batch))}}}'
+                                             for _ in range(count)], args.keep_alive)
+        print(f"warmed up with {args.warmup:,} transactions per mode", flush=True)
         sampler.start()
         singles, single_cpu = run_singles(args, base, keys["live"], traffic, meter)  # first, on a calm system
         profilers = start_profiler(args, web.pid, worker.pid)
