@@ -181,11 +181,7 @@ REST_FRAMEWORK = {
         "common.authentication.CookieSessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["common.permissions.HasRole"],
-    "DEFAULT_PARSER_CLASSES": [
-        "common.parsers.JSONObjectParser",
-        "rest_framework.parsers.MultiPartParser",
-        "rest_framework.parsers.FormParser",
-    ],
+    "DEFAULT_PARSER_CLASSES": ["common.parsers.JSONObjectParser"],  # JSON only: no endpoint takes a form or an upload
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "DEFAULT_CONTENT_NEGOTIATION_CLASS": "common.api.negotiation.JSONFirstContentNegotiation",
     "DEFAULT_SCHEMA_CLASS": "common.api.schema.AutoSchema",
