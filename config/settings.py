@@ -22,6 +22,7 @@ DEBUG = env_bool("DEBUG", False)
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]", "testserver"])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 PORT = env_int("PORT", 8000)
+HOST = os.environ.get("HOST", "127.0.0.1")  # the address `make run` binds: this machine only unless set (0.0.0.0 for all)
 PUBLIC_URL = os.environ.get("PUBLIC_URL", f"http://localhost:{PORT}").rstrip("/")
 
 INSTALLED_APPS = [
