@@ -1,7 +1,8 @@
-"""backfill: CSV and JSON Lines, invalid lines reported by number, idempotent, resumable."""
+"""backfill: CSV and JSON Lines, invalid lines reported by number, idempotent, resumable; run_monitoring --since."""
 
 import io
 import json
+import warnings
 
 import pytest
 from django.core.management import CommandError, call_command
@@ -66,3 +67,35 @@ def test_unknown_org_and_file(org, tmp_path):
         run(str(tmp_path / "missing.csv"), "--org", org.slug)
     with pytest.raises(CommandError):
         run(str(tmp_path), "--org", "nope")
+
+
+class TestRunMonitoringSince:
+    TIMES = ["2026-01-31T22:00:00Z", "2026-01-31T23:59:00Z", "2026-02-01T00:00:00Z", "2026-02-01T08:00:00Z"]
+
+    @pytest.fixture
+    def stored(self, org, customer, tmp_path):
+        path = tmp_path / "h.csv"
+        path.write_text(HEADER + "".join(f"1,0x{1:040x},0x{999:040x},100,USDC,{at},0x{i:064x}\n" for i, at in enumerate(self.TIMES)))
+        run(str(path), "--org", org.slug)
+        return Transaction.objects.filter(organization=org)
+
+    @pytest.mark.parametrize(("since", "cutoff", "evaluated"), [
+        ("2026-02-01", "2026-02-01T00:00:00+00:00", 2),                  # a bare date: midnight UTC
+        ("2026-02-01T08:00:00", "2026-02-01T08:00:00+00:00", 1),         # no offset: UTC
+        ("2026-02-01T01:00:00+02:00", "2026-02-01T01:00:00+02:00", 3),   # its own offset: 23:00 UTC the day before
+        ("2026-01-31T23:59:00Z", "2026-01-31T23:59:00+00:00", 3),
+    ])
+    def test_cutoff_without_a_naive_datetime_warning(self, org, stored, since, cutoff, evaluated):
+        out = io.StringIO()
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", RuntimeWarning)  # "received a naive datetime while time zone support is active"
+            call_command("run_monitoring", "--org", org.slug, "--since", since, stdout=out)
+        assert f"{evaluated} events to evaluate (at or after {cutoff})." in out.getvalue()
+        monitored = sorted(tx.timestamp.isoformat().replace("+00:00", "Z") for tx in stored.filter(monitored=True))
+        assert monitored == self.TIMES[-evaluated:]
+
+    @pytest.mark.parametrize("since", ["yesterday", "2026-13-01", "2026-02-30", "01/02/2026", ""])
+    def test_bad_input_is_a_command_error_and_evaluates_nothing(self, org, stored, since):
+        with pytest.raises(CommandError, match="is not a date"):
+            call_command("run_monitoring", "--org", org.slug, "--since", since, stdout=io.StringIO())
+        assert not stored.filter(monitored=True).exists()
