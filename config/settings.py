@@ -297,11 +297,14 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
+    "filters": {"sweeps_at_debug": {"()": "common.log_filters.SweepsAtDebug"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
     "loggers": {
         "django.request": {"level": "ERROR"},
         "security": {"level": "INFO"},
+        # Celery's per-task lines of the beat sweeps (every 5 s) at DEBUG
+        **{name: {"filters": ["sweeps_at_debug"]} for name in ("celery.beat", "celery.worker.strategy", "celery.app.trace")},
     },
 }
 
