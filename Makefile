@@ -22,7 +22,7 @@ system-deps:
 
 run: deps
 	@$(PY) manage.py migrate --noinput -v0
-	@$(PY) manage.py createcachetable
+	@$(PY) manage.py createcachetable -v0
 	@$(PY) manage.py collectstatic --noinput -v0
 	@$(PY) manage.py bootstrap_demo
 	@$(PY) manage.py load_sanctions > "$${DATA_DIR:-var}/load_sanctions.log" 2>&1 \

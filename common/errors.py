@@ -142,6 +142,12 @@ DRF_CODES = {
 }
 
 
+def _drf_message(exc: exceptions.APIException) -> str:
+    if isinstance(exc, exceptions.UnsupportedMediaType):
+        return f"{exc.detail} The API takes JSON: send the body with `Content-Type: application/json`."
+    return str(exc.detail)
+
+
 def error_response(exc) -> tuple[int, dict, dict]:
     """Map any exception to (status, body, headers). Unknown exceptions become a 500 with no trace."""
     if isinstance(exc, ServiceError):
@@ -165,7 +171,7 @@ def error_response(exc) -> tuple[int, dict, dict]:
             headers = {}
             if isinstance(exc, exceptions.AuthenticationFailed | exceptions.NotAuthenticated):
                 headers["WWW-Authenticate"] = 'Bearer realm="api"'
-            return code_status, envelope(code, str(exc.detail)), headers
+            return code_status, envelope(code, _drf_message(exc)), headers
     if isinstance(exc, exceptions.APIException):
         return exc.status_code, envelope("ERROR", str(exc.detail)), {}
     logger.exception("unhandled error", exc_info=exc)

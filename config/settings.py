@@ -22,6 +22,7 @@ DEBUG = env_bool("DEBUG", False)
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]", "testserver"])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 PORT = env_int("PORT", 8000)
+HOST = os.environ.get("HOST", "127.0.0.1")  # the address `make run` binds: this machine only unless set (0.0.0.0 for all)
 PUBLIC_URL = os.environ.get("PUBLIC_URL", f"http://localhost:{PORT}").rstrip("/")
 
 INSTALLED_APPS = [
@@ -181,11 +182,7 @@ REST_FRAMEWORK = {
         "common.authentication.CookieSessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["common.permissions.HasRole"],
-    "DEFAULT_PARSER_CLASSES": [
-        "common.parsers.JSONObjectParser",
-        "rest_framework.parsers.MultiPartParser",
-        "rest_framework.parsers.FormParser",
-    ],
+    "DEFAULT_PARSER_CLASSES": ["common.parsers.JSONObjectParser"],  # JSON only: no endpoint takes a form or an upload
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "DEFAULT_CONTENT_NEGOTIATION_CLASS": "common.api.negotiation.JSONFirstContentNegotiation",
     "DEFAULT_SCHEMA_CLASS": "common.api.schema.AutoSchema",
@@ -300,11 +297,14 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
+    "filters": {"sweeps_at_debug": {"()": "common.log_filters.SweepsAtDebug"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
     "loggers": {
         "django.request": {"level": "ERROR"},
         "security": {"level": "INFO"},
+        # Celery's per-task lines of the beat sweeps (every 5 s) at DEBUG
+        **{name: {"filters": ["sweeps_at_debug"]} for name in ("celery.beat", "celery.worker.strategy", "celery.app.trace")},
     },
 }
 

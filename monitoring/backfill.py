@@ -40,18 +40,17 @@ def kind_of(record: dict) -> str:
     return "fiat" if "event_type" in record else "transaction"
 
 
-def validated(record: dict) -> tuple[str, dict | None, str | None]:
-    """(kind, clean item, error message) for one record, checked as the API checks it."""
+def validated(record: dict) -> tuple[str, dict | None, list[str]]:
+    """(kind, clean item, error messages: "field: message" each) for one record, checked as the API checks it."""
     kind = kind_of(record)
     if "__error__" in record:
-        return kind, None, record["__error__"]
+        return kind, None, [record["__error__"]]
     serializer = (FiatEventRequest if kind == "fiat" else IngestedTransactionRequest)(data=record)
     if not serializer.is_valid():
-        details = flatten_details(serializer.errors)
-        return kind, None, "; ".join(f"{d['field']}: {d['message']}" for d in details)
+        return kind, None, [f"{d['field']}: {d['message']}" if d["field"] else d["message"] for d in flatten_details(serializer.errors)]
     item = dict(serializer.validated_data)
     item.pop("run_monitoring", None)
-    return kind, item, None
+    return kind, item, []
 
 
 class Checkpoint:

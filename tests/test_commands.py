@@ -1,12 +1,14 @@
-"""Management commands: create_org, create_api_key, bootstrap_demo."""
+"""Management commands: create_org, create_api_key, bootstrap_demo, serve's port check."""
 
 import io
 import json
+import socket
 
 import pytest
 from django.core.management import CommandError, call_command
 
 from accounts.services import session_login
+from common.management.commands import serve
 from organizations.models import ApiKey, Membership, Organization
 
 pytestmark = pytest.mark.django_db
@@ -55,3 +57,35 @@ def test_bootstrap_demo_is_idempotent_and_prints_the_same_key(settings, api):
     credentials = json.loads((settings.DATA_DIR / "demo-credentials.json").read_text())
     assert api(key_line[0].split()[-1]).get("/v1/developer/api-keys").status_code == 200
     assert session_login(email=credentials["email"], password=credentials["password"]).token
+
+
+class TestServePortCheck:
+    @pytest.fixture
+    def listening(self):
+        """A real server socket on a free loopback port: the port another `make run` holds."""
+        with socket.socket() as server:
+            server.bind(("127.0.0.1", 0))
+            server.listen()
+            yield server.getsockname()[1]
+
+    def test_a_taken_port_is_named_with_the_way_out(self, listening):
+        assert serve.port_problem("127.0.0.1", listening) == (
+            f"Port {listening} is in use; stop the other server or run `PORT={listening + 1} make run`.")
+        assert serve.port_problem("0.0.0.0", listening) is not None  # all addresses include the loopback one
+
+    def test_a_free_port_passes(self, listening):
+        with socket.socket() as other:
+            other.bind(("127.0.0.1", 0))
+            free = other.getsockname()[1]
+        assert serve.port_problem("127.0.0.1", free) is None
+
+    def test_an_unknown_host_is_explained(self):
+        assert "set HOST" in serve.port_problem("no-such-host.invalid", 8000)
+
+    def test_serve_stops_before_starting_anything(self, listening, monkeypatch):
+        def refuse(*args, **kwargs):
+            raise AssertionError("started a process")
+
+        monkeypatch.setattr(serve.subprocess, "Popen", refuse)
+        with pytest.raises(CommandError, match=f"Port {listening} is in use"):
+            run("serve", "--host", "127.0.0.1", "--port", str(listening))

@@ -57,3 +57,9 @@ def test_only_ingestion_documents_the_busy_answer(schema):
     busy = sorted((path, method) for path, item in schema["paths"].items() for method, op in item.items() if "503" in op["responses"])
     assert busy == [("/v1/monitoring/fiat-events", "post"), ("/v1/monitoring/transfers", "post"),
                     ("/v1/monitoring/transfers/batch", "post")]
+
+
+def test_alert_transaction_count_is_a_required_integer(schema):
+    for name in ("CustomerAlertResponse", "CustomerAlertDetailResponse"):
+        component = schema["components"]["schemas"][name]
+        assert component["properties"]["transaction_count"]["type"] == "integer" and "transaction_count" in component["required"]

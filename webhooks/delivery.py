@@ -313,4 +313,6 @@ def delivery_sweep(limit: int = 1000) -> list[str]:
     Delivery.objects.filter(pk__in=ids).update(enqueued_at=now)
     for delivery_id in ids:
         enqueue_on_commit(tasks.deliver, delivery_id)
+    # It runs every few seconds: a line at INFO only when it handed something out.
+    logger.log(logging.INFO if ids else logging.DEBUG, "sweep: %s due deliveries enqueued", len(ids))
     return ids

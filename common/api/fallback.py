@@ -10,6 +10,7 @@ class UnknownRouteView(V1APIView):
 
     public = True
     permission_classes = ()
+    parser_classes = ()  # the 404 whatever the body
 
     def initial(self, request, *args, **kwargs):
         super().initial(request, *args, **kwargs)

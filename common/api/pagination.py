@@ -21,7 +21,7 @@ def page_params(query_params, *, default: int, maximum: int) -> tuple[int, int]:
         raise ValidationFailed(details=flatten_details(serializer.errors))
     limit = serializer.validated_data.get("limit", default)
     if limit > maximum:
-        raise ValidationFailed.for_field("limit", f"Ensure this value is less than or equal to {maximum}.")
+        raise ValidationFailed(details=[{"field": "limit", "message": f"Ensure this value is less than or equal to {maximum}."}])
     return limit, serializer.validated_data["offset"]
 
 

@@ -3,11 +3,11 @@ pagination; documents as responses."""
 
 from __future__ import annotations
 
-from django.http import HttpResponse, QueryDict
+from django.http import HttpResponse
 
 from common.api.pagination import paginator
 from common.api.views import V1APIView
-from common.errors import BadRequest, NotFound
+from common.errors import NotFound
 from onboarding.models import Entity
 
 TAGS_CASES = ["onboarding: cases"]
@@ -27,13 +27,9 @@ class FilingsView(V1APIView):
         return entity
 
     def form_body(self) -> dict | None:
-        """The form data of the body (a JSON object), or None for an empty body."""
-        data = self.request.data
-        if isinstance(data, QueryDict):
-            if data:
-                raise BadRequest("Send the form data as a JSON object (Content-Type: application/json).")
-            return None
-        return data or None
+        """The form data of the body (a JSON object), or None for an empty body (an empty QueryDict
+        when the request named a form content type; a non-empty one is refused by the parser, 415)."""
+        return self.request.data or None
 
     def page(self, queryset, serializer_class, *, default: int = 20, maximum: int = 100, **context):
         pager = paginator(default, maximum)()

@@ -7,6 +7,7 @@ from django.utils import timezone
 
 from filings.choices import CaseStatus
 from filings.models import Case, CaseAlert, CaseEvent, FilingRecord
+from monitoring.alerts.selectors import with_transaction_count
 from monitoring.models import Alert, FiatEvent, Transaction
 
 DETAIL_TRANSACTIONS = 500  # the detail shows the first 500 of each kind; the entity's transfer list pages the rest
@@ -34,8 +35,7 @@ def case_queue(*, organization, mode: str, queue: str = "open", user=None) -> Qu
 
 
 def case_alerts(case: Case) -> QuerySet[Alert]:
-    return (Alert.objects.filter(case_link__case=case).annotate(transaction_count=Count("transactions", distinct=True))
-            .order_by("created_at", "id"))
+    return with_transaction_count(Alert.objects.filter(case_link__case=case)).order_by("created_at", "id")
 
 
 def case_transactions(case: Case) -> QuerySet[Transaction]:

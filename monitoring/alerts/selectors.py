@@ -1,9 +1,18 @@
 """Alert and transfer reads, scoped to one organization and mode, ordered, related rows loaded."""
 
-from django.db.models import Count, Prefetch, Q, QuerySet
+from django.db.models import Count, OuterRef, Prefetch, Q, QuerySet, Subquery
+from django.db.models.functions import Coalesce
 
 from monitoring.choices import AlertStatus
 from monitoring.models import Alert, AlertHit, FiatEvent, Transaction
+
+
+def with_transaction_count(alerts: QuerySet[Alert]) -> QuerySet[Alert]:
+    """Adds `transaction_count`, which every customer view of an alert shows (list, detail, transfer, case).
+    A subquery rather than a joined Count: prefetched through a transfer, the join would count only that transfer."""
+    links = (Alert.transactions.through.objects.filter(alert_id=OuterRef("pk")).order_by().values("alert_id")
+             .annotate(n=Count("transaction_id")).values("n"))
+    return alerts.annotate(transaction_count=Coalesce(Subquery(links), 0))
 
 
 def alerts_of(*, organization, mode: str) -> QuerySet[Alert]:
@@ -16,12 +25,12 @@ def alerts_of_entity(*, organization, mode: str, entity_id, severity: str | None
         alerts = alerts.filter(severity=severity)
     if status:
         alerts = alerts.filter(status=status)
-    return alerts.annotate(transaction_count=Count("transactions", distinct=True))
+    return with_transaction_count(alerts)
 
 
 def alert_detail(*, organization, mode: str, entity_id, alert_id) -> Alert | None:
     return (
-        alerts_of(organization=organization, mode=mode).filter(entity_id=entity_id, pk=alert_id)
+        with_transaction_count(alerts_of(organization=organization, mode=mode).filter(entity_id=entity_id, pk=alert_id))
         .prefetch_related(Prefetch("transactions", queryset=Transaction.objects.order_by("timestamp", "id").only("id")),
                           Prefetch("fiat_events", queryset=FiatEvent.objects.order_by("timestamp", "id").only("id")),
                           Prefetch("hits", queryset=AlertHit.objects.order_by("triggered_at", "created_at")))
@@ -51,4 +60,4 @@ def transfers_of_entity(*, organization, mode: str, entity_id, chain_id: int | N
 
 def transfer_detail(*, organization, mode: str, entity_id, transfer_id) -> Transaction | None:
     return (transfers_of_entity(organization=organization, mode=mode, entity_id=entity_id).filter(pk=transfer_id)
-            .prefetch_related(Prefetch("alerts", queryset=Alert.objects.order_by("created_at", "id"))).first())
+            .prefetch_related(Prefetch("alerts", queryset=with_transaction_count(Alert.objects.order_by("created_at", "id")))).first())

@@ -14,7 +14,7 @@ class CustomerAlertResponse(serializers.ModelSerializer):
     """What a client sees of an alert: no rule parameters, no scores (RULES.md)."""
 
     rule_id = serializers.CharField(source="rule_number")
-    transaction_count = serializers.IntegerField(default=None)
+    transaction_count = serializers.IntegerField(help_text="How many transfers the alert involves.")
     case_id = serializers.UUIDField(source="case_link.case_id", default=None, allow_null=True,
                                     help_text="The investigation case the alert belongs to.")
 

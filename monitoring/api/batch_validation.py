@@ -17,12 +17,12 @@ from rest_framework import serializers
 from common.api.serializers import validated
 from common.chain import AddressError, normalized_address
 from monitoring.amounts import AmountError, canonical_amount
-from monitoring.api.ingest_serializers import MAX_BATCH, BatchItem, BatchRequest, IngestedTransactionRequest
+from monitoring.api.ingest_serializers import MAX_BATCH, BatchItem, BatchRequest, EventTimestampField, IngestedTransactionRequest
 
 _ITEM_FIELDS = frozenset(BatchItem().fields)
 _SINGLE_FIELDS = frozenset(IngestedTransactionRequest().fields)
 _BODY_FIELDS = frozenset(BatchRequest().fields)
-_TIMESTAMP = serializers.DateTimeField()  # IngestedTransactionRequest.timestamp's parsing and time zone
+_TIMESTAMP = EventTimestampField()  # IngestedTransactionRequest.timestamp's parsing, time zone and future limit
 _CHAIN_MAX, _LOG_INDEX_MAX = 2**63 - 1, 2**31 - 1
 
 

@@ -1,4 +1,7 @@
+from datetime import timedelta
+
 import pycountry
+from django.utils import timezone
 from rest_framework import serializers
 
 from common.api.fields import CountryField
@@ -8,6 +11,7 @@ from monitoring.amounts import AmountError, canonical_amount
 from monitoring.choices import CARD_EVENTS, CardType, CheckType, DepositMethod, FiatEventType
 
 MAX_BATCH = 1000
+FUTURE_TOLERANCE = timedelta(days=1)  # clock skew and time zones mistaken for UTC, not a typo in the year
 
 
 class AmountField(serializers.CharField):
@@ -22,11 +26,22 @@ class AmountField(serializers.CharField):
             raise serializers.ValidationError(str(exc)) from None
 
 
+class EventTimestampField(serializers.DateTimeField):
+    """When the event happened: not more than a day ahead of the server's clock. A far-future event
+    would sit at the end of every window and make each later event look like history."""
+
+    def to_internal_value(self, value):
+        moment = super().to_internal_value(value)
+        if moment > timezone.now() + FUTURE_TOLERANCE:
+            raise serializers.ValidationError("The time is in the future (more than 1 day ahead of the server's clock).")
+        return moment
+
+
 class IngestedTransactionRequest(StrictSerializer):
     from_address = serializers.CharField(max_length=200)
     to_address = serializers.CharField(max_length=200)
     amount = AmountField(max_length=120)
-    timestamp = serializers.DateTimeField()
+    timestamp = EventTimestampField()
     chain_id = serializers.IntegerField(min_value=0, max_value=2**63 - 1, required=False, default=0)
     tx_hash = serializers.CharField(max_length=100, required=False, allow_blank=True)
     log_index = serializers.IntegerField(min_value=0, max_value=2**31 - 1, required=False, default=0,
@@ -97,7 +112,7 @@ class FiatEventRequest(StrictSerializer):
     counterparty_bank = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
     reference = serializers.CharField(max_length=200, required=False, allow_blank=True, default="",
                                       help_text="Your reference; repeating it (for the same event type) returns the stored event.")
-    event_timestamp = serializers.DateTimeField()
+    event_timestamp = EventTimestampField()
     card_type = serializers.ChoiceField(choices=CardType.choices, required=False, allow_null=True)
     merchant_category_code = serializers.RegexField(r"^\d{4}$", required=False, allow_null=True,
                                                     error_messages={"invalid": "A merchant category code is 4 digits."})

@@ -14,10 +14,10 @@ import pycountry
 from common.chain import EVM_ADDRESS, AddressError, normalized_address
 from common.errors import ValidationFailed
 from monitoring.models import CodeListEntry
+from monitoring.rules.registry import TAG_CATEGORIES
 
 MAX_CHAIN_ID = 2**63 - 1  # PositiveBigIntegerField
 LABEL = re.compile(r"^[A-Z0-9][A-Z0-9._-]{0,19}$")
-CATEGORY = re.compile(r"^[a-z0-9][a-z0-9_]{0,39}$")
 MCC = re.compile(r"^[0-9]{4}$")
 RATE_INTEGER_DIGITS, RATE_DECIMALS = 18, 12  # AssetPrice.usd_rate: max_digits=30, decimal_places=12
 MAX_ASSET_DECIMALS = 77  # a uint256 has 78 digits
@@ -70,10 +70,11 @@ def list_address(chain_id: int | None, raw: Any) -> str:
 
 
 def category_of(raw: Any) -> str:
-    """Lower-case words joined by underscores (`stolen_funds`), as the rules' parameters name them."""
+    """One of the categories the rules know, as their parameters name it (`Stolen funds` → `stolen_funds`):
+    a tag of another category would be stored and never match anything."""
     text = re.sub(r"[\s-]+", "_", _text(raw, max_length=40).lower())
-    if not CATEGORY.match(text):
-        raise ValueError("use letters, digits and underscores (e.g. mixer, stolen_funds)")
+    if text not in TAG_CATEGORIES:
+        raise ValueError(f"{text!r} is not a known category; use one of {', '.join(TAG_CATEGORIES)}")
     return text
 
 
@@ -120,13 +121,14 @@ def code_of(list_name: str, raw: Any) -> str:
 
 
 def _collect(checks: dict[str, Callable[[], Any]]) -> dict[str, Any]:
-    """Run each field's check; all problems at once, as a 422 naming each field."""
+    """Run each field's check; all problems at once, as a 422 naming each field (the message is the
+    reason alone: a form shows it beside the field, a command as `field: reason`)."""
     clean, details = {}, []
     for field, check in checks.items():
         try:
             clean[field] = check()
         except ValueError as exc:
-            details.append({"field": field, "message": f"{field} {exc}"})
+            details.append({"field": field, "message": str(exc)})
     if details:
         raise ValidationFailed(details=details)
     return clean

@@ -254,7 +254,7 @@ class _TagLoader:
             values = cleaning.clean_address_tag(chain_id=row.get("chain_id"), address=row.get("address"),
                                                 category=row.get("category"), source=row.get("source") or self.default_source)
         except ValidationFailed as exc:
-            self.report.invalid.append((line, "; ".join(detail["message"] for detail in exc.details)))
+            self.report.invalid.append((line, "; ".join(f"{detail['field']}: {detail['message']}" for detail in exc.details)))
             return None
         if _tag_key(values) in self.seen:
             self.report.duplicates += 1

@@ -287,8 +287,12 @@ FIAT = frozenset(FIAT_EVENT_TYPES)
 TXS: frozenset[Channel] = frozenset({"transactions"})
 FIATS: frozenset[Channel] = frozenset({"fiat"})
 BOTH: frozenset[Channel] = frozenset({"transactions", "fiat"})
+MIXERS = ("mixer",)
 ILLICIT = ("darknet", "ransomware", "scam", "stolen_funds", "terrorist_financing")
 SERVICES = ("exchange", "vasp", "custodian", "payment_processor", "merchant", "bridge", "defi")
+# The address-tag categories an organization may load (RULES.md "Lists the rules use"): those the rules
+# name, and `sanctions`, as loaded OFAC digital-currency addresses count (rule 2).
+TAG_CATEGORIES = ("sanctions", *MIXERS, *ILLICIT, *SERVICES)
 SERVICE_HELP = "address-tag categories that identify a known service (VASP or business)"
 
 RULES: tuple[Rule, ...] = (
@@ -339,7 +343,7 @@ RULES: tuple[Rule, ...] = (
          reach=lambda p: timedelta(0)),
     Rule(11, "mixer_exposure", Family.TRANSACTIONS, Severity.HIGH, "counterparty is tagged `mixer` in the address-tag list",
          "FATF: mixers and tumblers", transactions.mixer_exposure, TX,
-         params=(strings("categories", ("mixer",), "address-tag categories treated as mixers"),)),
+         params=(strings("categories", MIXERS, "address-tag categories treated as mixers"),)),
     Rule(12, "illicit_category_exposure", Family.TRANSACTIONS, Severity.CRITICAL,
          "counterparty is tagged darknet, ransomware, scam, stolen_funds or terrorist_financing",
          "direct exposure to illicit services", transactions.illicit_category_exposure, TX,

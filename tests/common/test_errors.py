@@ -2,9 +2,12 @@
 
 import pytest
 from django.test import override_settings
+from django.test.client import encode_multipart
 from django.urls import path
 
 from common.api.views import V1APIView
+from common.models import AuditLogEntry
+from onboarding.models import Entity
 
 pytestmark = pytest.mark.django_db
 
@@ -40,6 +43,8 @@ def test_unknown_route_under_v1(client):
 
 def test_method_not_allowed(api, org, key):
     assert_envelope(api(key(org)).put("/v1/developer/api-keys"), 405, "METHOD_NOT_ALLOWED")
+    form = api(key(org)).put("/v1/developer/api-keys", "a=b", content_type="application/x-www-form-urlencoded")
+    assert_envelope(form, 405, "METHOD_NOT_ALLOWED")  # no such operation, whatever the body
 
 
 def test_malformed_json_and_non_object_bodies(client):
@@ -50,6 +55,44 @@ def test_malformed_json_and_non_object_bodies(client):
 
 def test_unsupported_media_type(client):
     assert_envelope(client.post("/v1/auth/login", "a=b", content_type="text/plain"), 415, "UNSUPPORTED_MEDIA_TYPE")
+
+
+class TestJSONOnly:
+    """curl -d '{...}' without a Content-Type sends application/x-www-form-urlencoded: a 415 telling to send JSON."""
+
+    ENTITY = '{"legal_name": "Nova Traders", "entity_type": "business", "jurisdiction": "US"}'
+
+    def test_form_encoded_json_text_is_415_and_stores_nothing(self, client, org, key):
+        response = client.post("/v1/onboarding/entities", self.ENTITY, content_type="application/x-www-form-urlencoded",
+                               HTTP_AUTHORIZATION=f"Bearer {key(org)}")
+        body = assert_envelope(response, 415, "UNSUPPORTED_MEDIA_TYPE")
+        assert body["error"]["message"] == ('Unsupported media type "application/x-www-form-urlencoded" in request. '
+                                            "The API takes JSON: send the body with `Content-Type: application/json`.")
+        assert not Entity.objects.exists() and not AuditLogEntry.objects.filter(action__startswith="entity.").exists()
+
+    def test_multipart_is_415(self, client, member, org):
+        _, token = member(org, "admin")
+        response = client.patch("/v1/organizations/me", encode_multipart("xYz", {"name": "Renamed"}),
+                                           content_type="multipart/form-data; boundary=xYz", HTTP_AUTHORIZATION=f"Bearer {token}")
+        assert_envelope(response, 415, "UNSUPPORTED_MEDIA_TYPE")
+        org.refresh_from_db()
+        assert org.name == "Acme"
+
+    def test_refused_even_where_the_view_reads_no_body(self, client, api, member, org):
+        _, token = member(org)
+        response = client.post("/v1/auth/logout", "a=b", content_type="application/x-www-form-urlencoded",
+                               HTTP_AUTHORIZATION=f"Bearer {token}")
+        assert_envelope(response, 415, "UNSUPPORTED_MEDIA_TYPE")
+        assert api(token).get("/v1/auth/me").status_code == 200  # still signed in
+
+    def test_json_with_a_charset_and_bodyless_writes_still_work(self, client, api, member, org, key):
+        response = client.post("/v1/onboarding/entities", self.ENTITY, content_type="application/json; charset=utf-8",
+                               HTTP_AUTHORIZATION=f"Bearer {key(org)}")
+        assert response.status_code == 201, response.json()
+        assert Entity.objects.get().legal_name == "Nova Traders"
+        _, token = member(org)
+        assert client.generic("POST", "/v1/auth/logout", HTTP_AUTHORIZATION=f"Bearer {token}").status_code == 200  # curl -X POST
+        assert api(token).get("/v1/auth/me").status_code == 401
 
 
 def test_body_over_the_limit(client, settings):

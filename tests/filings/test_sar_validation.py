@@ -111,6 +111,6 @@ def test_non_object_bodies(officer, case):
     assert officer.post(f"{BASE}/cases/{case.pk}/sar-validate", "[1, 2]", content_type="application/json").status_code == 400
     assert officer.post(f"{BASE}/cases/{case.pk}/sar-xml", "{not json", content_type="application/json").status_code == 400
     form_encoded = officer.post(f"{BASE}/cases/{case.pk}/sar-validate", {"a": "b"}, format="multipart")
-    assert form_encoded.status_code == 400
+    assert form_encoded.status_code == 415 and "Content-Type: application/json" in form_encoded.json()["error"]["message"]
     weird = officer.post(f"{BASE}/cases/{case.pk}/sar-validate", {"subjects": "everyone", "transactions": {"a": 1}}, format="json")
     assert weird.status_code == 200 and weird.json()["valid"] is False

@@ -58,6 +58,12 @@ class TestDetail:
         assert len(body["measured"]) == 2 and "parameters" not in str(body["measured"]) and "score" not in body
         assert sorted(body["transaction_ids"]) == sorted(str(t) for t in Transaction.objects.values_list("pk", flat=True))
 
+    def test_counts_transactions_like_the_list(self, client, entity, alert):
+        body = client.get(url(entity, f"alerts/{alert.pk}")).json()
+        listed = next(a for a in client.get(url(entity, "alerts")).json()["data"] if a["id"] == str(alert.pk))
+        assert body["transaction_count"] == listed["transaction_count"] == 2 == alert.transactions.count()
+        assert len(body["transaction_ids"]) == body["transaction_count"]
+
     def test_triage_is_deterministic_and_explained(self, client, entity, alert):
         first = client.get(url(entity, f"alerts/{alert.pk}/ai-triage")).json()
         assert first == client.get(url(entity, f"alerts/{alert.pk}/ai-triage")).json()
@@ -114,6 +120,7 @@ class TestTransfers:
         detail = client.get(url(entity, f"transfers/{transfer_id}")).json()
         codes = {a["rule_code"] for a in detail["alerts"]}
         assert str(alert.pk) in [a["id"] for a in detail["alerts"]] and "large_transfer" in codes
+        assert next(a for a in detail["alerts"] if a["id"] == str(alert.pk))["transaction_count"] == 2
         assert detail["amount"] in ("12500", "15000")
 
     def test_unknown_transfer(self, client, entity):

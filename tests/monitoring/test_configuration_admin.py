@@ -171,6 +171,12 @@ class TestLists:
         assert response.status_code == 200 and response.context["adminform"].form.errors
         assert AddressTag.objects.count() == 1
 
+    def test_an_unknown_category_is_refused_on_the_form(self, console, org):
+        response = console.post("/admin/monitoring/addresstag/add/", {
+            "organization": org.pk, "chain_id": "1", "address": CHECKSUMMED, "category": "tumbler"})
+        assert response.context["adminform"].form.errors["category"][0].startswith("'tumbler' is not a known category; use one of")
+        assert not AddressTag.objects.exists()
+
     def test_usd_is_always_one(self, console, org):
         response = console.post("/admin/monitoring/assetprice/add/", {"organization": org.pk, "asset": "usd", "usd_rate": "2",
                                                                      "decimals": "0"})

@@ -1,8 +1,10 @@
 """/v1/monitoring/transfers, /transfers/batch, /fiat-events: validation, idempotency, monitoring."""
 
 from concurrent.futures import ThreadPoolExecutor
+from datetime import timedelta
 
 import pytest
+from django.utils import timezone
 
 from monitoring.models import Alert, AlertHit, AssetPrice, FiatEvent, Transaction
 from webhooks.models import Event
@@ -11,6 +13,11 @@ pytestmark = pytest.mark.django_db
 EVM = "0x52908400098527886e0f7030069857d2e4169ee7"
 OTHER = "0x000000000000000000000000000000000000beef"
 BIG = "115792089237316195423570985008687907853269984665640564039457584007913129639935"  # 2**256 - 1
+FUTURE = "The time is in the future (more than 1 day ahead of the server's clock)."
+
+
+def ahead(**delta) -> str:
+    return (timezone.now() + timedelta(**delta)).isoformat().replace("+00:00", "Z")
 
 
 @pytest.fixture
@@ -88,6 +95,19 @@ class TestSingle:
         assert field in {d["field"] for d in response.json()["error"]["details"]}
         assert not Transaction.objects.exists()
 
+    def test_a_far_future_timestamp_is_refused_naming_the_field(self, client, entity):
+        response = client.post("/v1/monitoring/transfers", transfer(timestamp="2099-01-01T00:00:00Z"), format="json")
+        assert response.status_code == 422
+        assert response.json()["error"] == {"code": "VALIDATION_ERROR", "message": f"timestamp: {FUTURE}",
+                                            "details": [{"field": "timestamp", "message": FUTURE}]}
+        assert client.post("/v1/monitoring/transfers", transfer(timestamp=ahead(days=1, minutes=5)), format="json").status_code == 422
+        assert not Transaction.objects.exists()
+
+    def test_a_timestamp_within_a_day_ahead_is_clock_skew(self, client, entity):
+        response = client.post("/v1/monitoring/transfers", transfer(timestamp=ahead(hours=23)), format="json")
+        assert response.status_code == 200, response.json()
+        assert Transaction.objects.get().timestamp > timezone.now()
+
     def test_roles_and_tenancy(self, api, org, other_org, key, entity):
         assert api().post("/v1/monitoring/transfers", transfer(), format="json").status_code == 401
         assert api(key(org, role="viewer")).post("/v1/monitoring/transfers", transfer(), format="json").status_code == 403
@@ -132,6 +152,13 @@ class TestBatch:
         assert response.status_code == 422 and response.json()["error"]["details"][0]["field"] == "transactions.1.amount"
         assert not Transaction.objects.exists()
 
+    def test_a_far_future_item_refuses_the_batch_naming_it(self, client, entity):
+        items = [transfer(tx_hash="0x1"), transfer(tx_hash="0x2", timestamp="2099-06-30T12:00:00Z")]
+        response = client.post("/v1/monitoring/transfers/batch", {"transactions": items}, format="json")
+        assert response.status_code == 422
+        assert response.json()["error"]["details"] == [{"field": "transactions.1.timestamp", "message": FUTURE}]
+        assert not Transaction.objects.exists()
+
     def test_run_monitoring_false(self, client, entity):
         body = client.post("/v1/monitoring/transfers/batch", {"transactions": [transfer()], "run_monitoring": False},
                            format="json").json()
@@ -155,6 +182,7 @@ class TestFiat:
         ({"event_type": "cash_in"}, "event_type"), ({"currency": "XYZ"}, "currency"), ({"amount": "-1"}, "amount"),
         ({"card_type": "debit"}, "card_type"), ({"event_type": "card_purchase", "merchant_category_code": "12"}, "merchant_category_code"),
         ({"deposit_method": "atm"}, "deposit_method"), ({"entity_id": None}, "entity_id"),
+        ({"event_timestamp": "2099-01-01T00:00:00Z"}, "event_timestamp"),
     ])
     def test_bad_input(self, client, entity, change, field):
         response = client.post("/v1/monitoring/fiat-events", self.event(entity, **change), format="json")

@@ -274,13 +274,26 @@ class TestLoadAddressTags:
                 f"x,{EVM},scam\n1,{EVM},\n\n1,{EVM},scam,extra\n1,{CHECKSUMMED},Mixer\n1,\"0x12\n34\",fraud\n")
         out, err = load(tmp_path, text, "--org", org.slug, "--source", "vendor")
         lines = err.splitlines()
-        assert lines[0].startswith("line 3: address An EVM address is 0x followed by 40")
-        assert lines[1].startswith("line 4: chain_id must be a whole number")
-        assert lines[2] == "line 5: category is required"
+        assert lines[0] == "line 3: address: An EVM address is 0x followed by 40 hexadecimal characters."
+        assert lines[1] == "line 4: chain_id: must be a whole number, or empty for every chain"
+        assert lines[2] == "line 5: category: is required"
         assert lines[3] == "line 7: the row has more cells than the header has columns"
-        assert lines[4] == "line 10: address must not contain control characters"  # a quoted newline: the row ends on line 10
+        assert lines[4].startswith("line 10: address: must not contain control characters; "  # a quoted newline: the row ends on line 10
+                                   "category: 'fraud' is not a known category; use one of sanctions, mixer, darknet,")
         assert "5 invalid (skipped)" in out and "1 duplicates in the file" in out
         assert stored(org) == {(1, EVM, "mixer", "vendor")}
+
+    def test_unknown_categories_are_refused_with_their_line(self, org, tmp_path):
+        text = (f"chain_id,address,category\n1,{EVM},tumbler\n0,ACCT-1,Stolen Funds\n0,ACCT-2,gambling\n"
+                f"0,ACCT-3,terrorist-financing\n0,ACCT-4,payment processor\n")
+        out, err = load(tmp_path, text, "--org", org.slug)
+        known = ("sanctions, mixer, darknet, ransomware, scam, stolen_funds, terrorist_financing, "
+                 "exchange, vasp, custodian, payment_processor, merchant, bridge, defi")
+        assert err.splitlines() == [f"line 2: category: 'tumbler' is not a known category; use one of {known}",
+                                    f"line 4: category: 'gambling' is not a known category; use one of {known}"]
+        assert "5 rows, 3 new" in out and "2 invalid (skipped)" in out
+        assert stored(org) == {(0, "ACCT-1", "stolen_funds", "tags"), (0, "ACCT-3", "terrorist_financing", "tags"),
+                               (0, "ACCT-4", "payment_processor", "tags")}
 
     def test_a_row_source_wins_and_a_changed_source_updates(self, org, tmp_path):
         load(tmp_path, GOOD, "--org", org.slug, "--source", "first")

@@ -64,10 +64,17 @@ class TestListAndRevoke:
         assert body["total"] == 4 and len(body["data"]) == 2 and body["has_more"] is True
         assert {k["mode"] for k in api(admin_key).get("/v1/developer/api-keys").json()["data"]} == {"test", "live"}
 
-    @pytest.mark.parametrize("query", ["limit=0", "limit=101", "limit=x", "offset=-1"])
-    def test_bad_pagination(self, api, org, key, query):
+    @pytest.mark.parametrize("query, message", [
+        ("limit=0", "limit: Ensure this value is greater than or equal to 1."),
+        ("limit=101", "limit: Ensure this value is less than or equal to 100."),
+        ("limit=100000", "limit: Ensure this value is less than or equal to 100."),
+        ("limit=x", "limit: A valid integer is required."), ("offset=-1", "offset: Ensure this value is greater than or equal to 0."),
+    ])
+    def test_bad_pagination(self, api, org, key, query, message):
         response = api(key(org)).get(f"/v1/developer/api-keys?{query}")
         assert response.status_code == 422
+        error = response.json()["error"]
+        assert error["message"] == message and error["details"] == [{"field": query.split("=")[0], "message": message.split(": ", 1)[1]}]
 
     def test_revoke_stops_the_key(self, api, member, org, key, django_capture_on_commit_callbacks):
         _, token = member(org, "admin")

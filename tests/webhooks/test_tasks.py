@@ -1,5 +1,6 @@
 """The Celery side: beat entries, the tasks as thin wrappers, and two workers racing for one attempt."""
 
+import logging
 import threading
 import time
 
@@ -38,6 +39,22 @@ def test_the_sweep_task_delivers_what_is_due(local_receivers, receiver, make_end
 
     assert [r.event_id for r in hook.acknowledged()] == [event.public_id]
     assert Delivery.objects.get(event=event).status == "succeeded"
+
+
+@pytest.mark.django_db
+def test_the_sweep_logs_at_info_only_when_it_enqueued_something(local_receivers, receiver, make_endpoint, org, caplog,
+                                                                  django_capture_on_commit_callbacks):
+    caplog.set_level(logging.DEBUG, logger="webhooks.delivery")
+    delivery.delivery_sweep()
+    assert [(r.levelname, r.getMessage()) for r in caplog.records] == [("DEBUG", "sweep: 0 due deliveries enqueued")]
+    caplog.clear()
+    make_endpoint(receiver().url())
+    event = services.event_emit(organization=org, mode="test", type="alert.created", data=alert_data())
+    Delivery.objects.filter(event=event).update(enqueued_at=None)
+    with django_capture_on_commit_callbacks(execute=True):
+        delivery.delivery_sweep()
+    assert ("INFO", "sweep: 1 due deliveries enqueued") in [(r.levelname, r.getMessage()) for r in caplog.records
+                                                            if r.name == "webhooks.delivery"]
 
 
 @pytest.mark.django_db(transaction=True)

@@ -4,14 +4,36 @@ Ctrl-C (or SIGTERM) stops all three; if one dies the others are stopped too, so 
 service is never left behind.
 """
 
+import errno
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
 
 from django.conf import settings
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError
+
+LOCAL_ADDRESSES = {"127.0.0.1", "0.0.0.0", "::1", "::", "localhost"}
+
+
+def port_problem(host: str, port: int) -> str | None:
+    """Why gunicorn could not listen on host:port, or None when it can. Checked before anything
+    starts: gunicorn itself retries for five seconds, logs "Connection in use" and exits without a hint."""
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
+    except socket.gaierror as exc:
+        return f"Cannot listen on {host}:{port}: {exc.strerror}; set HOST to an address of this machine."
+    with socket.socket(family, kind, proto) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as gunicorn does: a closed server's TIME_WAIT is no obstacle
+        try:
+            probe.bind(address)
+        except OSError as exc:
+            if exc.errno == errno.EADDRINUSE:
+                return f"Port {port} is in use; stop the other server or run `PORT={port + 1} make run`."
+            return f"Cannot listen on {host}:{port}: {exc.strerror}."
+    return None
 
 
 class Command(BaseCommand):
@@ -19,14 +41,18 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("--port", type=int, default=settings.PORT)
+        parser.add_argument("--host", default=settings.HOST, help="address to listen on (default: HOST or 127.0.0.1)")
         parser.add_argument("--web-workers", type=int, default=None,
                             help="gunicorn processes (default: gunicorn.conf.py, WEB_CONCURRENCY or 3)")
 
-    def handle(self, *args, port, web_workers, **options):
+    def handle(self, *args, port, host, web_workers, **options):
+        problem = port_problem(host, port)
+        if problem:
+            raise CommandError(problem)
         python = sys.executable
         commands = {
             # Worker class, processes and threads come from gunicorn.conf.py (as in the benchmarks).
-            "web": [python, "-m", "gunicorn", "config.wsgi:application", "--bind", f"0.0.0.0:{port}",
+            "web": [python, "-m", "gunicorn", "config.wsgi:application", "--bind", f"[{host}]:{port}" if ":" in host else f"{host}:{port}",
                     *(["--workers", str(web_workers)] if web_workers else []), "--access-logfile", "-",
                     "--graceful-timeout", "5"],
             "worker": [python, "-m", "celery", "-A", "config", "worker", "--loglevel", "INFO", "--concurrency", "2"],
@@ -34,7 +60,8 @@ class Command(BaseCommand):
                      "--schedule", str(settings.DATA_DIR / "celerybeat-schedule")],
         }
         processes = {name: subprocess.Popen(cmd, start_new_session=True) for name, cmd in commands.items()}
-        self.stdout.write(f"Serving on http://localhost:{port}  (API /v1/docs, console /admin/, health /health)")
+        shown = "localhost" if host in LOCAL_ADDRESSES else host
+        self.stdout.write(f"Serving on http://{shown}:{port}  (API /v1/docs, console /admin/, health /health)")
         self.stdout.write("Press Ctrl-C to stop the web server, the worker and beat.")
         stopping = {"flag": False}
 

@@ -51,19 +51,28 @@ class Command(BaseCommand):
         for line, record in backfill.read(file):
             if line <= resume_after:
                 continue
-            kind, item, error = backfill.validated(record)
-            if error:
+            kind, item, errors = backfill.validated(record)
+            if errors:
                 self.totals["invalid"] += 1
-                self.stderr.write(f"line {line}: {error}")
+                for error in errors:
+                    self.stderr.write(f"line {line}: {error}")
             else:
                 pending[kind].append(item)
             last_line = line
             if sum(len(items) for items in pending.values()) >= CHUNK:
                 self._flush(pending, checkpoint, last_line)
         self._flush(pending, checkpoint, last_line)
-        self.stdout.write(self.style.SUCCESS(
-            f"Done: {self.totals['stored']} stored, {self.totals['skipped']} already there, {self.totals['invalid']} invalid. "
-            f"Now run: python manage.py run_monitoring --org {org} --mode {mode}"))
+        self._finish(org, mode)
+
+    def _finish(self, org: str, mode: str) -> None:
+        """The summary and the next step; a non-zero exit when a line was rejected, so a script notices."""
+        totals = self.totals
+        summary = f"Done: {totals['stored']} stored, {totals['skipped']} already there, {totals['invalid']} invalid."
+        self.stdout.write(self.style.SUCCESS(summary) if not totals["invalid"] else summary)
+        self.stdout.write(f"Now run: .venv/bin/python manage.py run_monitoring --org {org} --mode {mode}")
+        if totals["invalid"]:
+            raise CommandError(f"{totals['invalid']} line(s) rejected, listed above; the other lines are stored. Fix the file and "
+                               "run backfill again: records already stored are skipped.")
 
     def _flush(self, pending: dict, checkpoint, line: int) -> None:
         try:

@@ -5,9 +5,11 @@ the path live ingestion takes (monitoring.engine.runner.monitor), in chunks.
 """
 
 import time
+from datetime import UTC, datetime
 
 from django.core.management.base import BaseCommand, CommandError
-from django.utils.dateparse import parse_date, parse_datetime
+from django.utils import timezone
+from django.utils.dateparse import parse_datetime
 
 from monitoring.engine.runner import monitor
 from monitoring.models import FiatEvent, Transaction
@@ -17,26 +19,37 @@ from organizations.selectors import organization_by_slug
 CHUNK = 1000
 
 
+def since_moment(text: str) -> datetime:
+    """--since as an aware datetime: a bare date is midnight UTC, a date-time without an offset is UTC
+    (DESIGN §5: timestamps are aware UTC; a naive one made Django warn on every query)."""
+    try:
+        moment = parse_datetime(text)  # also parses a bare date, as midnight
+    except ValueError:  # well formed but impossible (2026-13-01)
+        moment = None
+    if moment is None:
+        raise CommandError(f"--since {text!r} is not a date (2026-11-01) or an ISO 8601 date-time (2026-11-01T08:00:00Z).")
+    return moment if timezone.is_aware(moment) else moment.replace(tzinfo=UTC)
+
+
 class Command(BaseCommand):
     help = "Evaluate stored, not yet monitored transactions and fiat events in time order, as live ingestion would."
 
     def add_arguments(self, parser):
         parser.add_argument("--org", required=True)
         parser.add_argument("--mode", default=Mode.LIVE, choices=Mode.values)
-        parser.add_argument("--since", help="only events at or after this date or date-time (UTC)")
+        parser.add_argument("--since", help="only events at or after this date (midnight UTC) or ISO 8601 date-time "
+                                            "(UTC unless it has an offset)")
 
     def handle(self, *args, org: str, mode: str, since: str | None, **options):
         organization = organization_by_slug(org)
         if organization is None:
             raise CommandError(f"No organization has the slug {org!r}.")
         filters = {"organization": organization, "mode": mode, "monitored": False}
-        if since:
-            moment = parse_datetime(since) or (parse_date(since) and parse_datetime(f"{since}T00:00:00Z"))
-            if moment is None:
-                raise CommandError(f"--since {since!r} is not a date or date-time.")
-            filters["timestamp__gte"] = moment
+        if since is not None:
+            filters["timestamp__gte"] = since_moment(since)
         total = Transaction.objects.filter(**filters).count() + FiatEvent.objects.filter(**filters).count()
-        self.stdout.write(f"{total} events to evaluate.")
+        cutoff = f" (at or after {filters['timestamp__gte'].isoformat()})" if since is not None else ""
+        self.stdout.write(f"{total} events to evaluate{cutoff}.")
         done, alerts, started = 0, 0, time.monotonic()
         for transactions, fiat_events in self._chunks(filters):
             alerts += monitor(organization=organization, mode=mode, transactions=transactions, fiat_events=fiat_events)
