@@ -63,3 +63,27 @@ def test_alert_transaction_count_is_a_required_integer(schema):
     for name in ("CustomerAlertResponse", "CustomerAlertDetailResponse"):
         component = schema["components"]["schemas"][name]
         assert component["properties"]["transaction_count"]["type"] == "integer" and "transaction_count" in component["required"]
+
+
+def _resolved(schema, node):
+    while "$ref" in node:
+        node = schema["components"]["schemas"][node["$ref"].rsplit("/", 1)[1]]
+    return node
+
+
+def test_every_list_taking_limit_and_offset_documents_the_page_it_answers(schema):
+    """common.api.pagination answers {"data", "total", "limit", "offset", "has_more"}: a list that pages
+    by hand must say so too (it used to document a bare array)."""
+    paged = []
+    for path, item in schema["paths"].items():
+        if path == "/v1/monitoring/notifications":
+            continue  # the spec's own shape: {"notifications": [...], "unread_count": n}
+        op = item.get("get")
+        names = {parameter["name"] for parameter in (op or {}).get("parameters", [])}
+        if not {"limit", "offset"} <= names:
+            continue
+        body = _resolved(schema, op["responses"]["200"]["content"]["application/json"]["schema"])
+        assert set(body.get("properties", ())) == {"data", "total", "limit", "offset", "has_more"}, path
+        assert _resolved(schema, body["properties"]["data"])["type"] == "array", path
+        paged.append(path)
+    assert "/v1/onboarding/entities/{entity_id}/alerts" in paged and len(paged) >= 10

@@ -3,6 +3,8 @@
 An out-of-range `limit` or `offset` is a 422, not silently clamped: the caller learns the maximum.
 """
 
+from functools import cache
+
 from rest_framework import serializers
 from rest_framework.pagination import BasePagination
 from rest_framework.response import Response
@@ -72,3 +74,15 @@ class LimitOffsetPagination(BasePagination):
 def paginator(default: int, maximum: int):
     """A pagination class for a list with this default and maximum: `pagination_class = paginator(50, 200)`."""
     return type(f"Page{default}Max{maximum}", (LimitOffsetPagination,), {"default_limit": default, "max_limit": maximum})
+
+
+@cache
+def paged(serializer_class: type[serializers.Serializer]) -> type[serializers.Serializer]:
+    """The OpenAPI shape of a page of `serializer_class` items, as LimitOffsetPagination answers, for
+    views that page by hand (`responses={200: paged(ItemResponse)}`); one component per item type."""
+    name = serializer_class.__name__.removesuffix("Response") + "Page"
+    return type(name, (serializers.Serializer,), {
+        "__doc__": f"A page of {serializer_class.__name__.removesuffix('Response')} items, with the total and whether more follow.",
+        "data": serializer_class(many=True), "total": serializers.IntegerField(), "limit": serializers.IntegerField(),
+        "offset": serializers.IntegerField(), "has_more": serializers.BooleanField(),
+    })

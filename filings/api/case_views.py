@@ -5,6 +5,7 @@ from __future__ import annotations
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.response import Response
 
+from common.api.pagination import paged
 from common.api.serializers import validated
 from common.errors import NotFound
 from filings.api import serializers as s
@@ -21,7 +22,7 @@ def case_response(principal, case_id) -> dict:
 
 
 class EntityCasesView(FilingsView):
-    @extend_schema(operation_id="entity_cases_list", responses={200: s.CustomerCaseResponse(many=True)}, tags=TAGS_CASES,
+    @extend_schema(operation_id="entity_cases_list", responses={200: paged(s.CustomerCaseResponse)}, tags=TAGS_CASES,
                    parameters=[OpenApiParameter("status", str, enum=[c for c, _ in s.CaseStatus.choices]),
                                OpenApiParameter("limit", int), OpenApiParameter("offset", int)])
     def get(self, request, entity_id):

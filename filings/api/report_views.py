@@ -9,6 +9,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework.response import Response
 
+from common.api.pagination import paged
 from common.api.serializers import validated
 from common.errors import NotFound, ValidationFailed
 from filings.api import serializers as s
@@ -173,14 +174,14 @@ PAGE = [OpenApiParameter("limit", int), OpenApiParameter("offset", int)]
 class SarHistoryView(HistoryView):
     selector = staticmethod(selectors.sar_history)
 
-    @extend_schema(operation_id="entity_sar_history", responses={200: s.FilingRecordResponse(many=True)}, tags=TAGS_FILINGS,
+    @extend_schema(operation_id="entity_sar_history", responses={200: paged(s.FilingRecordResponse)}, tags=TAGS_FILINGS,
                    parameters=PAGE, description="Suspicious-activity reports (SAR, STR, SMR) filed on the entity.")
     def get(self, request, entity_id):
         return super().get(request, entity_id)
 
 
 class FilingHistoryView(HistoryView):
-    @extend_schema(operation_id="entity_filing_history", responses={200: s.FilingRecordResponse(many=True)}, tags=TAGS_FILINGS,
+    @extend_schema(operation_id="entity_filing_history", responses={200: paged(s.FilingRecordResponse)}, tags=TAGS_FILINGS,
                    parameters=PAGE, description="Every filing record of the entity (SAR, STR, SMR, CTR, LCTR, TTR).")
     def get(self, request, entity_id):
         return super().get(request, entity_id)
@@ -189,7 +190,7 @@ class FilingHistoryView(HistoryView):
 class CtrHistoryView(HistoryView):
     selector = staticmethod(selectors.ctr_history)
 
-    @extend_schema(operation_id="entity_ctr_history", responses={200: s.FilingRecordResponse(many=True)}, tags=TAGS_FILINGS,
+    @extend_schema(operation_id="entity_ctr_history", responses={200: paged(s.FilingRecordResponse)}, tags=TAGS_FILINGS,
                    parameters=PAGE, description="Large-transaction reports (CTR, LCTR, TTR) filed on the entity.")
     def get(self, request, entity_id):
         return super().get(request, entity_id)

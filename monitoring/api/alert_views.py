@@ -3,7 +3,7 @@
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.response import Response
 
-from common.api.pagination import paginator
+from common.api.pagination import paged, paginator
 from common.api.serializers import validated
 from common.api.views import V1APIView
 from common.errors import NotFound
@@ -30,7 +30,7 @@ class EntityScopedView(V1APIView):
 
 
 class EntityAlertsView(EntityScopedView):
-    @extend_schema(operation_id="entity_alerts_list", responses={200: s.CustomerAlertResponse(many=True)}, tags=TAGS,
+    @extend_schema(operation_id="entity_alerts_list", responses={200: paged(s.CustomerAlertResponse)}, tags=TAGS,
                    parameters=[OpenApiParameter("severity", str), OpenApiParameter("status", str),
                                OpenApiParameter("limit", int), OpenApiParameter("offset", int)])
     def get(self, request, entity_id):
@@ -70,7 +70,7 @@ class AlertTriageView(EntityAlertView):
 
 
 class EntityTransfersView(EntityScopedView):
-    @extend_schema(operation_id="entity_transfers_list", responses={200: s.CustomerTransferResponse(many=True)}, tags=TAGS,
+    @extend_schema(operation_id="entity_transfers_list", responses={200: paged(s.CustomerTransferResponse)}, tags=TAGS,
                    parameters=[OpenApiParameter("chain_id", int), OpenApiParameter("from_date", str),
                                OpenApiParameter("to_date", str), OpenApiParameter("limit", int), OpenApiParameter("offset", int)])
     def get(self, request, entity_id):

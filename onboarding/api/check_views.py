@@ -4,6 +4,7 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
+from common.api.pagination import paged
 from common.api.serializers import validated
 from common.api.views import V1APIView
 from common.errors import NotFound
@@ -33,7 +34,7 @@ class EntityChecksViewSet(EntityScopedViewSet):
     @extend_schema(operation_id="compliance_checks_list", tags=["onboarding"], parameters=[
         OpenApiParameter("check_type", str, enum=CheckType.values), OpenApiParameter("result", str, enum=CheckResult.values),
         *page_parameters(50, 500)],
-        responses={200: s.ComplianceCheckResponse(many=True)})
+        responses={200: paged(s.ComplianceCheckResponse)})
     @action(detail=True, methods=["get"], url_path="compliance-checks", pagination_class=None)
     def compliance_checks(self, request, entity_id=None):
         query = validated(s.CheckListQuery, request.query_params.dict())
@@ -51,7 +52,7 @@ class EntityChecksViewSet(EntityScopedViewSet):
     @extend_schema(operation_id="screening_hits_list", tags=["onboarding"], parameters=[
         OpenApiParameter("status", str, enum=["open", "false_positive", "suppressed"]),
         OpenApiParameter("include_inactive", bool), *page_parameters(50, 500)],
-        responses={200: s.ScreeningHitResponse(many=True)})
+        responses={200: paged(s.ScreeningHitResponse)})
     @action(detail=True, methods=["get"], url_path="screening-hits")
     def screening_hits(self, request, entity_id=None):
         query = validated(s.HitListQuery, request.query_params.dict())

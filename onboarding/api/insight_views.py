@@ -8,7 +8,7 @@ from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_sche
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
-from common.api.pagination import page_params
+from common.api.pagination import page_params, paged
 from common.api.serializers import validated
 from common.api.views import V1APIView
 from onboarding import selectors, services
@@ -28,7 +28,7 @@ def _limit_parameter(default: int, maximum: int) -> OpenApiParameter:
 
 @extend_schema(parameters=[ENTITY_ID])
 class EntityInsightsViewSet(EntityScopedViewSet):
-    @extend_schema(operation_id="risk_history_list", tags=["onboarding"], responses={200: s.RiskHistoryResponse(many=True)},
+    @extend_schema(operation_id="risk_history_list", tags=["onboarding"], responses={200: paged(s.RiskHistoryResponse)},
                    parameters=page_parameters(50, 500))
     @action(detail=True, methods=["get"], url_path="risk-history")
     def risk_history(self, request, entity_id=None):
