@@ -9,6 +9,7 @@ from django.conf import settings
 from rest_framework import viewsets
 from rest_framework.views import APIView
 
+from common.api.pagination import paginator
 from common.errors import RateLimited
 from common.principal import Principal
 
@@ -87,9 +88,19 @@ class JSONBodyMixin:
             request.data  # noqa: B018 -- parsing now raises the 415 (or the 400 of malformed JSON)
 
 
-class V1APIView(RateLimitedMixin, JSONBodyMixin, APIView):
+class PagedMixin:
+    """`self.page(...)`: a list paged by hand (a queryset of the view's own choosing), answered as
+    common.api.pagination answers; document it with `responses={200: paged(ItemResponse)}`."""
+
+    def page(self, queryset, serializer_class, *, default: int = 20, maximum: int = 100, **context):
+        pager = paginator(default, maximum)()
+        rows = pager.paginate_queryset(queryset, self.request, view=self)
+        return pager.get_paginated_response(serializer_class(rows, many=True, context=context).data)
+
+
+class V1APIView(RateLimitedMixin, JSONBodyMixin, PagedMixin, APIView):
     pass
 
 
-class V1ViewSet(RateLimitedMixin, JSONBodyMixin, TenantScopedMixin, viewsets.GenericViewSet):
+class V1ViewSet(RateLimitedMixin, JSONBodyMixin, TenantScopedMixin, PagedMixin, viewsets.GenericViewSet):
     lookup_value_converter = "uuid"

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from django.http import HttpResponse
 
-from common.api.pagination import paginator
 from common.api.views import V1APIView
 from common.errors import NotFound
 from onboarding.models import Entity
@@ -30,11 +29,6 @@ class FilingsView(V1APIView):
         """The form data of the body (a JSON object), or None for an empty body (an empty QueryDict
         when the request named a form content type; a non-empty one is refused by the parser, 415)."""
         return self.request.data or None
-
-    def page(self, queryset, serializer_class, *, default: int = 20, maximum: int = 100, **context):
-        pager = paginator(default, maximum)()
-        rows = pager.paginate_queryset(queryset, self.request, view=self)
-        return pager.get_paginated_response(serializer_class(rows, many=True, context=context).data)
 
 
 def document_response(content: bytes, content_type: str, filename: str, *, attachment: bool = False, headers=None) -> HttpResponse:

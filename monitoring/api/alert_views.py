@@ -3,7 +3,7 @@
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.response import Response
 
-from common.api.pagination import paged, paginator
+from common.api.pagination import paged
 from common.api.serializers import validated
 from common.api.views import V1APIView
 from common.errors import NotFound
@@ -23,11 +23,6 @@ class EntityScopedView(V1APIView):
             raise NotFound("No entity of yours has this id.")
         return entity
 
-    def page(self, queryset, serializer_class, default: int, maximum: int, **context):
-        pager = paginator(default, maximum)()
-        rows = pager.paginate_queryset(queryset, self.request, view=self)
-        return pager.get_paginated_response(serializer_class(rows, many=True, context=context).data)
-
 
 class EntityAlertsView(EntityScopedView):
     @extend_schema(operation_id="entity_alerts_list", responses={200: paged(s.CustomerAlertResponse)}, tags=TAGS,
@@ -36,7 +31,7 @@ class EntityAlertsView(EntityScopedView):
     def get(self, request, entity_id):
         entity, query = self.entity(entity_id), validated(s.AlertListQuery, request.query_params.dict())
         alerts = selectors.alerts_of_entity(organization=entity.organization, mode=entity.mode, entity_id=entity.pk, **query)
-        return self.page(alerts, s.CustomerAlertResponse, 20, 100)
+        return self.page(alerts, s.CustomerAlertResponse)
 
 
 class EntityAlertView(EntityScopedView):
@@ -76,7 +71,7 @@ class EntityTransfersView(EntityScopedView):
     def get(self, request, entity_id):
         entity, query = self.entity(entity_id), validated(s.TransferListQuery, request.query_params.dict())
         transfers = selectors.transfers_of_entity(organization=entity.organization, mode=entity.mode, entity_id=entity.pk, **query)
-        return self.page(transfers, s.CustomerTransferResponse, 20, 100, entity_id=entity.pk)
+        return self.page(transfers, s.CustomerTransferResponse, entity_id=entity.pk)
 
 
 class EntityTransferView(EntityScopedView):

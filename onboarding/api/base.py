@@ -4,7 +4,6 @@ pagination of a queryset with a list's own default and maximum."""
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter
 
-from common.api.pagination import paginator
 from common.api.views import V1ViewSet
 from onboarding import selectors
 
@@ -24,8 +23,3 @@ class EntityScopedViewSet(V1ViewSet):
 
     def entity(self):
         return self.get_object()
-
-    def page(self, queryset, serializer_class, *, default: int, maximum: int):
-        pager = paginator(default, maximum)()
-        rows = pager.paginate_queryset(queryset, self.request, self)
-        return pager.get_paginated_response(serializer_class(rows, many=True).data)
