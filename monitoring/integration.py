@@ -113,9 +113,16 @@ def _statistics(ids) -> dict:
     return MonitoringData().activity_statistics(list(ids), since=timezone.now() - BEHAVIOUR_WINDOW)
 
 
+# A confirmed finding (an alert disposed true positive in the last year) puts the customer at least
+# in the tier of its severity, whatever the other factors say: an examiner expects the rating of a
+# customer with confirmed suspicious activity to show it (FFIEC BSA/AML manual, customer risk
+# rating updated on suspicious activity), and alert history alone weighs 10 of 100.
+CONFIRMED_FLOORS = {Severity.CRITICAL: 75, Severity.HIGH: 50, Severity.MEDIUM: 25}
+
+
 def alert_history(entity, inputs: tuple[dict, dict]) -> FactorResult:
-    """Open alerts weigh by severity; a true positive of the last year weighs most, and a
-    confirmed critical finding sets a floor (a customer with a confirmed sanctions hit is high risk)."""
+    """Open alerts weigh by severity; a true positive of the last year weighs most, and sets a floor
+    by its severity (CONFIRMED_FLOORS: critical, high and medium tiers; none for a low one)."""
     open_by_entity, confirmed_by_entity = inputs
     open_by_severity, confirmed = open_by_entity.get(entity.pk, Counter()), confirmed_by_entity.get(entity.pk, [])
     if not open_by_severity and not confirmed:
@@ -125,7 +132,7 @@ def alert_history(entity, inputs: tuple[dict, dict]) -> FactorResult:
     parts = [f"{n} open {s}" for s, n in sorted(open_by_severity.items())]
     if confirmed:
         parts.append(f"{len(confirmed)} confirmed (true positive) in the last year")
-    floor = 75 if Severity.CRITICAL in confirmed else None
+    floor = max((CONFIRMED_FLOORS.get(found, 0) for found in confirmed), default=0) or None
     return FactorResult(min(severity, 1.0), "; ".join(parts).capitalize() + ".", floor)
 
 

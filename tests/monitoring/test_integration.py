@@ -125,3 +125,24 @@ def test_the_risk_task_runs_again_after_a_database_error(monkeypatch):
     monkeypatch.setattr(risk_feed, "recompute", recompute)
     result = tasks.recompute_entity_risk.apply(args=[["e1", "e2"], "alerts opened"], throw=False)  # as a worker runs it
     assert result.successful() and calls == [(["e1", "e2"], "alerts opened")] * 2
+
+
+@pytest.mark.parametrize(("disposition", "floor"), [("true_positive", 25), ("false_positive", None)])
+def test_a_confirmed_finding_sets_the_tier_of_its_severity(client, disposition, floor):
+    """A true positive of a medium alert (rule 1) puts a customer the other factors rate low at
+    medium risk; a false positive leaves it low."""
+    gamma = onboard(client, "Gamma Trading", f"0x{3:040x}", expected_monthly_volume_usd="1000000")
+    send(client, f"0x{3:040x}", SHARED, "25000", "0xccc1")
+    alert = Alert.objects.get(entity_id=gamma["id"], rule_code="large_transfer")
+    assert alert.severity == "medium"
+    response = client.post(f"/v1/onboarding/entities/{gamma['id']}/alerts/{alert.pk}/disposition",
+                           {"disposition": disposition, "notes": "reviewed"}, format="json")
+    assert response.status_code == 200, response.json()
+    risk_feed.recompute([gamma["id"]], reason="alert disposed")  # the worker's task, after commit
+    entity = Entity.objects.get(pk=gamma["id"])
+    history = next(f for f in entity.risk_factors if f["name"] == "alert_history")
+    assert history.get("floor") == floor
+    if floor:
+        assert entity.risk_score == 25 and entity.risk_tier == "medium" and "confirmed" in history["detail"]
+    else:
+        assert entity.risk_score < 25 and entity.risk_tier == "low"
