@@ -8,7 +8,7 @@ from rest_framework.response import Response
 
 from common.api.serializers import validated
 from common.api.views import V1APIView
-from common.chain import EVM_ADDRESS, is_evm
+from common.chain import AddressError, normalized_address
 from common.errors import NotFound, ValidationFailed
 from compliance import selectors
 from compliance.api import serializers as s
@@ -35,8 +35,10 @@ class WalletStatusView(V1APIView):
             raise ValidationFailed.for_field("chain_id", "A chain id is below 2^63.")
         if "\x00" in address:
             raise ValidationFailed.for_field("address", "An address may not contain the NUL character.")
-        if is_evm(chain_id) and not EVM_ADDRESS.match(address):
-            raise ValidationFailed.for_field("address", "An EVM address is 0x followed by 40 hexadecimal characters.")
+        try:
+            address = normalized_address(chain_id, address)  # as registration takes it: a bad EIP-55 checksum is a typo
+        except AddressError as exc:
+            raise ValidationFailed.for_field("address", str(exc)) from None
         principal = request.auth
         wallet = selectors.wallet_with_entity(organization=principal.organization, mode=principal.mode, chain_id=chain_id,
                                               address=address)

@@ -86,6 +86,8 @@ class TestWalletStatus:
         assert api().get(wallet_url(1, EVM)).status_code == 401
         assert client.get(wallet_url(0, "acct%00x")).status_code == 422
         assert client.get(wallet_url(2**64, EVM)).status_code == 422
+        typo = client.get(wallet_url(1, EVM.replace("EE7", "eE7")))  # the case pattern breaks the EIP-55 checksum
+        assert typo.status_code == 422 and "checksum" in typo.json()["error"]["details"][0]["message"]
 
     def test_one_query(self, client, entity, django_assert_max_num_queries):
         client.get(wallet_url(1, EVM))  # warm the key cache
