@@ -3,6 +3,7 @@ from rest_framework import serializers
 
 from common.api.fields import CountryField
 from common.api.serializers import StrictSerializer
+from common.chain import EVM_ADDRESS
 from compliance.status import flags_of
 from onboarding.choices import EntityStatus, EntityType, RiskTier
 from onboarding.models import BeneficialOwner, Entity, Wallet
@@ -35,9 +36,20 @@ class AddressSerializer(StrictSerializer):
 
 
 class WalletRegistration(StrictSerializer):
-    chain_id = serializers.IntegerField(min_value=0, required=False, default=0, help_text="0 = off-chain")
+    chain_id = serializers.IntegerField(min_value=0, required=False, help_text="0 = off-chain (the default for an off-chain "
+                                        "identifier); required for an EVM address")
     address = serializers.CharField(max_length=200)
     label = serializers.CharField(max_length=100, required=False, allow_blank=True, default="")
+
+    def validate(self, attrs):
+        """chain_id defaults to 0 (off-chain) only for what cannot be an EVM address: an EVM address
+        registered without one would sit on chain 0, where no on-chain transfer or look-up finds it."""
+        if "chain_id" not in attrs:
+            if EVM_ADDRESS.match(attrs["address"].strip()):
+                raise serializers.ValidationError({"chain_id": "An EVM address needs its chain_id (1 Ethereum, 137 Polygon, "
+                                                                "...); 0 is for off-chain identifiers."})
+            attrs["chain_id"] = 0
+        return attrs
 
 
 class UboRequest(StrictSerializer):
