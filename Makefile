@@ -21,6 +21,7 @@ system-deps:
 	@scripts/system-deps
 
 run: deps
+	@$(PY) manage.py serve --check-port
 	@$(PY) manage.py migrate --noinput -v0
 	@$(PY) manage.py createcachetable -v0
 	@$(PY) manage.py collectstatic --noinput -v0

@@ -89,3 +89,16 @@ class TestServePortCheck:
         monkeypatch.setattr(serve.subprocess, "Popen", refuse)
         with pytest.raises(CommandError, match=f"Port {listening} is in use"):
             run("serve", "--host", "127.0.0.1", "--port", str(listening))
+
+    def test_check_port_only_checks(self, listening, monkeypatch):
+        """make run's first step: a taken port stops it before migrating and loading anything."""
+        def refuse(*args, **kwargs):
+            raise AssertionError("started a process")
+
+        monkeypatch.setattr(serve.subprocess, "Popen", refuse)
+        with pytest.raises(CommandError, match=f"Port {listening} is in use"):
+            run("serve", "--check-port", "--host", "127.0.0.1", "--port", str(listening))
+        with socket.socket() as other:
+            other.bind(("127.0.0.1", 0))
+            free = other.getsockname()[1]
+        run("serve", "--check-port", "--host", "127.0.0.1", "--port", str(free))  # returns, starts nothing

@@ -44,11 +44,15 @@ class Command(BaseCommand):
         parser.add_argument("--host", default=settings.HOST, help="address to listen on (default: HOST or 127.0.0.1)")
         parser.add_argument("--web-workers", type=int, default=None,
                             help="gunicorn processes (default: gunicorn.conf.py, WEB_CONCURRENCY or 3)")
+        parser.add_argument("--check-port", action="store_true",
+                            help="only check that the port is free (make run does it before migrating and loading)")
 
-    def handle(self, *args, port, host, web_workers, **options):
+    def handle(self, *args, port, host, web_workers, check_port, **options):
         problem = port_problem(host, port)
         if problem:
             raise CommandError(problem)
+        if check_port:
+            return
         python = sys.executable
         commands = {
             # Worker class, processes and threads come from gunicorn.conf.py (as in the benchmarks).
