@@ -215,6 +215,7 @@ SPECTACULAR_SETTINGS = {
         "ComplianceCheckResultEnum": "onboarding.choices.CheckResult",
         "ExternalScreeningResultEnum": "onboarding.api.check_serializers.EXTERNAL_RESULTS",
         "SeverityEnum": "monitoring.choices.Severity",
+        "IssueSeverityEnum": ["error", "warning"],  # a filing validation issue's
         "EntityStatusEnum": "onboarding.choices.EntityStatus",
         "WalletStatusEnum": "onboarding.choices.WalletStatus",
         "ScreeningHitStatusEnum": "onboarding.choices.HitStatus",
@@ -232,7 +233,9 @@ SPECTACULAR_SETTINGS = {
 }
 
 # --- Celery -----------------------------------------------------------------------------------
-CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL") or "filesystem://"
+# The filesystem transport ignores the host; naming one keeps kombu from warning "No hostname was
+# supplied" from every process that connects.
+CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL") or "filesystem://localhost//"
 if CELERY_BROKER_URL.startswith("filesystem://"):
     _broker_dir = DATA_DIR / "broker"
     for _sub in ("queue", "processed", "control"):

@@ -1,4 +1,3 @@
-from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from common.api.serializers import StrictSerializer
@@ -15,12 +14,11 @@ class StrictBooleanField(serializers.BooleanField):
         return data
 
 
-@extend_schema_field({"type": "string", "enum": list(Severity.values)})
 class SeverityField(serializers.ChoiceField):
-    """One inline enum wherever a severity appears (no per-field enum components)."""
+    """A severity, documented as the one SeverityEnum component (settings.SPECTACULAR_SETTINGS)."""
 
     def __init__(self, **kwargs):
-        super().__init__(choices=Severity.values, **kwargs)
+        super().__init__(choices=Severity.choices, **kwargs)
 
 
 class RuleListQuery(StrictSerializer):
