@@ -1,5 +1,6 @@
 from django.contrib import admin
 from django.urls import include, path, re_path
+from django.views.generic import RedirectView
 from drf_spectacular.views import SpectacularJSONAPIView, SpectacularRedocView, SpectacularSwaggerView
 from rest_framework.routers import SimpleRouter
 
@@ -33,6 +34,7 @@ v1 = [
 ]
 
 urlpatterns = [
+    path("", RedirectView.as_view(url="/v1/docs"), name="root"),  # a browser at the bare address finds the API's pages
     path("health", health.health, name="health"),
     path("health/live", health.live, name="health-live"),
     path("v1/", include(v1)),

@@ -14,4 +14,5 @@ class UnknownRouteView(V1APIView):
 
     def initial(self, request, *args, **kwargs):
         super().initial(request, *args, **kwargs)
-        raise NotFound(f"No operation at {request.method} {request.path}.")
+        raise NotFound(f"No operation at {request.method} {request.path}. The operations and their paths are at /v1/docs "
+                       "(ids in paths are UUIDs).")

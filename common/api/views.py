@@ -6,11 +6,12 @@ refused by role counts) with its headers on every response; tenant scoping throu
 """
 
 from django.conf import settings
+from django.http import Http404
 from rest_framework import viewsets
 from rest_framework.views import APIView
 
 from common.api.pagination import paginator
-from common.errors import RateLimited
+from common.errors import NotFound, RateLimited
 from common.principal import Principal
 
 BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
@@ -59,6 +60,13 @@ class TenantScopedMixin:
     @property
     def principal(self) -> Principal:
         return self.request.auth
+
+    def get_object(self):
+        """The record of the URL, or a 404 naming what was looked for (rather than DRF's "Not found.")."""
+        try:
+            return super().get_object()
+        except Http404:
+            raise NotFound(f"No {self.get_queryset().model._meta.verbose_name} of yours has this id.") from None
 
     def get_queryset(self):
         if getattr(self, "swagger_fake_view", False):  # drf-spectacular reads the model for path parameter types

@@ -37,8 +37,14 @@ def assert_envelope(response, status, code):
 
 
 def test_unknown_route_under_v1(client):
-    assert_envelope(client.get("/v1/does/not/exist"), 404, "NOT_FOUND")
+    body = assert_envelope(client.get("/v1/does/not/exist"), 404, "NOT_FOUND")
+    assert body["error"]["message"].startswith("No operation at GET /v1/does/not/exist.") and "/v1/docs" in body["error"]["message"]
     assert_envelope(client.post("/v1"), 404, "NOT_FOUND")
+
+
+def test_the_bare_address_leads_to_the_api_pages(client):
+    response = client.get("/")
+    assert response.status_code == 302 and response["Location"] == "/v1/docs"
 
 
 def test_method_not_allowed(api, org, key):
@@ -129,3 +135,12 @@ def test_request_id_is_echoed_or_generated(client):
 def test_bad_mode_header(api, member, org):
     _, token = member(org)
     assert_envelope(api(token, HTTP_X_MODE="prod").get("/v1/organizations/me"), 400, "BAD_REQUEST")
+
+
+def test_an_unknown_id_names_what_was_looked_for(api, org, key):
+    client = api(key(org))
+    for path, message in (("/v1/onboarding/entities/00000000-0000-0000-0000-000000000000", "No entity of yours has this id."),
+                          ("/v1/developer/webhook-endpoints/00000000-0000-0000-0000-000000000000",
+                           "No webhook endpoint of yours has this id.")):
+        body = assert_envelope(client.get(path), 404, "NOT_FOUND")
+        assert body["error"]["message"] == message
