@@ -143,7 +143,8 @@ def behaviour(entity, statistics: dict) -> FactorResult:
         return FactorResult(0.0, "No activity in the last 30 days.")
     declared = entity.expected_monthly_volume_usd
     if not declared:
-        return FactorResult(0.2, f"{stats.count} events, {stats.volume_usd:,.2f} USD in 30 days; no expected volume declared.")
+        events = f"{stats.count} event{'' if stats.count == 1 else 's'}"
+        return FactorResult(0.2, f"{events}, {stats.volume_usd:,.2f} USD in 30 days; no expected volume declared.")
     ratio = stats.volume_usd / declared
     severity = 0.0 if ratio <= 1 else 0.4 if ratio <= 2 else 0.7 if ratio <= 5 else 1.0
     return FactorResult(severity, f"30-day volume {stats.volume_usd:,.2f} USD is {ratio:.1f}× the declared {declared:,.2f} USD.")

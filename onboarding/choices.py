@@ -22,7 +22,8 @@ class EntityStatus(models.TextChoices):
     def transition(cls, action: str, current: str) -> str:
         sources, target = ENTITY_TRANSITIONS[action]
         if current not in sources:
-            allowed = ", ".join(sorted(sources))
+            names = sorted(sources)
+            allowed = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} or {names[-1]}"
             raise Conflict(f"Cannot {action.replace('_', ' ')} an entity that is {current}; it must be {allowed}.")
         return target
 

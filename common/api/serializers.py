@@ -6,11 +6,19 @@ class StrictSerializer(serializers.Serializer):
     name is an error the caller sees, not a value silently ignored."""
 
     def to_internal_value(self, data):
-        if isinstance(data, dict):
-            unknown = sorted(set(data) - set(self.fields))
-            if unknown:
-                raise serializers.ValidationError({name: ["This field is not accepted here."] for name in unknown})
-        return super().to_internal_value(data)
+        unknown = sorted(set(data) - set(self.fields)) if isinstance(data, dict) else []
+        errors = {name: ["This field is not accepted here."] for name in unknown}
+        try:
+            value = super().to_internal_value(data)
+        except serializers.ValidationError as exc:
+            # Reported with the declared fields' own errors, so that one answer lists every mistake
+            # (a misspelt field and the required one it was meant to be).
+            if not errors or not isinstance(exc.detail, dict):
+                raise
+            raise serializers.ValidationError({**errors, **exc.detail}) from None
+        if errors:
+            raise serializers.ValidationError(errors)
+        return value
 
 
 def validated(serializer_class, data, **kwargs) -> dict:

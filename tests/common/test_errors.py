@@ -139,8 +139,19 @@ def test_bad_mode_header(api, member, org):
 
 def test_an_unknown_id_names_what_was_looked_for(api, org, key):
     client = api(key(org))
-    for path, message in (("/v1/onboarding/entities/00000000-0000-0000-0000-000000000000", "No entity of yours has this id."),
+    for url, message in (("/v1/onboarding/entities/00000000-0000-0000-0000-000000000000", "No entity of yours has this id."),
                           ("/v1/developer/webhook-endpoints/00000000-0000-0000-0000-000000000000",
                            "No webhook endpoint of yours has this id.")):
-        body = assert_envelope(client.get(path), 404, "NOT_FOUND")
+        body = assert_envelope(client.get(url), 404, "NOT_FOUND")
         assert body["error"]["message"] == message
+
+
+def test_a_misspelt_field_is_reported_with_the_missing_ones(api, org, key):
+    """One answer lists every mistake: the field not accepted and the required fields it was meant to be."""
+    from onboarding.models import Entity
+
+    body = assert_envelope(api(key(org)).post("/v1/onboarding/entities", {"name": "X"}, format="json"), 422, "VALIDATION_ERROR")
+    fields = {detail["field"]: detail["message"] for detail in body["error"]["details"]}
+    assert fields["name"] == "This field is not accepted here."
+    assert {"legal_name", "entity_type", "jurisdiction"} <= set(fields)
+    assert not Entity.objects.exists()

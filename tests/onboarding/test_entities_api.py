@@ -125,6 +125,8 @@ class TestReview:
         refused = client.post(f"{URL}/{entity['id']}/{then}", {"reason": "r"}, format="json")
         assert refused.status_code == 409 and "must be" in refused.json()["error"]["message"]
         assert Entity.objects.get(pk=entity["id"]).status == status_before
+        if then == "approve":
+            assert refused.json()["error"]["message"].endswith("; it must be pending or under_review.")
 
     def test_suspend_of_pending_is_409(self, client):
         entity = onboard(client)
