@@ -179,8 +179,12 @@ def error_response(exc) -> tuple[int, dict, dict]:
 
 
 def exception_handler(exc, context):
-    """DRF's EXCEPTION_HANDLER."""
+    """DRF's EXCEPTION_HANDLER. A 404 to a caller with credentials says which mode they see: a test
+    key asking for a live record (or the other way round) is the usual cause."""
     code_status, body, headers = error_response(exc)
+    mode = getattr(getattr(context.get("request"), "auth", None), "mode", None)
+    if code_status == 404 and mode:
+        body["error"]["message"] += f" (These credentials see {mode}-mode records only.)"
     return Response(body, status=code_status, headers=headers)
 
 

@@ -143,7 +143,7 @@ def test_an_unknown_id_names_what_was_looked_for(api, org, key):
                           ("/v1/developer/webhook-endpoints/00000000-0000-0000-0000-000000000000",
                            "No webhook endpoint of yours has this id.")):
         body = assert_envelope(client.get(url), 404, "NOT_FOUND")
-        assert body["error"]["message"] == message
+        assert body["error"]["message"] == f"{message} (These credentials see test-mode records only.)"
 
 
 def test_a_misspelt_field_is_reported_with_the_missing_ones(api, org, key):
@@ -155,3 +155,11 @@ def test_a_misspelt_field_is_reported_with_the_missing_ones(api, org, key):
     assert fields["name"] == "This field is not accepted here."
     assert {"legal_name", "entity_type", "jurisdiction"} <= set(fields)
     assert not Entity.objects.exists()
+
+
+def test_a_live_key_asking_for_a_test_record_is_told_its_mode(api, org, key):
+    created = api(key(org, mode="test")).post("/v1/onboarding/entities", {"legal_name": "Acme", "entity_type": "business",
+                                                                          "jurisdiction": "US"}, format="json")
+    assert created.status_code == 201
+    body = assert_envelope(api(key(org, mode="live")).get(f"/v1/onboarding/entities/{created.json()['id']}"), 404, "NOT_FOUND")
+    assert body["error"]["message"] == "No entity of yours has this id. (These credentials see live-mode records only.)"
