@@ -28,3 +28,8 @@ def post_worker_init(worker):
     get_resolver().url_patterns  # noqa: B018 (imports every view module now rather than on the first request)
     gc.collect()
     gc.freeze()
+
+
+# gunicorn's control socket (gunicornc) beside the service's other data rather than one shared
+# path in $HOME, where two servers on one machine (make run and a benchmark) would collide.
+control_socket = os.path.join(os.environ.get("DATA_DIR") or "var", "gunicorn.ctl")
