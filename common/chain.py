@@ -5,6 +5,8 @@ import re
 
 from eth_utils import is_checksum_address
 
+MAX_CHAIN_ID = 2**63 - 1
+"""Chain ids are stored in a (positive) 64-bit integer column."""
 EVM_ADDRESS = re.compile(r"^0x[0-9a-fA-F]{40}$")
 MAX_OFFCHAIN_LENGTH = 200
 

@@ -52,6 +52,8 @@ class NotFound(ServiceError):
     status_code = 404
     code = "NOT_FOUND"
     default_message = "Not found."
+    about_a_record = True
+    """False for a path no operation answers: the credentials' mode has nothing to do with it."""
 
 
 class Conflict(ServiceError):
@@ -183,7 +185,7 @@ def exception_handler(exc, context):
     key asking for a live record (or the other way round) is the usual cause."""
     code_status, body, headers = error_response(exc)
     mode = getattr(getattr(context.get("request"), "auth", None), "mode", None)
-    if code_status == 404 and mode:
+    if code_status == 404 and mode and getattr(exc, "about_a_record", True):
         body["error"]["message"] += f" (These credentials see {mode}-mode records only.)"
     return Response(body, status=code_status, headers=headers)
 

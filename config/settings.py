@@ -186,6 +186,7 @@ REST_FRAMEWORK = {
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "DEFAULT_CONTENT_NEGOTIATION_CLASS": "common.api.negotiation.JSONFirstContentNegotiation",
     "DEFAULT_SCHEMA_CLASS": "common.api.schema.AutoSchema",
+    "DEFAULT_METADATA_CLASS": "common.api.metadata.Metadata",
     "EXCEPTION_HANDLER": "common.errors.exception_handler",
     "UNAUTHENTICATED_USER": None,
     "TEST_REQUEST_DEFAULT_FORMAT": "json",

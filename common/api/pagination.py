@@ -11,10 +11,13 @@ from rest_framework.response import Response
 
 from common.errors import ValidationFailed, flatten_details
 
+MAX_OFFSET = 2**31 - 1
+"""Past any list's end; a larger offset would not fit the database's integer (SQLite stopped with a 500)."""
+
 
 class PageQuery(serializers.Serializer):
     limit = serializers.IntegerField(required=False, min_value=1)
-    offset = serializers.IntegerField(required=False, min_value=0, default=0)
+    offset = serializers.IntegerField(required=False, min_value=0, max_value=MAX_OFFSET, default=0)
 
 
 def page_params(query_params, *, default: int, maximum: int) -> tuple[int, int]:
@@ -67,7 +70,8 @@ class LimitOffsetPagination(BasePagination):
         return [
             {"name": "limit", "in": "query", "required": False,
              "schema": {"type": "integer", "minimum": 1, "maximum": self.max_limit, "default": self.default_limit}},
-            {"name": "offset", "in": "query", "required": False, "schema": {"type": "integer", "minimum": 0, "default": 0}},
+            {"name": "offset", "in": "query", "required": False,
+             "schema": {"type": "integer", "minimum": 0, "maximum": MAX_OFFSET, "default": 0}},
         ]
 
 

@@ -2,6 +2,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from common.api.serializers import StrictSerializer
+from common.chain import MAX_CHAIN_ID
 
 MAX_BATCH_ITEMS = 1000
 
@@ -32,7 +33,7 @@ class ComplianceStatusResponse(serializers.Serializer):
 
 
 class WalletKey(StrictSerializer):
-    chain_id = serializers.IntegerField(min_value=0)
+    chain_id = serializers.IntegerField(min_value=0, max_value=MAX_CHAIN_ID)
     address = serializers.CharField(max_length=200, trim_whitespace=True)
 
 
@@ -44,7 +45,7 @@ def wallet_key_errors(item) -> dict:
     chain_id, address = item.get("chain_id"), item.get("address")
     if chain_id is None:
         errors["chain_id"] = ["This field is required."]
-    elif isinstance(chain_id, bool) or not isinstance(chain_id, int) or not 0 <= chain_id < 2**63:
+    elif isinstance(chain_id, bool) or not isinstance(chain_id, int) or not 0 <= chain_id <= MAX_CHAIN_ID:
         errors["chain_id"] = ["A chain id is a whole number of 0 or more."]
     if address is None:
         errors["address"] = ["This field is required."]

@@ -8,7 +8,7 @@ from rest_framework.response import Response
 
 from common.api.serializers import validated
 from common.api.views import V1APIView
-from common.chain import AddressError, normalized_address
+from common.chain import MAX_CHAIN_ID, AddressError, normalized_address
 from common.errors import NotFound, ValidationFailed
 from compliance import selectors
 from compliance.api import serializers as s
@@ -31,7 +31,7 @@ class EntityStatusView(V1APIView):
 class WalletStatusView(V1APIView):
     @extend_schema(operation_id="compliance_status_wallet", tags=["compliance"], responses={200: s.ComplianceStatusResponse})
     def get(self, request, chain_id: int, address: str):
-        if chain_id >= 2**63:
+        if chain_id > MAX_CHAIN_ID:
             raise ValidationFailed.for_field("chain_id", "A chain id is below 2^63.")
         if "\x00" in address:
             raise ValidationFailed.for_field("address", "An address may not contain the NUL character.")

@@ -1,6 +1,7 @@
 from rest_framework import serializers
 
 from common.api.serializers import StrictSerializer
+from common.chain import MAX_CHAIN_ID
 from monitoring.choices import AlertStatus, Disposition, Severity
 from monitoring.models import Alert, Transaction
 
@@ -74,7 +75,7 @@ class TriageResponse(serializers.Serializer):
 
 
 class TransferListQuery(serializers.Serializer):
-    chain_id = serializers.IntegerField(min_value=0, required=False)
+    chain_id = serializers.IntegerField(min_value=0, max_value=MAX_CHAIN_ID, required=False)
     from_date = serializers.DateTimeField(required=False)
     to_date = serializers.DateTimeField(required=False)
 

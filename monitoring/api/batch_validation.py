@@ -15,7 +15,7 @@ from uuid import UUID
 from rest_framework import serializers
 
 from common.api.serializers import validated
-from common.chain import AddressError, normalized_address
+from common.chain import MAX_CHAIN_ID, AddressError, normalized_address
 from monitoring.amounts import AmountError, canonical_amount
 from monitoring.api.ingest_serializers import MAX_BATCH, BatchItem, BatchRequest, EventTimestampField, IngestedTransactionRequest
 
@@ -23,7 +23,7 @@ _ITEM_FIELDS = frozenset(BatchItem().fields)
 _SINGLE_FIELDS = frozenset(IngestedTransactionRequest().fields)
 _BODY_FIELDS = frozenset(BatchRequest().fields)
 _TIMESTAMP = EventTimestampField()  # IngestedTransactionRequest.timestamp's parsing, time zone and future limit
-_CHAIN_MAX, _LOG_INDEX_MAX = 2**63 - 1, 2**31 - 1
+_CHAIN_MAX, _LOG_INDEX_MAX = MAX_CHAIN_ID, 2**31 - 1
 
 
 class _Fallback(Exception):

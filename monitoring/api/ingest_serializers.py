@@ -6,7 +6,7 @@ from rest_framework import serializers
 
 from common.api.fields import CountryField
 from common.api.serializers import StrictSerializer
-from common.chain import AddressError, normalized_address
+from common.chain import MAX_CHAIN_ID, AddressError, normalized_address
 from monitoring.amounts import AmountError, canonical_amount
 from monitoring.choices import CARD_EVENTS, CardType, CheckType, DepositMethod, FiatEventType
 
@@ -42,7 +42,7 @@ class IngestedTransactionRequest(StrictSerializer):
     to_address = serializers.CharField(max_length=200)
     amount = AmountField(max_length=120)
     timestamp = EventTimestampField()
-    chain_id = serializers.IntegerField(min_value=0, max_value=2**63 - 1, required=False, default=0)
+    chain_id = serializers.IntegerField(min_value=0, max_value=MAX_CHAIN_ID, required=False, default=0)
     tx_hash = serializers.CharField(max_length=100, required=False, allow_blank=True)
     log_index = serializers.IntegerField(min_value=0, max_value=2**31 - 1, required=False, default=0,
                                          help_text="Position of the transfer in its transaction (token transfers).")

@@ -1,5 +1,6 @@
 from rest_framework import serializers
 
+from common.api.pagination import MAX_OFFSET
 from common.api.serializers import StrictSerializer
 from monitoring.models import Notification
 
@@ -7,7 +8,7 @@ from monitoring.models import Notification
 class NotificationQuery(StrictSerializer):
     unread_only = serializers.BooleanField(required=False, default=False)
     limit = serializers.IntegerField(required=False, default=20, min_value=1, max_value=100)
-    offset = serializers.IntegerField(required=False, default=0, min_value=0)
+    offset = serializers.IntegerField(required=False, default=0, min_value=0, max_value=MAX_OFFSET)
 
 
 class NotificationResponse(serializers.ModelSerializer):

@@ -11,12 +11,11 @@ from typing import Any
 
 import pycountry
 
-from common.chain import EVM_ADDRESS, AddressError, normalized_address
+from common.chain import EVM_ADDRESS, MAX_CHAIN_ID, AddressError, normalized_address
 from common.errors import ValidationFailed
 from monitoring.models import CodeListEntry
 from monitoring.rules.registry import TAG_CATEGORIES
 
-MAX_CHAIN_ID = 2**63 - 1  # PositiveBigIntegerField
 LABEL = re.compile(r"^[A-Z0-9][A-Z0-9._-]{0,19}$")
 MCC = re.compile(r"^[0-9]{4}$")
 RATE_INTEGER_DIGITS, RATE_DECIMALS = 18, 12  # AssetPrice.usd_rate: max_digits=30, decimal_places=12

@@ -3,7 +3,7 @@ from rest_framework import serializers
 
 from common.api.fields import CountryField
 from common.api.serializers import StrictSerializer
-from common.chain import EVM_ADDRESS
+from common.chain import EVM_ADDRESS, MAX_CHAIN_ID
 from compliance.status import flags_of
 from onboarding.choices import EntityStatus, EntityType, RiskTier
 from onboarding.models import BeneficialOwner, Entity, Wallet
@@ -36,8 +36,8 @@ class AddressSerializer(StrictSerializer):
 
 
 class WalletRegistration(StrictSerializer):
-    chain_id = serializers.IntegerField(min_value=0, required=False, help_text="0 = off-chain (the default for an off-chain "
-                                        "identifier); required for an EVM address")
+    chain_id = serializers.IntegerField(min_value=0, max_value=MAX_CHAIN_ID, required=False,
+                                        help_text="0 = off-chain (the default for an off-chain identifier); required for an EVM address")
     address = serializers.CharField(max_length=200)
     label = serializers.CharField(max_length=100, required=False, allow_blank=True, default="")
 

@@ -1,5 +1,7 @@
 """The error envelope on every path (DESIGN §4)."""
 
+import re
+
 import pytest
 from django.test import override_settings
 from django.test.client import encode_multipart
@@ -163,3 +165,35 @@ def test_a_live_key_asking_for_a_test_record_is_told_its_mode(api, org, key):
     assert created.status_code == 201
     body = assert_envelope(api(key(org, mode="live")).get(f"/v1/onboarding/entities/{created.json()['id']}"), 404, "NOT_FOUND")
     assert body["error"]["message"] == "No entity of yours has this id. (These credentials see live-mode records only.)"
+
+
+def test_an_unknown_path_does_not_blame_the_mode(api, org, key):
+    body = assert_envelope(api(key(org)).get("/v1/does/not/exist"), 404, "NOT_FOUND")
+    assert "These credentials see" not in body["error"]["message"]
+
+
+def test_options_answers_every_operation(api, org, key, settings):
+    """OPTIONS on any documented path is answered (200 with the view's name, or 403 where the operation
+    takes a session rather than an API key), also where the view validates its body with a request
+    serializer of its own and declares none (those were a 500)."""
+    from drf_spectacular.generators import SchemaGenerator
+
+    settings.RATE_LIMIT_ENABLED = False
+    client = api(key(org, tier="premium"))
+    paths = SchemaGenerator().get_schema(request=None, public=True)["paths"]
+    failed = {}
+    for path in paths:
+        url = re.sub(r"\{[^}]+\}", "00000000-0000-0000-0000-000000000000", path.replace("{chain_id}", "1"))
+        response = client.options(url)
+        answered = response.status_code == 403 or (response.status_code == 200 and "name" in response.json())
+        if not answered:
+            failed[path] = response.status_code
+    assert len(paths) > 80 and failed == {}
+
+
+def test_an_offset_past_any_list_is_a_422(api, org, key):
+    client = api(key(org))
+    for url in ("/v1/onboarding/entities", "/v1/developer/api-keys", "/v1/monitoring/notifications"):
+        body = assert_envelope(client.get(url, {"offset": 10**30}), 422, "VALIDATION_ERROR")
+        assert body["error"]["details"][0]["field"] == "offset", url
+        assert client.get(url, {"offset": 2**31 - 1}).status_code == 200

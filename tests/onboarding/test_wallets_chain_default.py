@@ -40,3 +40,13 @@ def test_onboarding_with_wallets_applies_the_same_rule(api, org, key):
     response = client.post("/v1/onboarding/entities", body, format="json")
     assert response.status_code == 422 and response.json()["error"]["details"][0]["field"] == "wallets.0.chain_id"
     assert not Wallet.objects.exists()
+
+
+def test_a_chain_id_past_64_bits_is_a_422(entity):
+    """It was a 500 (the database's integer overflowed); the largest stored chain id still registers."""
+    client, entity_id = entity
+    response = client.post(f"/v1/onboarding/entities/{entity_id}/wallets", {"chain_id": 2**63, "address": EVM}, format="json")
+    assert response.status_code == 422 and response.json()["error"]["details"][0]["field"] == "chain_id"
+    assert not Wallet.objects.filter(entity_id=entity_id).exists()
+    response = client.post(f"/v1/onboarding/entities/{entity_id}/wallets", {"chain_id": 2**63 - 1, "address": EVM}, format="json")
+    assert response.status_code == 201 and Wallet.objects.get(entity_id=entity_id).chain_id == 2**63 - 1
