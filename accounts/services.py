@@ -115,7 +115,7 @@ def _refuse_if_throttled(email: str) -> None:
         result = ratelimit.check(bucket, limit=limit, window=window, record=False)
         if not result.allowed:
             raise RateLimited(
-                f"Too many failed sign-in attempts; retry after {result.reset_at} (Unix time).",
+                f"Too many failed sign-in attempts; retry {result.retry_when()}.",
                 headers=result.headers(),
             )
 

@@ -14,6 +14,7 @@ import math
 import os
 import time
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from functools import lru_cache
 
 from django.conf import settings
@@ -36,6 +37,12 @@ class LimitResult:
             "X-RateLimit-Remaining": str(self.remaining),
             "X-RateLimit-Reset": str(self.reset_at),
         }
+
+    def retry_when(self) -> str:
+        """'in 42 s (2026-11-25T11:49:52Z)': for the message; the header keeps the Unix time."""
+        seconds = max(self.reset_at - int(time.time()), 1)
+        at = datetime.fromtimestamp(self.reset_at, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        return f"in {seconds} s ({at})"
 
 
 # KEYS[1] bucket, KEYS[2] a version key read in the same round trip (or the bucket again);

@@ -27,7 +27,7 @@ class RateLimitedMixin:
         result = self._limit(request)
         if result is not None and not result.allowed:
             raise RateLimited(
-                f"Rate limit of {result.limit} requests per minute exceeded; retry after {result.reset_at} (Unix time).",
+                f"Rate limit of {result.limit} requests per minute exceeded; retry {result.retry_when()}.",
                 headers=result.headers(),
             )
 

@@ -1,9 +1,11 @@
 """Per-key sliding-window limits (spec "Limits"), on whichever backend is configured:
 Redis when REDIS_URL is set (the PostgreSQL CI run), the database otherwise."""
 
+import re
 import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, datetime
 
 import pytest
 import requests
@@ -40,7 +42,8 @@ class TestHeadersAndRefusal:
         body = response.json()
         assert body["error"]["code"] == "RATE_LIMIT_EXCEEDED"
         assert response["X-RateLimit-Limit"] == "100" and response["X-RateLimit-Remaining"] == "0"
-        assert response["X-RateLimit-Reset"] in body["error"]["message"]
+        reset = datetime.fromtimestamp(int(response["X-RateLimit-Reset"]), UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        assert re.fullmatch(rf"Rate limit of 100 requests per minute exceeded; retry in \d+ s \({reset}\)\.", body["error"]["message"])
 
     def test_premium_tier(self, api, org, key):
         assert api(key(org, tier="premium")).get(URL)["X-RateLimit-Limit"] == "1000"
