@@ -12,6 +12,10 @@ option wins over this file.
 import gc
 import os
 
+from config import gunicorn_errors
+
+gunicorn_errors.install()  # gunicorn's own refusals (a request line too long, bad headers) as JSON
+
 worker_class = "gthread"
 workers = int(os.environ.get("WEB_CONCURRENCY", 3))
 threads = int(os.environ.get("WEB_THREADS", 2))

@@ -230,6 +230,7 @@ SPECTACULAR_SETTINGS = {
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "common.api.schema.add_error_responses",
+        "common.api.schema.fix_nullables",
     ],
 }
 

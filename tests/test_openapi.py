@@ -87,3 +87,18 @@ def test_every_list_taking_limit_and_offset_documents_the_page_it_answers(schema
         assert _resolved(schema, body["properties"]["data"])["type"] == "array", path
         paged.append(path)
     assert "/v1/onboarding/entities/{entity_id}/alerts" in paged and len(paged) >= 10
+
+
+def test_the_wallets_list_is_the_plain_array_it_answers(schema):
+    """It answers the spec's array and takes no limit/offset; the document said a page of them."""
+    operation = schema["paths"]["/v1/onboarding/entities/{entity_id}/wallets"]["get"]
+    assert operation["responses"]["200"]["content"]["application/json"]["schema"]["type"] == "array"
+    assert not {p["name"] for p in operation.get("parameters", [])} & {"limit", "offset"}
+
+
+def test_public_operations_document_the_errors_they_give(schema):
+    """Sign-in answers 401 for wrong credentials and 429 when throttled; a provider callback 401 for a bad signature."""
+    for path in ("/v1/auth/login", "/v1/auth/resend-verification"):
+        assert {"401", "429"} <= set(schema["paths"][path]["post"]["responses"]), path
+    assert "401" in schema["paths"]["/v1/webhooks/kyb-provider"]["post"]["responses"]
+    assert "429" not in schema["paths"]["/v1/auth/register"]["post"]["responses"]

@@ -15,3 +15,16 @@ class CountryField(serializers.CharField):
         if pycountry.countries.get(alpha_2=value) is None:
             raise serializers.ValidationError(f"{value!r} is not an ISO 3166-1 alpha-2 country code.")
         return value
+
+
+class OptionalChoiceField(serializers.ChoiceField):
+    """A choice stored as '' until it is made (a model CharField with blank=True), answered as null:
+    the schema's enum then holds for every value a client sees."""
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("allow_null", True)
+        kwargs.setdefault("read_only", True)
+        super().__init__(**kwargs)
+
+    def to_representation(self, value):
+        return super().to_representation(value) if value else None

@@ -39,6 +39,9 @@ ERROR_STATUSES = {
 }
 # Only ingestion retries its transaction and can give up (monitoring.ingestion.retry).
 RETRIED_PATHS = ("/v1/monitoring/transfers", "/v1/monitoring/fiat-events")
+# Operations without credentials that still answer these: the sign-in throttle (accounts.services.
+# credentials_check) and the providers' signed callbacks (webhooks.inbound).
+PUBLIC_ERRORS = {"/v1/auth/login": ("401", "429"), "/v1/auth/resend-verification": ("401", "429"), "/v1/webhooks/": ("401",)}
 
 
 class AutoSchema(SpectacularAutoSchema):
@@ -59,7 +62,7 @@ def add_error_responses(result, generator, request, public):
             for code, description in ERROR_STATUSES.items():
                 if code in responses:
                     continue
-                if public_op and code in ("401", "403", "429"):
+                if public_op and code in ("401", "403", "429") and not _public_answers(path, code):
                     continue
                 if method == "get" and code in ("400", "409", "413"):
                     continue
@@ -67,6 +70,38 @@ def add_error_responses(result, generator, request, public):
                     continue
                 responses[code] = {"description": description, "content": {"application/json": {"schema": ref}}}
     return result
+
+
+ANSWERS_NULL = "x-answers-null"
+"""extend_schema(extensions={ANSWERS_NULL: True}): the 200 body may be a JSON null (spec: 'X or null')."""
+_ANY_OR_NULL = ({}, {"type": "null"})
+
+
+def fix_nullables(result, generator, request, public):
+    """Postprocessing hook. A nullable JSONField comes out as oneOf [{}, null], which no value satisfies
+    (null matches both): it becomes {} (any value, null included). An operation marked ANSWERS_NULL
+    documents its 200 body as the schema or null."""
+    def walk(node):
+        if isinstance(node, dict):
+            if "oneOf" in node and len(node["oneOf"]) == 2 and all(part in node["oneOf"] for part in _ANY_OR_NULL):
+                del node["oneOf"]
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for item in node:
+                walk(item)
+
+    walk(result.get("components", {}))
+    for methods in result.get("paths", {}).values():
+        for operation in methods.values():
+            if isinstance(operation, dict) and operation.pop(ANSWERS_NULL, False):
+                content = operation["responses"]["200"]["content"]["application/json"]
+                content["schema"] = {"oneOf": [content["schema"], {"type": "null"}]}
+    return result
+
+
+def _public_answers(path: str, code: str) -> bool:
+    return any(path.startswith(prefix) and code in codes for prefix, codes in PUBLIC_ERRORS.items())
 
 
 class ApiKeyScheme(OpenApiAuthenticationExtension):

@@ -1,5 +1,6 @@
 from rest_framework import serializers
 
+from common.api.fields import OptionalChoiceField
 from common.api.serializers import StrictSerializer
 from common.chain import MAX_CHAIN_ID
 from monitoring.choices import AlertStatus, Disposition, Severity
@@ -18,6 +19,7 @@ class CustomerAlertResponse(serializers.ModelSerializer):
     transaction_count = serializers.IntegerField(help_text="How many transfers the alert involves.")
     case_id = serializers.UUIDField(source="case_link.case_id", default=None, allow_null=True,
                                     help_text="The investigation case the alert belongs to.")
+    disposition = OptionalChoiceField(choices=Disposition.choices, help_text="null until the alert is disposed.")
 
     class Meta:
         model = Alert

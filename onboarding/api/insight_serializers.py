@@ -82,8 +82,8 @@ class AuditLogResponse(serializers.Serializer):
     action = serializers.CharField()
     actor_type = serializers.CharField()
     actor = serializers.CharField(source="actor_label")
-    before = serializers.JSONField(allow_null=True)
-    after = serializers.JSONField(allow_null=True)
+    before = serializers.JSONField(help_text="Any JSON value; null when there was nothing before.")
+    after = serializers.JSONField(help_text="Any JSON value; null when nothing is left after.")
     request_id = serializers.CharField()
     created_at = serializers.DateTimeField()
 

@@ -9,6 +9,7 @@ from rest_framework.decorators import action
 from rest_framework.response import Response
 
 from common.api.pagination import page_params, paged
+from common.api.schema import ANSWERS_NULL
 from common.api.serializers import validated
 from common.api.views import V1APIView
 from onboarding import selectors, services
@@ -43,7 +44,8 @@ class EntityInsightsViewSet(EntityScopedViewSet):
         return Response(s.RiskExplanationResponse(body).data)
 
     @extend_schema(operation_id="peer_group_get", tags=["onboarding"],
-                   responses={200: OpenApiResponse(s.PeerGroupResponse, description="The peer group, or null when there is no peer.")})
+                   responses={200: OpenApiResponse(s.PeerGroupResponse, description="The peer group, or null when there is no peer.")},
+                   extensions={ANSWERS_NULL: True})
     @action(detail=True, methods=["get"], url_path="peer-group")
     def peer_group(self, request, entity_id=None):
         group = peer_group(self.entity())

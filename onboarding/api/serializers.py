@@ -142,6 +142,9 @@ class EntityResponse(serializers.ModelSerializer):
     flags = serializers.SerializerMethodField()
     ubos = UboResponse(many=True)
     wallets = WalletResponse(many=True)
+    # '' when not given, so no "email"/"uri" format in the schema (an empty string has neither).
+    email = serializers.CharField(help_text="An e-mail address, or '' when none was given.")
+    website = serializers.CharField(help_text="A URL, or '' when none was given.")
 
     class Meta:
         model = Entity
