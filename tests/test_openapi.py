@@ -76,8 +76,8 @@ def test_every_list_taking_limit_and_offset_documents_the_page_it_answers(schema
     by hand must say so too (it used to document a bare array)."""
     paged = []
     for path, item in schema["paths"].items():
-        if path == "/v1/monitoring/notifications":
-            continue  # the spec's own shape: {"notifications": [...], "unread_count": n}
+        if path in ("/v1/monitoring/notifications", "/v1/onboarding/entities/{entity_id}/audit"):
+            continue  # the spec's own shapes: {"notifications": [...], "unread_count": n} and a plain array
         op = item.get("get")
         names = {parameter["name"] for parameter in (op or {}).get("parameters", [])}
         if not {"limit", "offset"} <= names:
@@ -102,3 +102,21 @@ def test_public_operations_document_the_errors_they_give(schema):
         assert {"401", "429"} <= set(schema["paths"][path]["post"]["responses"]), path
     assert "401" in schema["paths"]["/v1/webhooks/kyb-provider"]["post"]["responses"]
     assert "429" not in schema["paths"]["/v1/auth/register"]["post"]["responses"]
+
+
+def test_limits_and_strict_bodies_are_documented_as_enforced(schema):
+    """A client validating against the document sends nothing the API then refuses for reasons the
+    document could state: every limit's bounds and default, every offset's bounds, and request bodies
+    that refuse undeclared fields (StrictSerializer) say additionalProperties: false."""
+    bounds = {}
+    for path, item in schema["paths"].items():
+        for parameter in (item.get("get") or {}).get("parameters", []):
+            if parameter["name"] in ("limit", "offset"):
+                bounds[(path, parameter["name"])] = parameter["schema"]
+    assert len(bounds) >= 25
+    for (path, name), found in bounds.items():
+        assert found["minimum"] == (1 if name == "limit" else 0) and found["maximum"] >= 5 and "default" in found, (path, name)
+    assert bounds[("/v1/onboarding/entities/{entity_id}/activity", "limit")]["maximum"] == 200
+    components = schema["components"]["schemas"]
+    assert components["AlertDispositionCreateRequest"]["additionalProperties"] is False
+    assert "additionalProperties" not in components["CustomerAlertResponse"]

@@ -5,6 +5,7 @@ An out-of-range `limit` or `offset` is a 422, not silently clamped: the caller l
 
 from functools import cache
 
+from drf_spectacular.utils import OpenApiParameter
 from rest_framework import serializers
 from rest_framework.pagination import BasePagination
 from rest_framework.response import Response
@@ -90,3 +91,13 @@ def paged(serializer_class: type[serializers.Serializer]) -> type[serializers.Se
         "data": serializer_class(many=True), "total": serializers.IntegerField(), "limit": serializers.IntegerField(),
         "offset": serializers.IntegerField(), "has_more": serializers.BooleanField(),
     })
+
+
+def page_parameters(default: int = 20, maximum: int = 100, *, offset: bool = True) -> list[OpenApiParameter]:
+    """The documented `limit` (and `offset`) of a list paged by hand (PagedMixin.page, page_params),
+    with the bounds the API enforces."""
+    limit = OpenApiParameter("limit", {"type": "integer", "minimum": 1, "maximum": maximum, "default": default},
+                             description=f"1 to {maximum}, default {default}")
+    start = OpenApiParameter("offset", {"type": "integer", "minimum": 0, "maximum": MAX_OFFSET, "default": 0},
+                             description="0 or more, default 0")
+    return [limit, start] if offset else [limit]

@@ -2,6 +2,9 @@
 
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from drf_spectacular.openapi import AutoSchema as SpectacularAutoSchema
+from drf_spectacular.plumbing import force_instance
+
+from common.api.serializers import StrictSerializer
 
 ERROR_SCHEMA = {
     "type": "object",
@@ -45,7 +48,12 @@ PUBLIC_ERRORS = {"/v1/auth/login": ("401", "429"), "/v1/auth/resend-verification
 
 
 class AutoSchema(SpectacularAutoSchema):
-    pass
+    def _map_basic_serializer(self, serializer, direction):
+        """A StrictSerializer's request body refuses fields it does not declare: say so."""
+        schema = super()._map_basic_serializer(serializer, direction)
+        if direction == "request" and isinstance(force_instance(serializer), StrictSerializer):
+            schema["additionalProperties"] = False
+        return schema
 
 
 def add_error_responses(result, generator, request, public):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.response import Response
 
-from common.api.pagination import paged
+from common.api.pagination import page_parameters, paged
 from common.api.serializers import validated
 from common.errors import NotFound
 from filings.api import serializers as s
@@ -24,7 +24,7 @@ def case_response(principal, case_id) -> dict:
 class EntityCasesView(FilingsView):
     @extend_schema(operation_id="entity_cases_list", responses={200: paged(s.CustomerCaseResponse)}, tags=TAGS_CASES,
                    parameters=[OpenApiParameter("status", str, enum=[c for c, _ in s.CaseStatus.choices]),
-                               OpenApiParameter("limit", int), OpenApiParameter("offset", int)])
+                               *page_parameters()])
     def get(self, request, entity_id):
         entity, query = self.entity(entity_id), validated(s.CaseListQuery, request.query_params.dict())
         cases = selectors.cases_of_entity(organization=entity.organization, mode=entity.mode, entity_id=entity.pk, **query)

@@ -9,7 +9,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework.response import Response
 
-from common.api.pagination import paged
+from common.api.pagination import page_parameters, paged
 from common.api.serializers import validated
 from common.errors import NotFound, ValidationFailed
 from filings.api import serializers as s
@@ -168,7 +168,7 @@ class HistoryView(FilingsView):
                          s.FilingRecordResponse)
 
 
-PAGE = [OpenApiParameter("limit", int), OpenApiParameter("offset", int)]
+PAGE = page_parameters()
 
 
 class SarHistoryView(HistoryView):

@@ -3,13 +3,14 @@
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.response import Response
 
-from common.api.pagination import paged
+from common.api.pagination import page_parameters, paged
 from common.api.serializers import validated
 from common.api.views import V1APIView
 from common.errors import NotFound
 from monitoring.alerts import selectors, services
 from monitoring.alerts.triage import triage
 from monitoring.api import alert_serializers as s
+from monitoring.choices import AlertStatus, Severity
 from onboarding.models import Entity
 
 TAGS = ["onboarding: alerts and transfers"]
@@ -26,8 +27,8 @@ class EntityScopedView(V1APIView):
 
 class EntityAlertsView(EntityScopedView):
     @extend_schema(operation_id="entity_alerts_list", responses={200: paged(s.CustomerAlertResponse)}, tags=TAGS,
-                   parameters=[OpenApiParameter("severity", str), OpenApiParameter("status", str),
-                               OpenApiParameter("limit", int), OpenApiParameter("offset", int)])
+                   parameters=[OpenApiParameter("severity", str, enum=Severity.values),
+                               OpenApiParameter("status", str, enum=AlertStatus.values), *page_parameters()])
     def get(self, request, entity_id):
         entity, query = self.entity(entity_id), validated(s.AlertListQuery, request.query_params.dict())
         alerts = selectors.alerts_of_entity(organization=entity.organization, mode=entity.mode, entity_id=entity.pk, **query)
@@ -67,7 +68,7 @@ class AlertTriageView(EntityAlertView):
 class EntityTransfersView(EntityScopedView):
     @extend_schema(operation_id="entity_transfers_list", responses={200: paged(s.CustomerTransferResponse)}, tags=TAGS,
                    parameters=[OpenApiParameter("chain_id", int), OpenApiParameter("from_date", str),
-                               OpenApiParameter("to_date", str), OpenApiParameter("limit", int), OpenApiParameter("offset", int)])
+                               OpenApiParameter("to_date", str), *page_parameters()])
     def get(self, request, entity_id):
         entity, query = self.entity(entity_id), validated(s.TransferListQuery, request.query_params.dict())
         transfers = selectors.transfers_of_entity(organization=entity.organization, mode=entity.mode, entity_id=entity.pk, **query)

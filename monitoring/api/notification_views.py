@@ -3,6 +3,7 @@
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.response import Response
 
+from common.api.pagination import page_parameters
 from common.api.serializers import validated
 from common.api.views import V1APIView
 from monitoring.api import notification_serializers as s
@@ -14,8 +15,7 @@ TAGS = ["monitoring"]
 class NotificationsView(V1APIView):
     @extend_schema(operation_id="notifications_list", tags=TAGS, responses={200: s.NotificationListResponse}, parameters=[
         OpenApiParameter("unread_only", bool, default=False),
-        OpenApiParameter("limit", int, default=20, description="1 to 100"),
-        OpenApiParameter("offset", int, default=0),
+        *page_parameters(),
     ])
     def get(self, request):
         query = validated(s.NotificationQuery, request.query_params.dict())

@@ -10,11 +10,6 @@ from onboarding import selectors
 ENTITY_ID = OpenApiParameter("entity_id", OpenApiTypes.UUID, OpenApiParameter.PATH)
 
 
-def page_parameters(default: int, maximum: int) -> list[OpenApiParameter]:
-    return [OpenApiParameter("limit", int, description=f"1-{maximum}, default {default}"),
-            OpenApiParameter("offset", int, description="0 or more, default 0")]
-
-
 class EntityScopedViewSet(V1ViewSet):
     lookup_url_kwarg = "entity_id"
 

@@ -4,13 +4,13 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
-from common.api.pagination import paged
+from common.api.pagination import page_parameters, paged
 from common.api.serializers import validated
 from common.api.views import V1APIView
 from common.errors import NotFound
 from onboarding import selectors, services
 from onboarding.api import check_serializers as s
-from onboarding.api.base import ENTITY_ID, EntityScopedViewSet, page_parameters
+from onboarding.api.base import ENTITY_ID, EntityScopedViewSet
 from onboarding.choices import CheckResult, CheckType
 
 UUID = "[0-9a-fA-F-]{36}"

@@ -8,23 +8,19 @@ from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_sche
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
-from common.api.pagination import page_params, paged
+from common.api.pagination import page_parameters, page_params, paged
 from common.api.schema import ANSWERS_NULL
 from common.api.serializers import validated
 from common.api.views import V1APIView
 from onboarding import selectors, services
 from onboarding.api import insight_serializers as s
-from onboarding.api.base import ENTITY_ID, EntityScopedViewSet, page_parameters
+from onboarding.api.base import ENTITY_ID, EntityScopedViewSet
 from onboarding.insights.peer_group import peer_group
 from onboarding.insights.related import related_entities
 from onboarding.interfaces.activity import entity_activity
 from onboarding.interfaces.search import search_all, searchable_types
 from onboarding.reports.compliance_csv import compliance_report_csv
 from onboarding.risk.narrative import risk_explanation
-
-
-def _limit_parameter(default: int, maximum: int) -> OpenApiParameter:
-    return OpenApiParameter("limit", int, description=f"1-{maximum}, default {default}")
 
 
 @extend_schema(parameters=[ENTITY_ID])
@@ -58,7 +54,7 @@ class EntityInsightsViewSet(EntityScopedViewSet):
     def related(self, request, entity_id=None):
         return Response(s.RelatedEntityResponse(related_entities(self.entity()), many=True).data)
 
-    @extend_schema(operation_id="activity_list", tags=["onboarding"], parameters=[_limit_parameter(50, 200)],
+    @extend_schema(operation_id="activity_list", tags=["onboarding"], parameters=page_parameters(50, 200, offset=False),
                    responses={200: s.ActivityItemResponse(many=True)})
     @action(detail=True, methods=["get"], url_path="activity")
     def activity(self, request, entity_id=None):
@@ -66,7 +62,7 @@ class EntityInsightsViewSet(EntityScopedViewSet):
         items = entity_activity(self.entity(), limit=limit)
         return Response(s.ActivityItemResponse([item.__dict__ for item in items], many=True).data)
 
-    @extend_schema(operation_id="entity_audit_list", tags=["onboarding"], parameters=[_limit_parameter(100, 500)],
+    @extend_schema(operation_id="entity_audit_list", tags=["onboarding"], parameters=page_parameters(100, 500),
                    responses={200: s.AuditLogResponse(many=True)})
     @action(detail=True, methods=["get"], url_path="audit")
     def audit(self, request, entity_id=None):
@@ -101,7 +97,7 @@ class EntityInsightsViewSet(EntityScopedViewSet):
 class SearchView(V1APIView):
     @extend_schema(operation_id="onboarding_search", tags=["onboarding"], responses={200: s.SearchResponse},
                    parameters=[OpenApiParameter("q", str, required=True, description="2-200 characters"),
-                               _limit_parameter(5, 20)])
+                               *page_parameters(5, 20, offset=False)])
     def get(self, request):
         query = validated(s.SearchQuery, request.query_params.dict())
         limit, _ = page_params(request.query_params, default=5, maximum=20)

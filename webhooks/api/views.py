@@ -6,7 +6,7 @@ from rest_framework import mixins, status
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
-from common.api.pagination import paginator
+from common.api.pagination import page_parameters, paginator
 from common.api.serializers import validated
 from common.api.views import V1ViewSet
 from common.errors import NotFound
@@ -71,8 +71,7 @@ class WebhookEndpointViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, V
 
     @extend_schema(operation_id="webhook_endpoints_deliveries", responses={200: s.DeliveryPageResponse}, tags=TAGS,
                    parameters=[OpenApiParameter("status", str, enum=["pending", "succeeded", "failed"]),
-                               OpenApiParameter("limit", int, description="1 to 100, default 20"),
-                               OpenApiParameter("offset", int, description="0 or more, default 0")])
+                               *page_parameters()])
     @action(detail=True, methods=["get"], url_path="deliveries")
     def deliveries(self, request, pk=None):
         query = validated(s.DeliveryQuery, request.query_params.dict())
