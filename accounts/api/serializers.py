@@ -1,6 +1,7 @@
 from rest_framework import serializers
 
 from accounts.models import User
+from common.api.fields import ChoiceField
 from common.api.serializers import StrictSerializer
 
 
@@ -63,7 +64,7 @@ class MembershipSummary(serializers.Serializer):
 class MeResponse(serializers.Serializer):
     user = UserResponse()
     organization = MembershipSummary(allow_null=True, help_text="The organization this request acts for.")
-    mode = serializers.ChoiceField(choices=["test", "live"])
+    mode = ChoiceField(choices=["test", "live"])
     memberships = MembershipSummary(many=True)
 
 

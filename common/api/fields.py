@@ -17,7 +17,19 @@ class CountryField(serializers.CharField):
         return value
 
 
-class OptionalChoiceField(serializers.ChoiceField):
+class ChoiceField(serializers.ChoiceField):
+    """DRF's ChoiceField whose refusal lists the values it takes ('"x" is not one of: a, b, c.')."""
+
+    def to_internal_value(self, data):
+        try:
+            return super().to_internal_value(data)
+        except serializers.ValidationError:
+            shown = data if isinstance(data, str | int) and not isinstance(data, bool) else type(data).__name__
+            raise serializers.ValidationError(f'"{shown}" is not one of: {", ".join(map(str, self.choices))}.',
+                                              code="invalid_choice") from None
+
+
+class OptionalChoiceField(ChoiceField):
     """A choice stored as '' until it is made (a model CharField with blank=True), answered as null:
     the schema's enum then holds for every value a client sees."""
 

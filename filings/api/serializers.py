@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.utils import timezone
 from rest_framework import serializers
 
+from common.api.fields import ChoiceField
 from common.api.serializers import StrictSerializer
 from filings import deadlines
 from filings.choices import CaseStatus
@@ -16,7 +17,7 @@ from monitoring.models import FiatEvent
 
 
 class CaseListQuery(serializers.Serializer):
-    status = serializers.ChoiceField(choices=CaseStatus.choices, required=False)
+    status = ChoiceField(choices=CaseStatus.choices, required=False)
 
 
 class CaseAssignRequest(StrictSerializer):
@@ -24,7 +25,7 @@ class CaseAssignRequest(StrictSerializer):
 
 
 class CaseStatusRequest(StrictSerializer):
-    status = serializers.ChoiceField(choices=CaseStatus.choices)
+    status = ChoiceField(choices=CaseStatus.choices)
     reason = serializers.CharField(max_length=4000, required=False, allow_blank=True, default="",
                                    help_text="Required when closing or reopening: it documents the decision.")
 
@@ -170,8 +171,8 @@ class ValidationIssueResponse(serializers.Serializer):
     path = serializers.CharField(help_text="Form-data path (subjects.0.family_name) or the document's path (schema issues).")
     line = serializers.IntegerField(allow_null=True, help_text="Line of the XML document; null for JSON and form issues.")
     message = serializers.CharField()
-    severity = serializers.ChoiceField(choices=["error", "warning"])
-    source = serializers.ChoiceField(choices=["form", "render", "schema", "business"])
+    severity = ChoiceField(choices=["error", "warning"])
+    source = ChoiceField(choices=["form", "render", "schema", "business"])
 
 
 class ValidationResponse(serializers.Serializer):
@@ -188,7 +189,7 @@ class ReportDraftResponse(serializers.Serializer):
     jurisdiction = serializers.CharField()
     regulator = serializers.CharField()
     content_type = serializers.CharField()
-    source = serializers.ChoiceField(choices=["stored", "prefilled"])
+    source = ChoiceField(choices=["stored", "prefilled"])
     prepared_by = serializers.CharField(allow_null=True)
     prepared_at = serializers.DateTimeField(allow_null=True)
     validated_at = serializers.DateTimeField(allow_null=True)

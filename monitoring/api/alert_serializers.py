@@ -1,6 +1,6 @@
 from rest_framework import serializers
 
-from common.api.fields import OptionalChoiceField
+from common.api.fields import ChoiceField, OptionalChoiceField
 from common.api.serializers import StrictSerializer
 from common.chain import MAX_CHAIN_ID
 from monitoring.choices import AlertStatus, Disposition, Severity
@@ -8,8 +8,8 @@ from monitoring.models import Alert, Transaction
 
 
 class AlertListQuery(serializers.Serializer):
-    severity = serializers.ChoiceField(choices=Severity.choices, required=False)
-    status = serializers.ChoiceField(choices=AlertStatus.choices, required=False)
+    severity = ChoiceField(choices=Severity.choices, required=False)
+    status = ChoiceField(choices=AlertStatus.choices, required=False)
 
 
 class CustomerAlertResponse(serializers.ModelSerializer):
@@ -53,7 +53,7 @@ class CustomerAlertDetailResponse(CustomerAlertResponse):
 
 
 class AlertDispositionCreate(StrictSerializer):
-    disposition = serializers.ChoiceField(choices=Disposition.choices)
+    disposition = ChoiceField(choices=Disposition.choices)
     notes = serializers.CharField(max_length=10_000, required=False, allow_blank=True, default="")
 
 
@@ -70,7 +70,7 @@ class AlertDispositionResponse(serializers.ModelSerializer):
 
 class TriageResponse(serializers.Serializer):
     alert_id = serializers.UUIDField()
-    recommendation = serializers.ChoiceField(choices=["escalate", "review", "likely_false_positive"])
+    recommendation = ChoiceField(choices=["escalate", "review", "likely_false_positive"])
     priority_score = serializers.FloatField()
     reasons = serializers.ListField(child=serializers.CharField())
     generator = serializers.CharField()

@@ -2,6 +2,7 @@ from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.response import Response
 
+from common.api.fields import ChoiceField
 from common.api.serializers import StrictSerializer, validated
 from common.api.views import V1APIView
 from monitoring.api.rules_views import RULE_ID, TAGS
@@ -26,7 +27,7 @@ class BacktestEntity(serializers.Serializer):
     entity_id = serializers.UUIDField()
     candidate = BacktestTally()
     current = BacktestTally()
-    change = serializers.ChoiceField(choices=["new", "removed", "unchanged"])
+    change = ChoiceField(choices=["new", "removed", "unchanged"])
 
 
 class BacktestResponse(serializers.Serializer):

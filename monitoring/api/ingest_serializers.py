@@ -4,7 +4,7 @@ import pycountry
 from django.utils import timezone
 from rest_framework import serializers
 
-from common.api.fields import CountryField
+from common.api.fields import ChoiceField, CountryField
 from common.api.serializers import StrictSerializer
 from common.chain import MAX_CHAIN_ID, AddressError, normalized_address
 from monitoring.amounts import AmountError, canonical_amount
@@ -105,7 +105,7 @@ class CurrencyField(serializers.CharField):
 
 class FiatEventRequest(StrictSerializer):
     entity_id = serializers.UUIDField()
-    event_type = serializers.ChoiceField(choices=FiatEventType.choices)
+    event_type = ChoiceField(choices=FiatEventType.choices)
     amount = serializers.DecimalField(max_digits=24, decimal_places=4, min_value=0, coerce_to_string=False)
     currency = CurrencyField(required=False, default="USD")
     counterparty_name = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
@@ -113,13 +113,13 @@ class FiatEventRequest(StrictSerializer):
     reference = serializers.CharField(max_length=200, required=False, allow_blank=True, default="",
                                       help_text="Your reference; repeating it (for the same event type) returns the stored event.")
     event_timestamp = EventTimestampField()
-    card_type = serializers.ChoiceField(choices=CardType.choices, required=False, allow_null=True)
+    card_type = ChoiceField(choices=CardType.choices, required=False, allow_null=True)
     merchant_category_code = serializers.RegexField(r"^\d{4}$", required=False, allow_null=True,
                                                     error_messages={"invalid": "A merchant category code is 4 digits."})
     merchant_country = CountryField(required=False, allow_null=True)
-    check_type = serializers.ChoiceField(choices=CheckType.choices, required=False, allow_null=True)
+    check_type = ChoiceField(choices=CheckType.choices, required=False, allow_null=True)
     check_number = serializers.CharField(max_length=40, required=False, allow_null=True, allow_blank=True)
-    deposit_method = serializers.ChoiceField(choices=DepositMethod.choices, required=False, allow_null=True)
+    deposit_method = ChoiceField(choices=DepositMethod.choices, required=False, allow_null=True)
     run_monitoring = serializers.BooleanField(required=False, default=True)
 
     def validate(self, attrs):

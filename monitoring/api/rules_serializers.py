@@ -1,5 +1,6 @@
 from rest_framework import serializers
 
+from common.api.fields import ChoiceField
 from common.api.serializers import StrictSerializer
 from monitoring.choices import Severity
 from monitoring.rules import Family
@@ -14,7 +15,7 @@ class StrictBooleanField(serializers.BooleanField):
         return data
 
 
-class SeverityField(serializers.ChoiceField):
+class SeverityField(ChoiceField):
     """A severity, documented as the one SeverityEnum component (settings.SPECTACULAR_SETTINGS)."""
 
     def __init__(self, **kwargs):
@@ -22,7 +23,7 @@ class SeverityField(serializers.ChoiceField):
 
 
 class RuleListQuery(StrictSerializer):
-    family = serializers.ChoiceField(choices=[str(family) for family in Family], required=False)
+    family = ChoiceField(choices=[str(family) for family in Family], required=False)
     enabled = serializers.BooleanField(required=False, allow_null=True, default=None)
 
 
@@ -38,7 +39,7 @@ class RuleSettingPatch(StrictSerializer):
 
 class ParameterSchema(serializers.Serializer):
     name = serializers.CharField()
-    type = serializers.ChoiceField(choices=["decimal", "percent", "integer", "hours", "days", "strings", "dates", "text", "timezone"])
+    type = ChoiceField(choices=["decimal", "percent", "integer", "hours", "days", "strings", "dates", "text", "timezone"])
     default = serializers.JSONField()
     description = serializers.CharField()
     minimum = serializers.JSONField(required=False, help_text="A number for whole-number types, a decimal string otherwise.")
@@ -49,7 +50,7 @@ class ParameterSchema(serializers.Serializer):
 class RuleResponse(serializers.Serializer):
     number = serializers.IntegerField()
     code = serializers.CharField()
-    family = serializers.ChoiceField(choices=[str(family) for family in Family])
+    family = ChoiceField(choices=[str(family) for family in Family])
     enabled = serializers.BooleanField()
     severity = SeverityField(help_text="In force: the organization's override or the default.")
     default_severity = SeverityField()

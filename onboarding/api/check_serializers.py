@@ -2,6 +2,7 @@
 
 from rest_framework import serializers
 
+from common.api.fields import ChoiceField
 from common.api.serializers import StrictSerializer
 from onboarding.api.serializers import without_nul
 from onboarding.choices import CheckResult, CheckType, HitStatus
@@ -12,8 +13,8 @@ EXTERNAL_RESULTS = [("pass", "pass"), ("fail", "fail"), ("review", "review"), ("
 
 
 class CheckListQuery(serializers.Serializer):
-    check_type = serializers.ChoiceField(choices=CheckType.choices, required=False)
-    result = serializers.ChoiceField(choices=CheckResult.choices, required=False)
+    check_type = ChoiceField(choices=CheckType.choices, required=False)
+    result = ChoiceField(choices=CheckResult.choices, required=False)
 
 
 class ComplianceCheckResponse(serializers.ModelSerializer):
@@ -56,7 +57,7 @@ class ScreeningHitResponse(serializers.ModelSerializer):
 
 
 class HitListQuery(serializers.Serializer):
-    status = serializers.ChoiceField(choices=HitStatus.choices, required=False)
+    status = ChoiceField(choices=HitStatus.choices, required=False)
     include_inactive = serializers.BooleanField(required=False, default=False,
                                                 help_text="Also hits superseded by a later screening of the same subject.")
 
@@ -78,7 +79,7 @@ class AdverseMediaArticle(serializers.Serializer):
 
 class AdverseMediaResponse(serializers.Serializer):
     entity_id = serializers.UUIDField()
-    status = serializers.ChoiceField(choices=["not_screened", "not_configured", "clear", "found", "error"])
+    status = ChoiceField(choices=["not_screened", "not_configured", "clear", "found", "error"])
     check_id = serializers.UUIDField(allow_null=True)
     checked_at = serializers.DateTimeField(allow_null=True)
     provider = serializers.CharField(allow_null=True)
@@ -89,9 +90,9 @@ class AdverseMediaResponse(serializers.Serializer):
 
 class ExternalScreeningRequest(StrictSerializer):
     entity_id = serializers.UUIDField()
-    check_type = serializers.ChoiceField(choices=CheckType.choices)
+    check_type = ChoiceField(choices=CheckType.choices)
     provider = serializers.CharField(max_length=100)
-    result = serializers.ChoiceField(choices=EXTERNAL_RESULTS)
+    result = ChoiceField(choices=EXTERNAL_RESULTS)
     score = serializers.FloatField(required=False, allow_null=True, min_value=0.0, max_value=1.0)
     details = serializers.DictField(required=False, default=dict, validators=[without_nul])
     update_compliance_status = serializers.BooleanField(required=False, default=False)

@@ -2,6 +2,7 @@
 
 from rest_framework import serializers
 
+from common.api.fields import ChoiceField
 from onboarding.api.serializers import RiskFactorResponse
 from onboarding.models import RiskAssessment
 
@@ -25,7 +26,7 @@ class RiskExplanationResponse(serializers.Serializer):
     risk_score = serializers.IntegerField(allow_null=True)
     risk_tier = serializers.CharField(allow_null=True)
     narrative = serializers.CharField()
-    generated_by = serializers.ChoiceField(choices=["deterministic", "llm"])
+    generated_by = ChoiceField(choices=["deterministic", "llm"])
     model = serializers.CharField(allow_null=True)
     fallback_reason = serializers.CharField(allow_null=True, help_text="Why the configured model was not used, when it was not.")
     factors = RiskFactorResponse(many=True)
@@ -56,7 +57,7 @@ class PeerGroupResponse(serializers.Serializer):
 
 
 class RelationReason(serializers.Serializer):
-    type = serializers.ChoiceField(choices=["shared_ubo", "shared_tax_id", "shared_counterparties", "jurisdiction_cluster"])
+    type = ChoiceField(choices=["shared_ubo", "shared_tax_id", "shared_counterparties", "jurisdiction_cluster"])
     detail = serializers.CharField()
 
 

@@ -1,7 +1,7 @@
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from common.api.fields import CountryField
+from common.api.fields import ChoiceField, CountryField
 from common.api.serializers import StrictSerializer
 from common.chain import EVM_ADDRESS, MAX_CHAIN_ID
 from compliance.status import flags_of
@@ -63,7 +63,7 @@ class UboRequest(StrictSerializer):
 
 class OnboardEntityRequest(StrictSerializer):
     legal_name = serializers.CharField(max_length=300)
-    entity_type = serializers.ChoiceField(choices=EntityType.choices)
+    entity_type = ChoiceField(choices=EntityType.choices)
     jurisdiction = CountryField()
     external_id = serializers.CharField(max_length=120, required=False, allow_blank=True)
     registration_number = serializers.CharField(max_length=100, required=False, allow_blank=True)
@@ -93,8 +93,8 @@ class EntityReviewRequest(StrictSerializer):
 
 
 class EntityListQuery(serializers.Serializer):
-    status = serializers.ChoiceField(choices=EntityStatus.choices, required=False)
-    risk_tier = serializers.ChoiceField(choices=RiskTier.choices, required=False)
+    status = ChoiceField(choices=EntityStatus.choices, required=False)
+    risk_tier = ChoiceField(choices=RiskTier.choices, required=False)
     search = serializers.CharField(max_length=200, required=False)
 
 

@@ -1,7 +1,7 @@
 from rest_framework import serializers
 
 from accounts.api.serializers import UserResponse
-from common.api.fields import CountryField
+from common.api.fields import ChoiceField, CountryField
 from common.api.serializers import StrictSerializer
 from organizations.choices import Mode, Role, Tier, TinType
 from organizations.models import ApiKey, Invitation, Membership, Organization
@@ -21,7 +21,7 @@ class FilerProfileSerializer(StrictSerializer):
     legal_name = serializers.CharField(max_length=150, required=False)
     tin = serializers.RegexField(r"^[0-9A-Za-z-]{4,25}$", required=False,
                                  error_messages={"invalid": "The TIN must be 4–25 letters, digits or dashes."})
-    tin_type = serializers.ChoiceField(choices=TinType.choices, required=False)
+    tin_type = ChoiceField(choices=TinType.choices, required=False)
     address = FilerAddressSerializer(required=False)
     primary_regulator = serializers.CharField(max_length=100, required=False)
     contact_office = serializers.CharField(max_length=100, required=False)
@@ -29,7 +29,7 @@ class FilerProfileSerializer(StrictSerializer):
                                            error_messages={"invalid": "Use digits, spaces, +, (, ) and -."})
     # What the regulators' reports need beyond the above (docs/filings.md, docs/cases.md).
     dba_name = serializers.CharField(max_length=150, required=False)
-    institution_type = serializers.ChoiceField(choices=[
+    institution_type = ChoiceField(choices=[
         "virtual_asset_service_provider", "money_services_business", "depository_institution", "securities_futures", "casino",
         "insurance", "loan_finance", "other"], required=False)
     institution_type_other = serializers.CharField(max_length=50, required=False)
@@ -71,7 +71,7 @@ class OrganizationResponse(serializers.ModelSerializer):
 
 class InviteRequest(StrictSerializer):
     email = serializers.EmailField(max_length=254)
-    role = serializers.ChoiceField(choices=Role.choices, default=Role.VIEWER)
+    role = ChoiceField(choices=Role.choices, default=Role.VIEWER)
 
 
 class InvitationResponse(serializers.ModelSerializer):
@@ -110,7 +110,7 @@ class TokenQuery(StrictSerializer):
 
 
 class UpdateRoleRequest(StrictSerializer):
-    role = serializers.ChoiceField(choices=Role.choices)
+    role = ChoiceField(choices=Role.choices)
 
 
 class MemberResponse(serializers.ModelSerializer):
@@ -126,9 +126,9 @@ class MemberResponse(serializers.ModelSerializer):
 
 class ApiKeyCreateRequest(StrictSerializer):
     name = serializers.CharField(max_length=100)
-    mode = serializers.ChoiceField(choices=Mode.choices)
-    tier = serializers.ChoiceField(choices=Tier.choices, default=Tier.STANDARD)
-    role = serializers.ChoiceField(choices=Role.choices, default=Role.L3_OFFICER)
+    mode = ChoiceField(choices=Mode.choices)
+    tier = ChoiceField(choices=Tier.choices, default=Tier.STANDARD)
+    role = ChoiceField(choices=Role.choices, default=Role.L3_OFFICER)
 
 
 class ApiKeyResponse(serializers.ModelSerializer):

@@ -197,3 +197,10 @@ def test_an_offset_past_any_list_is_a_422(api, org, key):
         body = assert_envelope(client.get(url, {"offset": 10**30}), 422, "VALIDATION_ERROR")
         assert body["error"]["details"][0]["field"] == "offset", url
         assert client.get(url, {"offset": 2**31 - 1}).status_code == 200
+
+
+def test_a_refused_choice_lists_the_values_taken(api, org, key):
+    body = {"legal_name": "Acme", "entity_type": "company", "jurisdiction": "US"}
+    error = assert_envelope(api(key(org)).post("/v1/onboarding/entities", body, format="json"), 422, "VALIDATION_ERROR")
+    assert error["error"]["details"] == [{"field": "entity_type", "message": '"company" is not one of: individual, business.'}]
+    assert not Entity.objects.exists()

@@ -1,5 +1,6 @@
 from rest_framework import serializers
 
+from common.api.fields import ChoiceField
 from common.api.serializers import StrictSerializer
 from webhooks.models import Delivery, DeliveryAttempt, DeliveryStatus, WebhookEndpoint
 
@@ -66,4 +67,4 @@ class DeliveryPageResponse(serializers.Serializer):
 
 
 class DeliveryQuery(serializers.Serializer):
-    status = serializers.ChoiceField(choices=DeliveryStatus.choices, required=False)
+    status = ChoiceField(choices=DeliveryStatus.choices, required=False)

@@ -9,14 +9,16 @@ from dataclasses import dataclass
 
 from rest_framework import serializers
 
+from common.api.fields import ChoiceField
+
 
 class KybResult(serializers.Serializer):
     """A KYB (business verification) provider's finished check of one entity."""
 
     event_id = serializers.CharField(max_length=200)
     entity_id = serializers.UUIDField()
-    check_type = serializers.ChoiceField(choices=["kyb", "ubo"])
-    result = serializers.ChoiceField(choices=["pass", "fail", "review", "error"])
+    check_type = ChoiceField(choices=["kyb", "ubo"])
+    result = ChoiceField(choices=["pass", "fail", "review", "error"])
     score = serializers.FloatField(min_value=0.0, max_value=1.0, required=False, allow_null=True)
     provider_reference = serializers.CharField(max_length=200, required=False, allow_blank=True)
     details = serializers.DictField(required=False)
@@ -29,7 +31,7 @@ class IdentityResult(serializers.Serializer):
     event_id = serializers.CharField(max_length=200)
     entity_id = serializers.UUIDField()
     verification_id = serializers.CharField(max_length=200)
-    status = serializers.ChoiceField(choices=["approved", "declined", "review", "error"])
+    status = ChoiceField(choices=["approved", "declined", "review", "error"])
     document_type = serializers.CharField(max_length=50, required=False, allow_blank=True)
     details = serializers.DictField(required=False)
     completed_at = serializers.DateTimeField()
@@ -41,7 +43,7 @@ class ChainConfirmation(serializers.Serializer):
     event_id = serializers.CharField(max_length=200)
     chain_id = serializers.IntegerField(min_value=1)
     tx_hash = serializers.RegexField(r"^0x[0-9a-fA-F]{64}$")
-    status = serializers.ChoiceField(choices=["confirmed", "failed", "reverted"])
+    status = ChoiceField(choices=["confirmed", "failed", "reverted"])
     block_number = serializers.IntegerField(min_value=0, required=False, allow_null=True)
     confirmations = serializers.IntegerField(min_value=0, required=False, default=0)
     status_update_id = serializers.UUIDField(required=False, allow_null=True)
