@@ -58,7 +58,7 @@ CATALOGUE: dict[str, EventType] = {t.name: t for t in [
     _t("entity.risk_score_changed", "Entity", "an entity's risk score or tier changes",
        entity_id="string", previous_score="number?", new_score="number", previous_tier="string?",
        new_tier="string", reason="string", changed_at="datetime"),
-    _t("fincen_314a.match_found", "Screening", "a 314(a) subject matches an entity",
+    _t("fincen_314a.match_found", "Screening", "a 314(a) subject matches an entity (not sent yet: 314(a) is not built)",
        match_id="string", file_id="string", entity_id="string", subject_name="string", match_score="number",
        match_fields="string[]", response_deadline="datetime"),
     _t("adverse_media.detected", "Screening", "an adverse-media check finds relevant articles",
@@ -71,7 +71,8 @@ CATALOGUE: dict[str, EventType] = {t.name: t for t in [
        flagged_at="datetime"),
     _t("compliance.entity_suspended", "Compliance", "an entity is suspended for a compliance reason",
        entity_id="string", reason="string", suspended_by="string?", suspended_at="datetime"),
-    _t("transfer.detected", "Transfer", "the chain indexer or the API records a transfer of an entity",
+    _t("transfer.detected", "Transfer", ("the API records a transfer of a customer (one per customer side; written only while an endpoint "
+        "subscribes; not for backfill)"),
        transfer_id="string", entity_id="string?", chain_id="integer", tx_hash="string", from_address="string",
        to_address="string", amount="string", asset="string?", detected_at="datetime"),
     _t("transfer.confirmed", "Transfer", "a travel-rule transfer or on-chain update is confirmed",
@@ -81,7 +82,7 @@ CATALOGUE: dict[str, EventType] = {t.name: t for t in [
        entity_id="string", approved_by="string?", approved_at="datetime"),
     _t("account.suspended", "Account", "an entity is suspended",
        entity_id="string", reason="string?", suspended_by="string?", suspended_at="datetime"),
-    _t("account.kyb_expired", "Account", "an entity's KYB verification passes its expiry date",
+    _t("account.kyb_expired", "Account", "an entity's KYB verification passes its expiry date (not sent yet: KYB expiry is not tracked)",
        entity_id="string", check_id="string?", expired_at="datetime"),
 ]}
 

@@ -172,20 +172,26 @@ def event_emit(*, organization, mode: str, type: str, data: dict) -> Event:
 
 
 @transaction.atomic
-def events_emit(*, organization, mode: str, events: list[tuple[str, dict]]) -> list[Event]:
+def events_emit(*, organization, mode: str, events: list[tuple[str, dict]], only_subscribed: bool = False) -> list[Event]:
     """`event_emit` for many events of one organization and mode at once (a monitoring batch that
     opens hundreds of alerts): one query for the endpoints, one insert for the events, one for the
-    deliveries."""
+    deliveries. `only_subscribed`: leave out the events no enabled endpoint subscribes to (a type
+    emitted for every transfer, which would otherwise write a row per transfer that nobody reads)."""
     if not events:
         return []
     if any(type == catalogue.TEST_EVENT_TYPE for type, _ in events):
         raise catalogue.PayloadError("webhook.test events are sent with endpoint_send_test")
+    endpoints = list(WebhookEndpoint.objects.filter(organization=organization, mode=mode, enabled=True))
+    if only_subscribed:
+        wanted = {type for type, _ in events if any(endpoint.subscribes_to(type) for endpoint in endpoints)}
+        events = [(type, data) for type, data in events if type in wanted]
+        if not events:
+            return []
     rows = Event.objects.bulk_create([
         Event(organization=organization, mode=mode, public_id=signing.new_event_id(), type=type,
               data=catalogue.event_payload(type, data))
         for type, data in events
     ])
-    endpoints = list(WebhookEndpoint.objects.filter(organization=organization, mode=mode, enabled=True))
     _deliveries_create([(event, endpoint) for event in rows for endpoint in endpoints if endpoint.subscribes_to(event.type)])
     return rows
 

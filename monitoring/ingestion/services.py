@@ -4,22 +4,25 @@ Idempotency: a transaction is identified by (chain_id, tx_hash, log_index) withi
 and mode. A single ingest of a known key returns the stored record and evaluates nothing; a batch
 skips and counts duplicates, within itself and against storage; of concurrent identical posts the
 database's unique constraint lets exactly one in. A fiat event with a `reference` is identified by
-(event_type, reference) the same way.
+(entity, event_type, reference) the same way; a repeat whose amount, currency or time differ is a
+409 rather than a silent duplicate (the reference was reused for another event).
 """
 
 import hashlib
 import json
 from dataclasses import dataclass, field
+from decimal import Decimal
 
 from django.db import IntegrityError, transaction
 
-from common.errors import ValidationFailed
+from common.errors import Conflict, ValidationFailed
 from common.permissions import require_role
 from common.principal import Principal
 from monitoring.choices import Source
 from monitoring.engine.gcpause import gc_paused
 from monitoring.engine.pg import insert_new, on_postgres
 from monitoring.engine.runner import monitor
+from monitoring.ingestion.announce import announce_transfers
 from monitoring.ingestion.pricing import PriceBook
 from monitoring.ingestion.resolution import existing_entity_ids
 from monitoring.ingestion.retry import in_retried_transaction
@@ -85,6 +88,7 @@ def transaction_ingest(*, principal: Principal, item: dict, run_monitoring: bool
         if not records:
             return None  # stored before, or a concurrent identical post won the insert
         note_first_seen(records, wallets)
+        announce_transfers(organization=principal.organization, mode=principal.mode, records=records)
         alerts = monitor(organization=principal.organization, mode=principal.mode, transactions=records) if run_monitoring else 0
         return Ingested(records[0], created=True, alerts_triggered=alerts)
 
@@ -119,6 +123,8 @@ def transactions_ingest_batch(*, principal: Principal, items: list[dict], run_mo
         records = build_transactions(principal, fresh, source, wallets, monitored=run_monitoring)
         records = insert_new(Transaction, records)  # stored before, or by a concurrent batch: left out
         note_first_seen(records, wallets)
+        if source != Source.BACKFILL:
+            announce_transfers(organization=principal.organization, mode=principal.mode, records=records)
         if not (run_monitoring and records):
             return records, 0
         return records, monitor(organization=principal.organization, mode=principal.mode, transactions=records)
@@ -146,7 +152,8 @@ def fiat_event_ingest(*, principal: Principal, item: dict, run_monitoring: bool 
     _check_entities(principal, [item])
     existing = _stored_fiat(principal, item)
     if existing is not None:
-        return Ingested(existing, created=False)
+        return Ingested(_same_fiat(existing, item), created=False)
+
     def store_and_monitor() -> Ingested:
         record = _build_fiat(principal, item, source)
         record.monitored = run_monitoring  # evaluated below, in this transaction
@@ -157,7 +164,7 @@ def fiat_event_ingest(*, principal: Principal, item: dict, run_monitoring: bool 
     try:
         return in_retried_transaction(store_and_monitor)
     except IntegrityError:
-        return Ingested(_stored_fiat(principal, item), created=False)
+        return Ingested(_same_fiat(_stored_fiat(principal, item), item), created=False)
 
 
 def _build_fiat(principal: Principal, item: dict, source: str, prices: PriceBook | None = None) -> FiatEvent:
@@ -172,8 +179,19 @@ def _build_fiat(principal: Principal, item: dict, source: str, prices: PriceBook
 def _stored_fiat(principal: Principal, item: dict) -> FiatEvent | None:
     if not item.get("reference"):
         return None
-    return FiatEvent.objects.filter(organization=principal.organization, mode=principal.mode, event_type=item["event_type"],
-                                    reference=item["reference"]).first()
+    return FiatEvent.objects.filter(organization=principal.organization, mode=principal.mode, entity_id=item["entity_id"],
+                                    event_type=item["event_type"], reference=item["reference"]).first()
+
+
+def _same_fiat(stored: FiatEvent, item: dict) -> FiatEvent:
+    """The stored event when the repeat describes it, else a 409 naming what differs."""
+    sent = {"amount": Decimal(item["amount"]), "currency": item.get("currency", "USD"), "event_timestamp": item["event_timestamp"]}
+    found = {"amount": stored.amount, "currency": stored.currency, "event_timestamp": stored.timestamp}
+    differing = [name for name in sent if sent[name] != found[name]]
+    if differing:
+        raise Conflict(f"This entity already has a {stored.event_type} with reference {stored.reference!r} (id {stored.pk}) whose "
+                       f"{' and '.join(differing)} differ; send a new reference for a new event.")
+    return stored
 
 
 def fiat_events_store(*, principal: Principal, items: list[dict], source: str = Source.BACKFILL) -> BatchOutcome:

@@ -78,9 +78,10 @@ class FiatEvent(TenantModel):
     class Meta:
         ordering = ["timestamp", "id"]
         constraints = [
-            # The client's reference makes a retried event idempotent (per type).
-            models.UniqueConstraint(fields=["organization", "mode", "event_type", "reference"], condition=~Q(reference=""),
-                                    name="fiat_event_unique_reference"),
+            # The client's reference makes a retried event idempotent, per customer and type (two
+            # customers' banks may well use the same reference).
+            models.UniqueConstraint(fields=["organization", "mode", "entity", "event_type", "reference"], condition=~Q(reference=""),
+                                    name="fiat_event_unique_entity_reference"),
         ]
         indexes = [
             models.Index(fields=["entity", "timestamp"]),

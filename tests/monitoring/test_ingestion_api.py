@@ -1,7 +1,9 @@
 """/v1/monitoring/transfers, /transfers/batch, /fiat-events: validation, idempotency, monitoring."""
 
+import uuid
 from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
+from decimal import Decimal
 
 import pytest
 from django.utils import timezone
@@ -177,6 +179,26 @@ class TestFiat:
         assert Alert.objects.filter(rule_code="large_fiat_transaction", entity_id=entity["id"]).exists()
         again = client.post("/v1/monitoring/fiat-events", self.event(entity), format="json").json()
         assert again["id"] == body["id"] and again["duplicate"] is True and FiatEvent.objects.count() == 1
+
+    def test_a_reference_identifies_an_event_per_customer(self, client, entity):
+        """Two customers' banks may use the same reference: both events are stored (the second was
+        answered as the first customer's duplicate and lost)."""
+        other = client.post("/v1/onboarding/entities", {"legal_name": "Other Co", "entity_type": "business", "jurisdiction": "US"},
+                            format="json").json()
+        first = client.post("/v1/monitoring/fiat-events", self.event(entity), format="json").json()
+        second = client.post("/v1/monitoring/fiat-events", self.event(other, amount="99.00"), format="json").json()
+        assert second["duplicate"] is False and second["entity_id"] == other["id"] and second["id"] != first["id"]
+        assert sorted(FiatEvent.objects.values_list("entity_id", "amount")) == sorted(
+            [(uuid.UUID(entity["id"]), Decimal("15000")), (uuid.UUID(other["id"]), Decimal("99"))])
+
+    def test_a_reused_reference_with_other_content_is_a_409(self, client, entity):
+        first = client.post("/v1/monitoring/fiat-events", self.event(entity), format="json").json()
+        response = client.post("/v1/monitoring/fiat-events", self.event(entity, amount="99.00"), format="json")
+        assert response.status_code == 409 and response.json()["error"]["code"] == "CONFLICT"
+        assert "reference 'W-1'" in response.json()["error"]["message"] and "amount differ" in response.json()["error"]["message"]
+        assert list(FiatEvent.objects.values_list("id", "amount")) == [(uuid.UUID(first["id"]), Decimal("15000"))]
+        same = client.post("/v1/monitoring/fiat-events", self.event(entity, amount="15000"), format="json").json()
+        assert same["id"] == first["id"] and same["duplicate"] is True  # the same amount written otherwise
 
     @pytest.mark.parametrize("change, field", [
         ({"event_type": "cash_in"}, "event_type"), ({"currency": "XYZ"}, "currency"), ({"amount": "-1"}, "amount"),
