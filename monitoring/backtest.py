@@ -63,8 +63,9 @@ def rule_backtest(*, principal: Principal, rule_id, parameters: dict, start: dat
         raise ValidationFailed.for_field("to_date", f"to_date must be after from_date and at most {MAX_RANGE.days} days later.")
     stored = rule_settings_of(principal.organization).get(rule.code)
     candidate = merged_overrides(rule, stored.parameters if stored else {}, parameters)
-    variants = {
-        "candidate": engine_settings(principal.organization, only=[rule.code], overrides={rule.code: {"parameters": candidate}}),
+    variants = {  # both enabled, whatever the stored setting; "current" keeps the stored parameters
+        "candidate": engine_settings(principal.organization, only=[rule.code],
+                                     overrides={rule.code: {"parameters": candidate, "enabled": True}}),
         "current": engine_settings(principal.organization, only=[rule.code], overrides={rule.code: {"enabled": True}}),
     }
     tallies = {name: defaultdict(Tally) for name in variants}

@@ -1,6 +1,7 @@
 """An organization's rule settings and lists, as the pure engine takes them (monitoring.rules)."""
 
 from collections import defaultdict
+from dataclasses import replace
 
 from django.db.models import Count
 
@@ -19,12 +20,15 @@ def rule_settings_of(organization) -> dict[str, RuleSetting]:
 
 
 def engine_settings(organization, *, only: list[str] | None = None, overrides: dict | None = None) -> EngineSettings:
-    """The organization's settings; `overrides` ({code: {...}}) replace stored ones (backtests)."""
+    """The organization's settings; `overrides` ({code: {field: value}}) change those fields of the
+    stored setting and keep the others (a backtest's "current" side is the stored parameters, enabled)."""
     stored = {
         code: EngineRuleSetting(enabled=s.enabled, parameters=s.parameters, severity=s.severity or None)
         for code, s in rule_settings_of(organization).items()
     }
-    return EngineSettings.build({**stored, **(overrides or {})}, only=only)
+    for code, changes in (overrides or {}).items():
+        stored[code] = replace(stored.get(code, EngineRuleSetting()), **changes)
+    return EngineSettings.build(stored, only=only)
 
 
 def _codes(organization, list_name: str) -> frozenset[str] | None:

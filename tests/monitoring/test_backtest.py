@@ -105,3 +105,16 @@ class TestConsole:
     def test_the_page_offers_it(self, console, org):  # noqa: F811
         page = console.get(self.page(org)).content.decode()
         assert 'name="_backtest"' in page and 'name="backtest-from_date"' in page and 'type="date"' in page
+
+
+def test_current_is_the_stored_parameters_and_candidate_starts_from_them(api, org, key, history):
+    """With large_transfer saved at 20,000 (and disabled), the current side is 20,000 (it was the
+    defaults, 10,000: an unchanged form showed a difference) and an empty candidate is the same."""
+    client = api(key(org))
+    saved = client.patch("/v1/monitoring/rules/large_transfer", {"enabled": False, "parameters": {"threshold_usd": "20000"}},
+                         format="json")
+    assert saved.status_code == 200, saved.json()
+    body = client.post(URL, {"parameters": {}, **RANGE}, format="json").json()
+    assert body["parameters"] == {"candidate": {"threshold_usd": "20000"}, "current": {"threshold_usd": "20000"}}
+    assert body["totals"] == {"candidate": {"alerts": 1, "hits": 1}, "current": {"alerts": 1, "hits": 1}}
+    assert [row["change"] for row in body["entities"]] == ["unchanged"] and body["entities"][0]["entity_id"] == history[2]
