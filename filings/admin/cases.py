@@ -71,7 +71,10 @@ class CaseAdmin(admin.ModelAdmin):
         cases = super().get_queryset(request).annotate(alert_count=Count("alert_links", distinct=True))
         if not request.user.is_superuser:
             cases = cases.filter(organization__memberships__user=request.user)
-        return cases.order_by("sla_due_at", "number")
+        return cases
+
+    def get_ordering(self, request):
+        return ["sla_due_at", "number"]  # the soonest due first (the changelist ignored the queryset's order)
 
     def get_urls(self):
         view = self.admin_site.admin_view

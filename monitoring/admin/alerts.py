@@ -87,7 +87,11 @@ class AlertAdmin(ReadOnlyAdmin):
         alerts = super().get_queryset(request).annotate(status_rank=STATUS_ORDER, severity_rank=SEVERITY_ORDER)
         if not request.user.is_superuser:
             alerts = alerts.filter(organization__memberships__user=request.user)
-        return alerts.order_by("status_rank", "severity_rank", "sla_due_at")
+        return alerts
+
+    def get_ordering(self, request):
+        # The changelist orders by this (not by the queryset's order, which the model's Meta.ordering replaced).
+        return [STATUS_ORDER.asc(), SEVERITY_ORDER.asc(), "sla_due_at"]
 
     @admin.display(description="severity", ordering="severity_rank")
     def severity_badge(self, alert):

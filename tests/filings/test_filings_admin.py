@@ -59,6 +59,14 @@ class TestQueue:
         assert case.reference in admin_client.get("/admin/filings/case/?queue=mine").content.decode()
         assert case.reference in admin_client.get("/admin/filings/case/?status=open&queue=all").content.decode()
 
+    def test_the_soonest_due_comes_first(self, admin_client, onboard, case):
+        """Not the newest first: a case opened later but due sooner (overdue) leads the queue."""
+        later = open_case(onboard("US"))
+        Case.objects.filter(pk=later.pk).update(sla_due_at=timezone.now() + timedelta(days=20))
+        Case.objects.filter(pk=case.pk).update(sla_due_at=timezone.now() - timedelta(hours=1))
+        queue = admin_client.get("/admin/filings/case/").content.decode()
+        assert queue.index(case.reference) < queue.index(later.reference)
+
     def test_staff_see_only_their_organizations(self, make_user, other_org, case):
         _, outsider = staff_member(make_user, other_org, "admin", "outsider@globex.example")
         assert case.reference not in outsider.get("/admin/filings/case/?queue=all").content.decode()

@@ -35,6 +35,18 @@ def test_queue_shows_open_work_and_marks_overdue(admin_client, alerts):
     assert "measured values" in detail.lower() and "0x1" in detail
 
 
+def test_queue_puts_severe_and_due_work_first(admin_client, alerts):
+    """Open first, then by severity, then by SLA due: the newest low alert does not come first."""
+    Alert.objects.filter(pk=alerts[0].pk).update(severity="low", created_at=timezone.now() + timedelta(hours=1))
+    Alert.objects.filter(pk=alerts[1].pk).update(severity="critical", created_at=timezone.now() - timedelta(days=1))
+    page = admin_client.get("/admin/monitoring/alert/?queue=all").content.decode()
+    links = [page.index(f"/admin/monitoring/alert/{alert.pk}/change/") for alert in alerts]
+    ranks = {"critical": 0, "high": 1, "medium": 2, "low": 3}
+    expected = sorted(Alert.objects.all(), key=lambda a: (a.status == "closed", ranks[a.severity], a.sla_due_at))
+    assert [alert.pk for _, alert in sorted(zip(links, alerts, strict=True), key=lambda pair: pair[0])] == [a.pk for a in expected]
+    assert expected[0].pk == alerts[1].pk and expected[0].created_at < alerts[0].created_at  # the oldest, critical, first
+
+
 def test_disposition_action_uses_the_service(admin_client, alerts):
     target = alerts[0]
     confirm = admin_client.post("/admin/monitoring/alert/", {"action": "dispose", "_selected_action": [target.pk]})
