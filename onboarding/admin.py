@@ -2,9 +2,11 @@
 API), screening hits (mark false positive), compliance checks, and the sanctions lists."""
 
 from functools import partial
+from urllib.parse import urlencode
 
 from django.contrib import admin
 from django.template.response import TemplateResponse
+from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
 from common.admin_support import ReadOnlyAdmin, admin_principal, run_service
@@ -84,7 +86,7 @@ class EntityAdmin(admin.ModelAdmin):
     list_display = ("legal_name", "entity_type", "jurisdiction", "status", "risk_score", "risk_tier", "sanctioned", "organization",
                     "mode", "created_at")
     list_filter = ("status", "risk_tier", "sanctioned", "entity_type", "mode", "organization")
-    search_fields = ("legal_name", "external_id", "registration_number")
+    search_fields = ("legal_name", "external_id", "registration_number", "=id", "=wallets__address")
     list_select_related = ("organization",)
     actions = ["approve", "reject", "suspend"]
     inlines = [OwnerInline, WalletInline, CheckInline, HitInline, RiskInline]
@@ -94,6 +96,7 @@ class EntityAdmin(admin.ModelAdmin):
                            "expected_monthly_volume_usd", "metadata")}),
         ("Status", {"fields": ("status", "status_reason", "status_changed_at", "sanctioned", "pep", "adverse_media")}),
         ("Risk", {"fields": ("risk_score", "risk_tier", "risk_factor_table")}),
+        ("Monitoring", {"fields": ("alerts_and_cases",)}),
         ("Audit trail", {"fields": ("audit_trail",)}),
     )
 
@@ -105,6 +108,21 @@ class EntityAdmin(admin.ModelAdmin):
 
     def has_delete_permission(self, request, obj=None):
         return False
+
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        # Every field is read-only (the API and the review actions change an entity): no Save buttons.
+        extra_context = {**(extra_context or {}), "show_save": False, "show_save_and_continue": False,
+                         "show_save_and_add_another": False}
+        return super().change_view(request, object_id, form_url, extra_context)
+
+    @admin.display(description="Alerts and cases")
+    def alerts_and_cases(self, entity):
+        open_alerts = entity.alerts.exclude(status="closed").count()
+        cases = entity.cases.exclude(status="closed").count()
+        query = urlencode({"entity": entity.pk, "queue": "all"})
+        return format_html('<a href="{}">{} open alert(s), all alerts</a> · <a href="{}">{} open case(s), all cases</a>',
+                           f'{reverse("admin:monitoring_alert_changelist")}?{query}', open_alerts,
+                           f'{reverse("admin:filings_case_changelist")}?{query}', cases)
 
     @admin.display(description="Risk factors")
     def risk_factor_table(self, entity):

@@ -1,6 +1,8 @@
 """The case queue (mine, unassigned, overdue, by status) and the case page: alerts, transactions,
 timeline and comments, with assign, status, comment and split through the services."""
 
+import re
+
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
 from django.db.models import Count
@@ -72,6 +74,13 @@ class CaseAdmin(admin.ModelAdmin):
         if not request.user.is_superuser:
             cases = cases.filter(organization__memberships__user=request.user)
         return cases
+
+    def get_search_results(self, request, queryset, search_term):
+        """'CASE-000042' (a case's reference, as shown everywhere) finds case 42."""
+        reference = re.fullmatch(r"\s*CASE-0*(\d+)\s*", search_term, re.IGNORECASE)
+        if reference:
+            return queryset.filter(number=int(reference.group(1))), False
+        return super().get_search_results(request, queryset, search_term)
 
     def get_ordering(self, request):
         return ["sla_due_at", "number"]  # the soonest due first (the changelist ignored the queryset's order)

@@ -7,6 +7,7 @@ from django import forms
 from django.contrib import admin
 from django.db.models import Case, IntegerField, Value, When
 from django.template.response import TemplateResponse
+from django.urls import reverse
 from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 
@@ -71,12 +72,15 @@ class DispositionForm(forms.Form):
 class AlertAdmin(ReadOnlyAdmin):
     list_display = ("created_at", "severity_badge", "rule_name", "entity", "status", "hit_count", "sla", "disposition", "mode")
     list_filter = (QueueFilter, "severity", "rule_code", "mode", "organization")
-    search_fields = ("entity__legal_name", "entity__external_id", "rule_code", "=id")
+    # An id, a name, a rule, or a transaction's hash or address (exact, any case).
+    search_fields = ("entity__legal_name", "entity__external_id", "rule_code", "=id", "=transactions__tx_hash",
+                     "=transactions__from_address", "=transactions__to_address")
     list_select_related = ("entity", "organization")
-    readonly_fields = ("organization", "mode", "entity", "rule_number", "rule_code", "rule_name", "severity", "score", "status",
-                       "description", "evidence_pretty", "hit_count", "first_triggered_at", "last_triggered_at", "sla_due_at",
-                       "disposition", "disposition_notes", "disposed_by_label", "disposed_at", "transactions_list")
-    exclude = ("evidence", "transactions", "fiat_events", "disposed_by", "sla_breach_notified_at")
+    readonly_fields = ("organization", "mode", "entity_link", "case_page", "rule_number", "rule_code", "rule_name", "severity",
+                       "score", "status", "description", "evidence_pretty", "hit_count", "first_triggered_at", "last_triggered_at",
+                       "sla_due_at", "disposition", "disposition_notes", "disposed_by_label", "disposed_at", "transactions_list",
+                       "fiat_events_list")
+    exclude = ("entity", "evidence", "transactions", "fiat_events", "disposed_by", "sla_breach_notified_at")
     inlines = [HitInline]
     actions = ["dispose"]
 
@@ -103,6 +107,24 @@ class AlertAdmin(ReadOnlyAdmin):
         style = "color:#b91c1c;font-weight:bold" if overdue else ""
         return format_html('<span style="{}">{}{}</span>', style, alert.sla_due_at.strftime("%Y-%m-%d %H:%M"),
                            " (overdue)" if overdue else "")
+
+    @admin.display(description="entity")
+    def entity_link(self, alert):
+        return format_html('<a href="{}">{}</a>', reverse("admin:onboarding_entity_change", args=[alert.entity_id]), alert.entity)
+
+    @admin.display(description="case")
+    def case_page(self, alert):
+        link = getattr(alert, "case_link", None)  # none until the alert joins a case
+        if link is None:
+            return "—"
+        return format_html('<a href="{}">{}</a>', reverse("admin:filings_case_change", args=[link.case_id]), link.case)
+
+    @admin.display(description="fiat events")
+    def fiat_events_list(self, alert):
+        rows = alert.fiat_events.order_by("timestamp")[:200]
+        return format_html_join("", "<div>{} · {} · {} {} · {} · ref {}</div>", (
+            (event.timestamp.strftime("%Y-%m-%d %H:%M:%S"), event.event_type, event.amount, event.currency,
+             event.counterparty_name or "—", event.reference or "—") for event in rows)) or "—"
 
     @admin.display(description="evidence (first hit)")
     def evidence_pretty(self, alert):

@@ -45,7 +45,7 @@ class Alert(TenantModel):
         ]
 
     def __str__(self):
-        return f"{self.rule_code} on {self.entity_id} ({self.status})"
+        return f"{self.rule_code} on {self.entity} ({self.status})"
 
 
 class AlertHit(BaseModel):
@@ -59,3 +59,6 @@ class AlertHit(BaseModel):
 
     class Meta:
         ordering = ["triggered_at", "created_at"]
+
+    def __str__(self):
+        return f"{self.event_kind} at {self.triggered_at:%Y-%m-%d %H:%M:%S}"

@@ -67,6 +67,7 @@ class BlockedAddress(OrgScoped):
 
     class Meta:
         ordering = ["address"]
+        verbose_name_plural = "blocked addresses"
         constraints = [models.UniqueConstraint(fields=["organization", "chain_id", "address"], name="blocked_address_unique")]
 
     def __str__(self):

@@ -42,7 +42,8 @@ def test_queue_puts_severe_and_due_work_first(admin_client, alerts):
     page = admin_client.get("/admin/monitoring/alert/?queue=all").content.decode()
     links = [page.index(f"/admin/monitoring/alert/{alert.pk}/change/") for alert in alerts]
     ranks = {"critical": 0, "high": 1, "medium": 2, "low": 3}
-    expected = sorted(Alert.objects.all(), key=lambda a: (a.status == "closed", ranks[a.severity], a.sla_due_at))
+    by_pk_descending = sorted(Alert.objects.all(), key=lambda a: a.pk, reverse=True)  # the changelist's tie-break
+    expected = sorted(by_pk_descending, key=lambda a: (a.status == "closed", ranks[a.severity], a.sla_due_at))
     assert [alert.pk for _, alert in sorted(zip(links, alerts, strict=True), key=lambda pair: pair[0])] == [a.pk for a in expected]
     assert expected[0].pk == alerts[1].pk and expected[0].created_at < alerts[0].created_at  # the oldest, critical, first
 
@@ -62,3 +63,20 @@ def test_disposition_action_uses_the_service(admin_client, alerts):
     assert b"already has the disposition" in again.content
     target.refresh_from_db()
     assert target.disposition == "true_positive"
+
+
+def test_alert_entity_and_case_link_to_each_other_and_search_finds_them(admin_client, alerts):
+    alert = Alert.objects.select_related("entity", "case_link__case").get(pk=alerts[0].pk)
+    detail = admin_client.get(f"/admin/monitoring/alert/{alert.pk}/change/").content.decode()
+    assert f"/admin/onboarding/entity/{alert.entity_id}/change/" in detail and f"on Queue Co ({alert.status})" in detail
+    assert f"/admin/filings/case/{alert.case_link.case_id}/change/" in detail and alert.case_link.case.reference in detail
+    by_hash = admin_client.get("/admin/monitoring/alert/", {"q": "0x1", "queue": "all"}).content.decode()
+    assert f"/admin/monitoring/alert/{alert.pk}/change/" in by_hash
+    entity_page = admin_client.get(f"/admin/onboarding/entity/{alert.entity_id}/change/").content.decode()
+    assert f"/admin/monitoring/alert/?entity={alert.entity_id}&amp;queue=all" in entity_page and 'name="_save"' not in entity_page
+    listed = admin_client.get(f"/admin/monitoring/alert/?entity={alert.entity_id}&queue=all").content.decode()
+    assert f"/admin/monitoring/alert/{alert.pk}/change/" in listed
+    by_wallet = admin_client.get("/admin/onboarding/entity/", {"q": EVM.upper().replace("0X", "0x")}).content.decode()
+    assert f"/admin/onboarding/entity/{alert.entity_id}/change/" in by_wallet
+    by_reference = admin_client.get("/admin/filings/case/", {"q": alert.case_link.case.reference, "queue": "all"}).content.decode()
+    assert f"/admin/filings/case/{alert.case_link.case_id}/change/" in by_reference
