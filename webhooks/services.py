@@ -56,7 +56,8 @@ def checked_url(url: str) -> str:
         address = literal_address(parts.hostname)
         reason = address_refusal(address) if address else ("loopback" if parts.hostname == "localhost" else None)
         if reason:
-            raise ValidationFailed.for_field("url", f"The URL points to a {reason} address; only public destinations are allowed.")
+            raise ValidationFailed.for_field("url", f"The URL points to a {reason} address; only public destinations are allowed "
+                                                    "(a server started with WEBHOOK_ALLOW_PRIVATE_NETWORKS=true allows local receivers).")
     return url
 
 
@@ -64,7 +65,9 @@ def checked_event_types(event_types: list[str]) -> list[str]:
     known = set(catalogue.subscribable_types())
     unknown = [name for name in event_types if name not in known]
     if unknown:
-        raise ValidationFailed(details=[{"field": "event_types", "message": f"Unknown event type {name!r}."} for name in unknown])
+        listed = ", ".join(sorted(known))
+        raise ValidationFailed(details=[{"field": "event_types", "message": f"Unknown event type {name!r}; the types are: {listed}."}
+                                        for name in unknown])
     if not event_types:
         raise ValidationFailed.for_field("event_types", "Subscribe to at least one event type.")
     return list(dict.fromkeys(event_types))
