@@ -18,12 +18,13 @@ def admin_principal(request, organization, mode: str = "live") -> Principal:
     return Principal(credential="session", organization=organization, mode=mode, role=role, user=request.user)
 
 
-def run_service(request, action, success: str | None = None) -> bool:
-    """Call a service from an admin action; a refusal becomes an error message, not a 500."""
+def run_service(request, action, success: str | None = None, *, subject: str = "") -> bool:
+    """Call a service from an admin action; a refusal becomes an error message (after `subject`,
+    which names the record when an action runs over several), not a 500."""
     try:
         action()
     except ServiceError as exc:
-        messages.error(request, exc.message)
+        messages.error(request, f"{subject}: {exc.message}" if subject else exc.message)
         return False
     if success:
         messages.success(request, success)

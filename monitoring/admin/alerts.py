@@ -6,8 +6,9 @@ import json
 from django import forms
 from django.contrib import admin
 from django.db.models import Case, IntegerField, Value, When
+from django.http import Http404, HttpResponseRedirect
 from django.template.response import TemplateResponse
-from django.urls import reverse
+from django.urls import path, reverse
 from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 
@@ -64,7 +65,7 @@ class HitInline(admin.TabularInline):
 
 
 class DispositionForm(forms.Form):
-    disposition = forms.ChoiceField(choices=Disposition.choices)
+    disposition = forms.ChoiceField(choices=[("", "— choose —"), *Disposition.choices])  # no decision taken for the officer
     notes = forms.CharField(widget=forms.Textarea(attrs={"rows": 4, "cols": 60}), required=False)
 
 
@@ -83,6 +84,7 @@ class AlertAdmin(ReadOnlyAdmin):
     exclude = ("entity", "evidence", "transactions", "fiat_events", "disposed_by", "sla_breach_notified_at")
     inlines = [HitInline]
     actions = ["dispose"]
+    change_form_template = "admin/monitoring/alert/change_form.html"
 
     def has_view_permission(self, request, obj=None):
         return request.user.is_staff
@@ -142,11 +144,25 @@ class AlertAdmin(ReadOnlyAdmin):
         form = DispositionForm(request.POST if "apply" in request.POST else None)
         if "apply" in request.POST and form.is_valid():
             done = sum(run_service(request, lambda alert=alert: services.alert_dispose(
-                principal=admin_principal(request, alert.organization, alert.mode), alert_id=alert.pk, **form.cleaned_data))
-                for alert in queryset)
-            self.message_user(request, f"{done} alert(s) closed as {form.cleaned_data['disposition']}.")
+                principal=admin_principal(request, alert.organization, alert.mode), alert_id=alert.pk, **form.cleaned_data),
+                subject=str(alert)) for alert in queryset)
+            label = Disposition(form.cleaned_data["disposition"]).label.lower()
+            if done:
+                self.message_user(request, f"{done} alert{'s' if done > 1 else ''} closed as {label}.")
             return None
         return TemplateResponse(request, "admin/monitoring/alert/dispose.html", {
             **self.admin_site.each_context(request), "title": "Set a disposition", "alerts": queryset, "form": form,
             "opts": self.model._meta, "action_checkbox_name": admin.helpers.ACTION_CHECKBOX_NAME,
         })
+
+    def get_urls(self):
+        return [path("<uuid:alert_id>/dispose/", self.admin_site.admin_view(self.dispose_one), name="monitoring_alert_dispose"),
+                *super().get_urls()]
+
+    def dispose_one(self, request, alert_id):
+        """The disposition form for one alert, from its page (the list's action does the same for several)."""
+        alert = self.get_object(request, str(alert_id))
+        if alert is None:
+            raise Http404("No such alert.")
+        page = self.dispose(request, self.get_queryset(request).filter(pk=alert.pk))
+        return page or HttpResponseRedirect(reverse("admin:monitoring_alert_change", args=[alert.pk]))

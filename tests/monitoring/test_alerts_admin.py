@@ -51,7 +51,7 @@ def test_queue_puts_severe_and_due_work_first(admin_client, alerts):
 def test_disposition_action_uses_the_service(admin_client, alerts):
     target = alerts[0]
     confirm = admin_client.post("/admin/monitoring/alert/", {"action": "dispose", "_selected_action": [target.pk]})
-    assert b"Close the alerts" in confirm.content
+    assert b"Close with this disposition" in confirm.content
     assert Alert.objects.get(pk=target.pk).status == "open"
     admin_client.post("/admin/monitoring/alert/", {"action": "dispose", "_selected_action": [target.pk], "apply": "1",
                                                    "disposition": "true_positive", "notes": "confirmed"}, follow=True)
@@ -80,3 +80,23 @@ def test_alert_entity_and_case_link_to_each_other_and_search_finds_them(admin_cl
     assert f"/admin/onboarding/entity/{alert.entity_id}/change/" in by_wallet
     by_reference = admin_client.get("/admin/filings/case/", {"q": alert.case_link.case.reference, "queue": "all"}).content.decode()
     assert f"/admin/filings/case/{alert.case_link.case_id}/change/" in by_reference
+
+
+def test_an_alert_is_disposed_from_its_own_page(admin_client, alerts):
+    target = alerts[0]
+    url = f"/admin/monitoring/alert/{target.pk}/dispose/"
+    assert url in admin_client.get(f"/admin/monitoring/alert/{target.pk}/change/").content.decode()
+    form = admin_client.get(url).content.decode()
+    assert "— choose —" in form and 'value="true_positive" selected' not in form
+    unchosen = admin_client.post(url, {"action": "dispose", "_selected_action": [target.pk], "apply": "1", "disposition": ""})
+    assert unchosen.status_code == 200 and Alert.objects.get(pk=target.pk).status == "open"
+    done = admin_client.post(url, {"action": "dispose", "_selected_action": [target.pk], "apply": "1",
+                                   "disposition": "false_positive", "notes": "payroll"}, follow=True)
+    assert done.redirect_chain[-1][0] == f"/admin/monitoring/alert/{target.pk}/change/"
+    assert "1 alert closed as false positive." in done.content.decode()
+    target.refresh_from_db()
+    assert (target.status, target.disposition, target.disposition_notes) == ("closed", "false_positive", "payroll")
+    assert url not in admin_client.get(f"/admin/monitoring/alert/{target.pk}/change/").content.decode()
+    again = admin_client.post(url, {"action": "dispose", "_selected_action": [target.pk], "apply": "1",
+                                    "disposition": "true_positive"}, follow=True).content.decode()
+    assert f"{target.rule_code} on Queue Co (closed): The alert already has the disposition false_positive.".lower() in again.lower()
