@@ -54,16 +54,28 @@ class BatchStatusView(V1APIView):
         body = validated(s.BatchStatusRequest, request.data)
         principal = request.auth
         scope = {"organization": principal.organization, "mode": principal.mode}
-        keys = [(item["chain_id"], selectors.lookup_address(item["chain_id"], item["address"])) for item in body["wallets"]]
-        wallets = selectors.wallets_by_key(**scope, keys=set(keys))
+        keys = [self._key(item) for item in body["wallets"]]
+        wallets = selectors.wallets_by_key(**scope, keys={key for key in keys if not isinstance(key, AddressError)})
         entities = selectors.entities_with_wallets(**scope, entity_ids=set(body["entity_ids"]))
-        results = [self._wallet_item(item, key, wallets.get(key)) for item, key in zip(body["wallets"], keys, strict=True)]
+        results = [self._wallet_item(item, key, wallets.get(key) if not isinstance(key, AddressError) else None)
+                   for item, key in zip(body["wallets"], keys, strict=True)]
         results += [self._entity_item(entity_id, entities.get(entity_id)) for entity_id in body["entity_ids"]]
         return Response(results)
 
     @staticmethod
+    def _key(item: dict) -> tuple[int, str] | AddressError:
+        """The stored form of the item's address, or why it cannot be one (an item's error, as the
+        single look-up's 422: a malformed EVM address, a mixed-case one failing its checksum)."""
+        try:
+            return item["chain_id"], normalized_address(item["chain_id"], item["address"])
+        except AddressError as exc:
+            return exc
+
+    @staticmethod
     def _wallet_item(item: dict, key, wallet) -> dict:
         query = {"chain_id": item["chain_id"], "address": item["address"]}
+        if isinstance(key, AddressError):
+            return {"query": query, "found": False, "error": f"address: {key}", **NOT_FOUND_ITEM}
         if wallet is None:
             return {"query": query, "found": False, "error": "No wallet of yours is registered with this chain and address.",
                     **NOT_FOUND_ITEM}

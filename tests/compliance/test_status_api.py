@@ -113,6 +113,16 @@ class TestBatch:
         assert results[3]["query"] == {"entity_id": missing}
         assert results[4]["entity_id"] == entity["id"] and len(results[4]["wallets"]) == 2
 
+    def test_an_address_the_single_look_up_refuses_is_an_item_error(self, client, entity):
+        """As GET …/status/wallet/… answers 422 for them (a mixed-case typo failing its checksum, a
+        malformed EVM address), their batch items say why instead of being found or 'not registered'."""
+        body = {"wallets": [{"chain_id": 1, "address": EVM.replace("EE7", "eE7")}, {"chain_id": 1, "address": "0xzz"},
+                            {"chain_id": 1, "address": EVM}]}
+        results = client.post(BATCH, body, format="json").json()
+        assert [r["found"] for r in results] == [False, False, True]
+        assert "checksum" in results[0]["error"] and results[0]["entity_id"] is None
+        assert results[1]["error"] == "address: An EVM address is 0x followed by 40 hexadecimal characters."
+
     def test_a_thousand_items_take_a_constant_number_of_queries(self, client, entity):
         other = Entity.objects.get(pk=entity["id"])
         Wallet.objects.bulk_create([Wallet(organization=other.organization, mode=other.mode, entity=other, chain_id=1,
