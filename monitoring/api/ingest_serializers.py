@@ -51,6 +51,31 @@ class IngestedTransactionRequest(StrictSerializer):
     reference = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
     run_monitoring = serializers.BooleanField(required=False, default=True)
 
+    def to_internal_value(self, data):
+        try:
+            return super().to_internal_value(data)
+        except serializers.ValidationError as exc:
+            # validate() (the addresses, which need chain_id) runs only once every field passed: add
+            # what it would say, so that one answer names every mistake.
+            extra = self._address_errors(data, exc.detail) if isinstance(exc.detail, dict) and isinstance(data, dict) else {}
+            if not extra:
+                raise
+            raise serializers.ValidationError({**exc.detail, **extra}) from None
+
+    @staticmethod
+    def _address_errors(data: dict, found: dict) -> dict:
+        chain_id = data.get("chain_id", 0)
+        if "chain_id" in found or isinstance(chain_id, bool) or not isinstance(chain_id, int):
+            return {}  # which address form applies is unknown
+        errors = {}
+        for side in ("from_address", "to_address"):
+            if side not in found and isinstance(data.get(side), str):
+                try:
+                    normalized_address(chain_id, data[side])
+                except AddressError as exc:
+                    errors[side] = [str(exc)]
+        return errors
+
     def validate(self, attrs):
         errors = {}
         for side in ("from_address", "to_address"):

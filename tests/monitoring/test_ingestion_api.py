@@ -97,6 +97,17 @@ class TestSingle:
         assert field in {d["field"] for d in response.json()["error"]["details"]}
         assert not Transaction.objects.exists()
 
+    def test_every_mistake_is_named_in_one_answer(self, client, entity):
+        """A bad amount and a bad address together: both fields (the address was named only once the
+        amount was fixed), also in a batch item."""
+        response = client.post("/v1/monitoring/transfers", transfer(amount="-5", from_address="0xnope"), format="json")
+        assert response.status_code == 422
+        assert {d["field"] for d in response.json()["error"]["details"]} == {"amount", "from_address"}
+        batch = client.post("/v1/monitoring/transfers/batch", {"transactions": [transfer(amount="-5", from_address="0xnope")]},
+                            format="json")
+        assert {d["field"] for d in batch.json()["error"]["details"]} == {"transactions.0.amount", "transactions.0.from_address"}
+        assert not Transaction.objects.exists()
+
     def test_a_far_future_timestamp_is_refused_naming_the_field(self, client, entity):
         response = client.post("/v1/monitoring/transfers", transfer(timestamp="2099-01-01T00:00:00Z"), format="json")
         assert response.status_code == 422
