@@ -15,7 +15,7 @@ from common.principal import Principal
 from compliance.services import onchain_updates_write
 from compliance.status import BLOCKING_STATUSES
 from monitoring.notifications.services import notification_create
-from onboarding.choices import EntityStatus
+from onboarding.choices import CheckResult, CheckType, EntityStatus
 from onboarding.models import BeneficialOwner, Entity, Wallet
 from onboarding.risk import risk_recompute
 from organizations.choices import Role
@@ -138,6 +138,20 @@ def _move(entity: Entity, action: str, *, actor, actor_label: str | None, reason
     return entity
 
 
+def _require_sanctions_screening(entity: Entity) -> None:
+    """An entity is approved only after a sanctions screening that ran: none yet (it runs right after
+    onboarding, in the worker) or one that failed (no list loaded, a provider error) is a 409 saying
+    what to do, so that an unscreened customer never reads `compliant: true`."""
+    last = entity.checks.filter(check_type=CheckType.SANCTIONS, counts_toward_status=True).order_by("-created_at").first()
+    if last is None:
+        raise Conflict("This entity has not been screened against the sanctions lists yet (screening runs in the worker right "
+                       "after onboarding); approve it once a sanctions check is recorded.")
+    if last.result == CheckResult.ERROR:
+        raise Conflict(f"The entity's last sanctions screening did not complete ({last.summary or 'error'}); approve it after a "
+                       "screening that completes: load the lists and screen again, or record your own provider's result with "
+                       "POST /v1/monitoring/screening (update_compliance_status: true).")
+
+
 @transaction.atomic
 def entity_review(*, principal: Principal, entity_id, action: str, reason: str = "", notes: str = "") -> Entity:
     """approve | reject | suspend, by an L2 investigator or above; reject and suspend need a reason."""
@@ -145,6 +159,8 @@ def entity_review(*, principal: Principal, entity_id, action: str, reason: str =
     if action in ("reject", "suspend") and not reason.strip():
         raise ValidationFailed.for_field("reason", f"A reason is required to {action} an entity.")
     entity = _locked_entity(principal, entity_id)
+    if action == "approve":
+        _require_sanctions_screening(entity)
     entity = _move(entity, action, actor=principal, actor_label=principal.actor_label, reason=reason, notes=notes)
     return risk_recompute(entity=entity, reason=f"entity {action}", actor=principal)
 

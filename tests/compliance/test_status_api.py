@@ -8,7 +8,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from onboarding.models import Entity, Wallet
-from tests.onboarding.helpers import PERSON, entity_url
+from tests.onboarding.helpers import PERSON, entity_url, screened
 
 pytestmark = pytest.mark.django_db
 EVM = "0x52908400098527886E0F7030069857D2E4169EE7"
@@ -42,6 +42,7 @@ class TestEntityStatus:
                                    {"chain_id": 0, "address": "Acct-7", "flagged": False, "status": "active"}]
 
     def test_approved_then_suspended(self, client, entity):
+        screened(entity)
         client.post(entity_url(entity, "approve"), {}, format="json")
         assert client.get(f"/v1/compliance/status/{entity['id']}").json()["compliant"] is True
         client.post(entity_url(entity, "suspend"), {"reason": "court order"}, format="json")
@@ -72,6 +73,7 @@ class TestWalletStatus:
         assert client.get(wallet_url(0, "acct-7")).status_code == 404
 
     def test_a_flagged_wallet_is_not_compliant(self, client, entity):
+        screened(entity)
         client.post(entity_url(entity, "approve"), {}, format="json")
         Wallet.objects.filter(address=EVM.lower()).update(flagged=True)
         assert client.get(wallet_url(1, EVM)).json()["compliant"] is False

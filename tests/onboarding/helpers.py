@@ -20,3 +20,13 @@ def onboard(client, capture, body=None, **overrides) -> dict:
 def entity_url(entity: dict | str, suffix: str = "") -> str:
     entity_id = entity["id"] if isinstance(entity, dict) else entity
     return f"{URL}/{entity_id}{'/' + suffix if suffix else ''}"
+
+
+def screened(entity: dict | str) -> None:
+    """A completed sanctions screening on record, as the worker writes one after onboarding: an entity
+    is approved only after one (onboarding.services.entities._require_sanctions_screening)."""
+    from onboarding.models import ComplianceCheck, Entity
+
+    row = Entity.objects.get(pk=entity["id"] if isinstance(entity, dict) else entity)
+    ComplianceCheck.objects.create(organization=row.organization, mode=row.mode, entity=row, check_type="sanctions", result="pass",
+                                   provider="builtin", summary="No match on the loaded lists.")

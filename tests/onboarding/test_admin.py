@@ -6,7 +6,7 @@ import pytest
 from common.models import AuditLogEntry
 from onboarding.models import Entity, ScreeningHit
 from organizations.models import Membership
-from tests.onboarding.helpers import COMPANY, onboard
+from tests.onboarding.helpers import COMPANY, onboard, screened
 
 pytestmark = pytest.mark.django_db
 
@@ -41,6 +41,7 @@ def test_approve_asks_then_calls_the_service(admin_client, entity):
     confirm = admin_client.post(url, {"action": "approve", "_selected_action": [entity["id"]]})
     assert confirm.status_code == 200 and b"Approve entities" in confirm.content
     assert Entity.objects.get(pk=entity["id"]).status == "pending"
+    screened(entity)
     action(admin_client, url, "approve", [entity["id"]], apply="1", reason="", notes="documents checked")
     assert Entity.objects.get(pk=entity["id"]).status == "active"
     audit = AuditLogEntry.objects.get(action="entity.approve", object_id=entity["id"])

@@ -5,7 +5,8 @@ import pytest
 from common.crypto import decrypt
 from common.models import AuditLogEntry
 from monitoring.models import Notification
-from onboarding.models import Entity, Wallet
+from onboarding.models import ComplianceCheck, Entity, Wallet
+from tests.onboarding.helpers import screened
 from webhooks.models import Event
 
 pytestmark = pytest.mark.django_db
@@ -103,6 +104,7 @@ class TestWallets:
 class TestReview:
     def test_approve_then_suspend_with_events_notifications_and_audit(self, client, django_capture_on_commit_callbacks):
         entity = onboard(client)
+        screened(entity)
         approved = client.post(f"{URL}/{entity['id']}/approve", {"notes": "KYB complete"}, format="json")
         assert approved.status_code == 200 and approved.json()["status"] == "active"
         suspended = client.post(f"{URL}/{entity['id']}/suspend", {"reason": "court order"}, format="json")
@@ -120,6 +122,7 @@ class TestReview:
     @pytest.mark.parametrize("first, then", [("approve", "approve"), ("reject", "approve"), ("reject", "suspend")])
     def test_refused_transitions_are_409(self, client, first, then):
         entity = onboard(client)
+        screened(entity)
         assert client.post(f"{URL}/{entity['id']}/{first}", {"reason": "r"}, format="json").status_code == 200
         status_before = Entity.objects.get(pk=entity["id"]).status
         refused = client.post(f"{URL}/{entity['id']}/{then}", {"reason": "r"}, format="json")
@@ -127,6 +130,22 @@ class TestReview:
         assert Entity.objects.get(pk=entity["id"]).status == status_before
         if then == "approve":
             assert refused.json()["error"]["message"].endswith("; it must be pending or under_review.")
+
+    def test_approval_waits_for_a_sanctions_screening_that_ran(self, client):
+        """No screening yet, or one that failed (no list loaded): a 409 saying what to do, the entity
+        stays pending and not compliant; after a completed screening it is approved."""
+        entity = onboard(client)
+        refused = client.post(f"{URL}/{entity['id']}/approve", {}, format="json")
+        assert refused.status_code == 409 and "not been screened against the sanctions lists yet" in refused.json()["error"]["message"]
+        row = Entity.objects.get(pk=entity["id"])
+        ComplianceCheck.objects.create(organization=row.organization, mode=row.mode, entity=row, check_type="sanctions", result="error",
+                                       provider="builtin", summary="Not screened: no sanctions list is loaded.")
+        failed = client.post(f"{URL}/{entity['id']}/approve", {}, format="json")
+        assert failed.status_code == 409 and "no sanctions list is loaded" in failed.json()["error"]["message"]
+        assert Entity.objects.get(pk=entity["id"]).status == "pending"
+        assert client.get(f"/v1/compliance/status/{entity['id']}").json()["compliant"] is False
+        screened(entity)
+        assert client.post(f"{URL}/{entity['id']}/approve", {}, format="json").json()["status"] == "active"
 
     def test_suspend_of_pending_is_409(self, client):
         entity = onboard(client)
@@ -136,6 +155,7 @@ class TestReview:
     def test_reason_required(self, client, decision):
         entity = onboard(client)
         if decision == "suspend":
+            screened(entity)
             client.post(f"{URL}/{entity['id']}/approve", {}, format="json")
         response = client.post(f"{URL}/{entity['id']}/{decision}", {"notes": "no reason"}, format="json")
         assert response.status_code == 422 and response.json()["error"]["details"][0]["field"] == "reason"
@@ -152,6 +172,7 @@ class TestList:
     def test_filters_search_and_pagination(self, client, api, org, key):
         first = onboard(client)
         onboard(client, legal_name="Zephyr Ltd", external_id="z-9", wallets=[], tax_id="")
+        screened(first)
         client.post(f"{URL}/{first['id']}/approve", {}, format="json")
         assert [e["legal_name"] for e in client.get(f"{URL}?status=active").json()["data"]] == ["Blue Harbor Trading LLC"]
         assert client.get(f"{URL}?search=zephyr").json()["total"] == 1

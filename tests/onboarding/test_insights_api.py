@@ -4,7 +4,7 @@ import pytest
 
 from onboarding.interfaces import search as search_registry
 from onboarding.interfaces.search import SearchResult, register_searcher
-from tests.onboarding.helpers import COMPANY, PERSON, entity_url, onboard
+from tests.onboarding.helpers import COMPANY, PERSON, entity_url, onboard, screened
 
 pytestmark = pytest.mark.django_db
 URL = "/v1/onboarding/entities"
@@ -57,6 +57,7 @@ class TestRelated:
 class TestActivityAndAudit:
     def test_feed_is_chronological_and_limited(self, client, django_capture_on_commit_callbacks):
         entity = onboard(client, django_capture_on_commit_callbacks, wallets=[{"chain_id": 0, "address": "acct-9"}])
+        screened(entity)
         client.post(entity_url(entity, "approve"), {"notes": "ok"}, format="json")
         feed = client.get(entity_url(entity, "activity")).json()
         types = [item["type"] for item in feed]

@@ -11,7 +11,7 @@ import pytest
 
 from common.models import AuditLogEntry
 from onboarding.reports.compliance_csv import safe_cell
-from tests.onboarding.helpers import COMPANY, entity_url, onboard
+from tests.onboarding.helpers import COMPANY, entity_url, onboard, screened
 
 pytestmark = pytest.mark.django_db
 
@@ -30,6 +30,7 @@ def parse(response) -> list[list[str]]:
 class TestComplianceReport:
     def test_csv_with_checks_status_and_risk(self, client, django_capture_on_commit_callbacks):
         entity = onboard(client, django_capture_on_commit_callbacks, COMPANY, legal_name="=HYPERLINK(\"http://evil\")")
+        screened(entity)
         client.post(entity_url(entity, "approve"), {"notes": "ok"}, format="json")
         response = client.get(entity_url(entity, "compliance-report"))
         assert response.status_code == 200 and response["Content-Type"] == "text/csv; charset=utf-8"
