@@ -1,6 +1,7 @@
 """The investigator console for onboarding: entities (review actions through the same services as the
 API), screening hits (mark false positive), compliance checks, and the sanctions lists."""
 
+import json
 from functools import partial
 from urllib.parse import urlencode
 
@@ -135,7 +136,7 @@ class EntityAdmin(admin.ModelAdmin):
         entries = selectors.audit_of_entity(entity)[:200]
         rows = format_html_join("", "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
                                 ((e.created_at.strftime("%Y-%m-%d %H:%M:%S"), e.actor_label or e.actor_type, e.action,
-                                  e.after or "") for e in entries))
+                                  json.dumps(e.after, ensure_ascii=False, default=str) if e.after else "") for e in entries))
         return format_html("<table><tr><th>When</th><th>Who</th><th>What</th><th>After</th></tr>{}</table>", rows)
 
     def _review(self, request, queryset, decision: str, *, reason_required: bool):

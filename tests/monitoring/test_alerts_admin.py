@@ -74,6 +74,7 @@ def test_alert_entity_and_case_link_to_each_other_and_search_finds_them(admin_cl
     assert f"/admin/monitoring/alert/{alert.pk}/change/" in by_hash
     entity_page = admin_client.get(f"/admin/onboarding/entity/{alert.entity_id}/change/").content.decode()
     assert f"/admin/monitoring/alert/?entity={alert.entity_id}&amp;queue=all" in entity_page and 'name="_save"' not in entity_page
+    assert "{&quot;" in entity_page and "{&#x27;" not in entity_page  # the audit trail's "after" as JSON, not a Python dict
     listed = admin_client.get(f"/admin/monitoring/alert/?entity={alert.entity_id}&queue=all").content.decode()
     assert f"/admin/monitoring/alert/{alert.pk}/change/" in listed
     by_wallet = admin_client.get("/admin/onboarding/entity/", {"q": EVM.upper().replace("0X", "0x")}).content.decode()
