@@ -19,12 +19,27 @@ class MembershipInline(admin.TabularInline):
         return False
 
 
+# The report drafts read the filer from here; their validation names the missing keys ("filer.tin").
+FILER_PROFILE_HELP = (
+    'The filer of this organization\'s reports (SAR/STR/SMR, CTR/LCTR/TTR); validation names a missing key as "filer.<key>". '
+    'For example: {"legal_name": "Acme Virtual Assets LLC", "tin": "12-3456789", "tin_type": "EIN", "address": {"line1": '
+    '"1 Main St", "city": "Springfield", "state": "IL", "postal_code": "62701", "country": "US"}, "primary_regulator": "IRS", '
+    '"contact_office": "BSA Compliance Office", "contact_phone": "+1 217 555 0100", "institution_type": '
+    '"virtual_asset_service_provider", "transmitter_control_code": "PACME123"}; FINTRAC and AUSTRAC filers add '
+    '"reporting_entity_number" (and FINTRAC "regulator_contact_id", "reporting_entity_location_id"). Every key: docs/filings.md.'
+)
+
+
 @admin.register(Organization)
 class OrganizationAdmin(admin.ModelAdmin):
     list_display = ("name", "slug", "four_eyes_filing", "created_at")
     search_fields = ("name", "slug")
     readonly_fields = ("created_at", "updated_at")
     inlines = [MembershipInline]
+
+    def get_form(self, request, obj=None, change=False, **kwargs):
+        kwargs["help_texts"] = {"filer_profile": FILER_PROFILE_HELP}
+        return super().get_form(request, obj, change, **kwargs)
 
 
 @admin.register(Membership)

@@ -50,3 +50,9 @@ def test_console_pages_render(admin_client, org):
                 "/admin/accounts/user/", "/admin/organizations/apikey/", "/admin/common/auditlogentry/",
                 "/admin/organizations/invitation/", "/admin/common/outboundemail/"):
         assert admin_client.get(url).status_code == 200, url
+
+
+def test_the_filer_profile_field_says_what_it_holds(admin_client, org):
+    """Report validation names missing 'filer.*' keys; the field they are set in shows the keys and an example."""
+    page = admin_client.get(f"/admin/organizations/organization/{org.pk}/change/").content.decode()
+    assert "validation names a missing key as" in page and "transmitter_control_code" in page and "docs/filings.md" in page
