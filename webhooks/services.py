@@ -175,21 +175,15 @@ def event_emit(*, organization, mode: str, type: str, data: dict) -> Event:
 
 
 @transaction.atomic
-def events_emit(*, organization, mode: str, events: list[tuple[str, dict]], only_subscribed: bool = False) -> list[Event]:
+def events_emit(*, organization, mode: str, events: list[tuple[str, dict]]) -> list[Event]:
     """`event_emit` for many events of one organization and mode at once (a monitoring batch that
     opens hundreds of alerts): one query for the endpoints, one insert for the events, one for the
-    deliveries. `only_subscribed`: leave out the events no enabled endpoint subscribes to (a type
-    emitted for every transfer, which would otherwise write a row per transfer that nobody reads)."""
+    deliveries."""
     if not events:
         return []
     if any(type == catalogue.TEST_EVENT_TYPE for type, _ in events):
         raise catalogue.PayloadError("webhook.test events are sent with endpoint_send_test")
     endpoints = list(WebhookEndpoint.objects.filter(organization=organization, mode=mode, enabled=True))
-    if only_subscribed:
-        wanted = {type for type, _ in events if any(endpoint.subscribes_to(type) for endpoint in endpoints)}
-        events = [(type, data) for type, data in events if type in wanted]
-        if not events:
-            return []
     rows = Event.objects.bulk_create([
         Event(organization=organization, mode=mode, public_id=signing.new_event_id(), type=type,
               data=catalogue.event_payload(type, data))
@@ -197,6 +191,13 @@ def events_emit(*, organization, mode: str, events: list[tuple[str, dict]], only
     ])
     _deliveries_create([(event, endpoint) for event in rows for endpoint in endpoints if endpoint.subscribes_to(event.type)])
     return rows
+
+
+def has_subscribers(*, organization, mode: str, type: str) -> bool:
+    """Whether an enabled endpoint of (organization, mode) subscribes to the type: a caller that would
+    emit one event per transfer asks first rather than write rows nothing delivers."""
+    endpoints = WebhookEndpoint.objects.filter(organization=organization, mode=mode, enabled=True).only("event_types")
+    return any(endpoint.subscribes_to(type) for endpoint in endpoints)
 
 
 def _event_create(organization, mode: str, type: str, data: dict) -> Event:

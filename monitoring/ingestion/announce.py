@@ -9,13 +9,13 @@ write a row per transfer that nothing reads. Backfilled history is not announced
 from django.utils import timezone
 
 from monitoring.models import Transaction
-from webhooks.services import events_emit
+from webhooks.services import events_emit, has_subscribers
 
 TRANSFER_DETECTED = "transfer.detected"
 
 
 def announce_transfers(*, organization, mode: str, records: list[Transaction]) -> None:
-    if not records:
+    if not records or not has_subscribers(organization=organization, mode=mode, type=TRANSFER_DETECTED):
         return
     detected_at = timezone.now()
     events = [
@@ -27,4 +27,4 @@ def announce_transfers(*, organization, mode: str, records: list[Transaction]) -
         for record in records
         for entity_id in dict.fromkeys(side for side in (record.from_entity_id, record.to_entity_id) if side)
     ]
-    events_emit(organization=organization, mode=mode, events=events, only_subscribed=True)
+    events_emit(organization=organization, mode=mode, events=events)
