@@ -1,5 +1,7 @@
 """Human words for alerts: the rule's name and a one-line description of the hit."""
 
+from functools import cache
+
 from monitoring.rules import get_rule
 
 
@@ -13,9 +15,22 @@ def _value(value) -> str:
     return str(value)
 
 
+@cache
+def _defaults(code: str) -> dict:
+    rule = get_rule(code)
+    return rule.params_json(rule.effective_params({}))
+
+
 def alert_description(result) -> str:
-    """'Large transfer: one transfer ≥ 10,000 USD (usd_value 12500.00, threshold_usd 10000).'"""
+    """'Large transfer: one transfer ≥ 10,000 USD (measured: usd_value 12500.00).' The rule's words
+    state its default parameters: where the organization changed some, the description says so
+    ('… by default; here threshold_usd 100000') rather than quote a threshold that did not apply."""
     rule = get_rule(result.rule_code)
     measured = result.evidence.get("measured", {})
     shown = ", ".join(f"{name} {_value(value)}" for name, value in list(measured.items())[:4])
-    return f"{rule_name(rule.code)}: {rule.fires_when}" + (f" (measured: {shown})." if shown else ".")
+    defaults = _defaults(rule.code)
+    changed = {name: value for name, value in result.evidence.get("parameters", {}).items() if defaults.get(name) != value}
+    when = rule.fires_when
+    if changed:
+        when += " by default; here " + ", ".join(f"{name} {_value(value)}" for name, value in changed.items())
+    return f"{rule_name(rule.code)}: {when}" + (f" (measured: {shown})." if shown else ".")

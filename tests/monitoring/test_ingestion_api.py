@@ -43,6 +43,18 @@ def transfer(**overrides):
 
 
 class TestSingle:
+    def test_the_description_states_the_parameters_in_force(self, api, org, key, client, entity):
+        """Default parameters: the rule's words as they are; an override: said, not a default threshold quoted as if it applied."""
+        client.post("/v1/monitoring/transfers", transfer(), format="json")
+        assert Alert.objects.get(rule_code="large_transfer").description == (
+            "Large transfer: one transfer ≥ 10,000 USD (measured: usd_value 12500.00).")
+        assert api(key(org)).patch("/v1/monitoring/rules/large_transfer", {"parameters": {"threshold_usd": "11000"}},
+                                   format="json").status_code == 200
+        Alert.objects.all().delete()
+        client.post("/v1/monitoring/transfers", transfer(tx_hash="0xdef"), format="json")
+        assert Alert.objects.get(rule_code="large_transfer").description == (
+            "Large transfer: one transfer ≥ 10,000 USD by default; here threshold_usd 11000 (measured: usd_value 12500.00).")
+
     def test_large_transfer_opens_an_alert_with_event_and_notification(self, client, entity):
         response = client.post("/v1/monitoring/transfers", transfer(), format="json")
         body = response.json()
