@@ -71,16 +71,20 @@ class InvalidParameters(ValueError):
 # --- Parameters -----------------------------------------------------------------------------------------
 
 
+NOT_A_NUMBER = "must be a number: digits and an optional decimal point (10000 or 2.5), no thousands separators"
+
+
 def _to_decimal(raw: Any) -> Decimal:
     if isinstance(raw, bool) or not isinstance(raw, int | float | str | Decimal):
-        raise ValueError("must be a number")
+        raise ValueError(NOT_A_NUMBER)
     try:
         value = Decimal(str(raw).strip()) if not isinstance(raw, Decimal) else raw
     except InvalidOperation:
-        raise ValueError("must be a number") from None
+        raise ValueError(NOT_A_NUMBER) from None
     if not value.is_finite():
         raise ValueError("must be a finite number")
-    return value
+    # Plain notation whatever was sent (1e5 is stored and shown as 100000).
+    return Decimal(format(value, "f")) if value.as_tuple().exponent > 0 else value
 
 
 def _to_integer(raw: Any) -> int:

@@ -7,6 +7,7 @@ from django.urls import reverse
 
 from common.models import AuditLogEntry
 from monitoring.models import AddressTag, AssetPrice, BlockedAddress, CodeListEntry, RuleSetting
+from monitoring.rules.registry import NOT_A_NUMBER
 from organizations.models import Membership
 from tests.monitoring.test_rules_api import sanctions_address  # noqa: F401  (fixture)
 
@@ -96,7 +97,7 @@ class TestRuleSettings:
         assert response.status_code == 200
         form = response.context["form"]
         assert form.errors["param_threshold_usd"] == ["threshold_usd must be at least 1"]
-        assert form.errors["param_min_count"] == ["min_count must be a number"]
+        assert form.errors["param_min_count"] == [f"min_count {NOT_A_NUMBER}"]
         assert not RuleSetting.objects.exists() and not AuditLogEntry.objects.filter(action="rule_setting.updated").exists()
 
     def test_a_cross_parameter_problem_is_shown_on_the_form(self, console, org):

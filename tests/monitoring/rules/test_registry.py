@@ -10,6 +10,7 @@ import pytest
 
 from monitoring.rules import RULES, Family, InvalidParameters, get_rule, validate_overrides
 from monitoring.rules.context import EVENT_KINDS
+from monitoring.rules.registry import NOT_A_NUMBER
 from tests.monitoring.rules import test_card, test_check, test_cross_channel, test_fiat, test_transactions
 
 FAMILY_OF = {**dict.fromkeys(range(1, 24), Family.TRANSACTIONS), **dict.fromkeys((24, 25, 26, 34, 35, 36, 37, 38), Family.FIAT)}
@@ -80,11 +81,11 @@ def test_valid_overrides_come_back_typed(code, overrides, clean):
     [
         ("large_transfer", {"threshold": 5000}, {"threshold": ["unknown parameter; large_transfer takes ['threshold_usd']"]}),
         ("sanctioned_counterparty", {"x": 1}, {"x": ["unknown parameter; sanctioned_counterparty takes none"]}),
-        ("large_transfer", {"threshold_usd": "ten"}, {"threshold_usd": ["must be a number"]}),
-        ("large_transfer", {"threshold_usd": True}, {"threshold_usd": ["must be a number"]}),
+        ("large_transfer", {"threshold_usd": "ten"}, {"threshold_usd": [NOT_A_NUMBER]}),
+        ("large_transfer", {"threshold_usd": True}, {"threshold_usd": [NOT_A_NUMBER]}),
         ("large_transfer", {"threshold_usd": "NaN"}, {"threshold_usd": ["must be a finite number"]}),
         ("large_transfer", {"threshold_usd": -1}, {"threshold_usd": ["must be at least 0"]}),
-        ("large_transfer", {"threshold_usd": [1]}, {"threshold_usd": ["must be a number"]}),
+        ("large_transfer", {"threshold_usd": [1]}, {"threshold_usd": [NOT_A_NUMBER]}),
         ("high_velocity", {"short_min_count": 2.5}, {"short_min_count": ["must be a whole number"]}),
         ("high_velocity", {"short_min_count": 0}, {"short_min_count": ["must be at least 1"]}),
         ("high_velocity", {"short_window_hours": 100000}, {"short_window_hours": ["must be at most 8784"]}),
@@ -122,7 +123,7 @@ def test_effective_params_merge_defaults_and_raise_on_errors():
     assert rule.effective_params({"min_senders": 20}) == {"min_senders": 20, "window_hours": 24}
     with pytest.raises(InvalidParameters) as raised:
         rule.effective_params({"min_senders": "many"})
-    assert raised.value.errors == {"min_senders": ["must be a number"]}
+    assert raised.value.errors == {"min_senders": [NOT_A_NUMBER]}
 
 
 def test_params_json_is_storable():
@@ -169,3 +170,9 @@ def test_every_rule_has_a_table_that_fires_stays_silent_and_skips_without_a_pric
 def test_every_windowed_rule_has_a_just_outside_the_window_case(rule):
     names = " ".join(TABLES[rule.code]).lower()
     assert "outside" in names
+
+
+def test_exponent_notation_is_stored_plain():
+    """'1e5' is 100000 in the settings the console and the API show, not '1E+5'."""
+    rule = get_rule("large_transfer")
+    assert rule.params_json(rule.effective_params({"threshold_usd": "1e5"})) == {"threshold_usd": "100000"}
