@@ -1,4 +1,6 @@
 from django.contrib import admin
+from django.contrib.auth.models import Group
+from django.contrib.sites.models import Site
 
 from common.admin_support import ReadOnlyAdmin
 from common.models import AuditLogEntry, OutboundEmail
@@ -22,3 +24,10 @@ class OutboundEmailAdmin(ReadOnlyAdmin):
     list_filter = ("status", "kind")
     search_fields = ("to",)
     exclude = ("context",)
+
+
+# Roles come from organization memberships and the site from settings: the console's index lists
+# neither Django's groups nor its sites (they only looked like something to configure).
+for unused in (Group, Site):
+    if admin.site.is_registered(unused):
+        admin.site.unregister(unused)

@@ -56,3 +56,9 @@ def test_the_filer_profile_field_says_what_it_holds(admin_client, org):
     """Report validation names missing 'filer.*' keys; the field they are set in shows the keys and an example."""
     page = admin_client.get(f"/admin/organizations/organization/{org.pk}/change/").content.decode()
     assert "validation names a missing key as" in page and "transmitter_control_code" in page and "docs/filings.md" in page
+
+
+def test_the_index_has_no_unused_django_sections(admin_client):
+    page = admin_client.get("/admin/").content.decode()
+    assert "/admin/auth/group/" not in page and "/admin/sites/site/" not in page
+    assert "/admin/monitoring/alert/" in page and "Users and sessions" in page
