@@ -24,6 +24,7 @@ from monitoring.rules import (
     evaluate_in_order,
 )
 from monitoring.rules.context import FIAT_EVENT_TYPES
+from monitoring.rules.registry import NOT_A_NUMBER
 from tests.monitoring.rules.builders import T0, fiat, hours, minutes, tx
 
 
@@ -94,7 +95,7 @@ def test_invalid_settings_are_reported_by_rule():
     with pytest.raises(InvalidSettings) as raised:
         EngineSettings.build({"large_transfer": {"parameters": {"threshold_usd": "lots"}}, "no_such_rule": {}, 3: {"severity": "urgent"}})
     assert raised.value.errors == {
-        "large_transfer": {"threshold_usd": ["must be a number"]},
+        "large_transfer": {"threshold_usd": [NOT_A_NUMBER]},
         "no_such_rule": "unknown rule",
         "structuring_below_threshold": "'urgent' is not a valid Severity",
     }
