@@ -10,6 +10,7 @@ from rest_framework import serializers
 from rest_framework.pagination import BasePagination
 from rest_framework.response import Response
 
+from common.api.serializers import query_values
 from common.errors import ValidationFailed, flatten_details
 
 MAX_OFFSET = 2**31 - 1
@@ -21,8 +22,9 @@ class PageQuery(serializers.Serializer):
     offset = serializers.IntegerField(required=False, min_value=0, max_value=MAX_OFFSET, default=0)
 
 
-def page_params(query_params, *, default: int, maximum: int) -> tuple[int, int]:
-    serializer = PageQuery(data={k: query_params[k] for k in ("limit", "offset") if k in query_params})
+def page_params(request, *, default: int, maximum: int) -> tuple[int, int]:
+    given = query_values(request)
+    serializer = PageQuery(data={k: given[k] for k in ("limit", "offset") if k in given})
     if not serializer.is_valid():
         raise ValidationFailed(details=flatten_details(serializer.errors))
     limit = serializer.validated_data.get("limit", default)
@@ -44,7 +46,7 @@ class LimitOffsetPagination(BasePagination):
     def paginate_queryset(self, queryset, request, view=None):
         if hasattr(queryset, "ordered") and not queryset.ordered:
             raise TypeError("refusing to paginate an unordered queryset")
-        self.limit, self.offset = page_params(request.query_params, default=self.default_limit, maximum=self.max_limit)
+        self.limit, self.offset = page_params(request, default=self.default_limit, maximum=self.max_limit)
         self.total = queryset.count()
         return list(queryset[self.offset:self.offset + self.limit])
 

@@ -21,6 +21,13 @@ class StrictSerializer(serializers.Serializer):
         return value
 
 
+def query_values(request) -> dict:
+    """The query string as a dict (the last value of a repeated parameter), blank values left out:
+    `?status=&limit=` is no filter and the default page, as a form with empty fields sends it, not
+    a 422 for an empty status."""
+    return {name: value for name, value in request.query_params.dict().items() if value.strip()}
+
+
 def validated(serializer_class, data, **kwargs) -> dict:
     """Run an input serializer and return its validated data (a 422 on failure)."""
     serializer = serializer_class(data=data, **kwargs)

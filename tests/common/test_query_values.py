@@ -1,0 +1,53 @@
+"""A blank query parameter is no parameter: `?status=&limit=` lists as the bare path does (a form
+with empty fields sends it), while a value that is there is still checked."""
+
+import pytest
+
+from onboarding.models import Entity
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def client(api, org, key):
+    return api(key(org))
+
+
+@pytest.fixture
+def entities(client):
+    names = ["Nova Traders", "Orbit Payments", "Polar Mining"]
+    for name in names:
+        response = client.post("/v1/onboarding/entities", {"legal_name": name, "entity_type": "business", "jurisdiction": "US"},
+                               format="json")
+        assert response.status_code == 201, response.json()
+    return names
+
+
+def test_blank_filters_and_page_parameters_are_left_out(client, entities):
+    bare = client.get("/v1/onboarding/entities").json()
+    response = client.get("/v1/onboarding/entities?status=&risk_tier=&search=&limit=&offset=")
+    body = response.json()
+    assert response.status_code == 200, body
+    assert (body["total"], body["limit"], body["offset"]) == (3, 50, 0) == (bare["total"], bare["limit"], bare["offset"])
+    assert [row["id"] for row in body["data"]] == [row["id"] for row in bare["data"]]
+    assert Entity.objects.count() == 3
+
+
+def test_whitespace_alone_is_blank_too(client, entities):
+    body = client.get("/v1/onboarding/entities?status=%20&limit=%20").json()
+    assert (body["total"], body["limit"]) == (3, 50)
+
+
+def test_a_value_given_is_still_checked(client, entities):
+    response = client.get("/v1/onboarding/entities?status=approvd&limit=")
+    assert response.status_code == 422
+    assert [detail["field"] for detail in response.json()["error"]["details"]] == ["status"]
+    filtered = client.get("/v1/onboarding/entities?status=pending&search=orbit&limit=").json()
+    assert [row["legal_name"] for row in filtered["data"]] == ["Orbit Payments"]
+
+
+def test_a_required_parameter_left_blank_is_missing(client, entities):
+    response = client.get("/v1/onboarding/search?q=")
+    assert response.status_code == 422
+    details = response.json()["error"]["details"]
+    assert [(d["field"], d["message"]) for d in details] == [("q", "This field is required.")]
