@@ -15,9 +15,10 @@ from common.principal import Principal
 from compliance.services import onchain_updates_write
 from compliance.status import BLOCKING_STATUSES
 from monitoring.notifications.services import notification_create
-from onboarding.choices import CheckResult, CheckType, EntityStatus
+from onboarding.choices import CheckResult, CheckType, EntityStatus, HitStatus
 from onboarding.models import BeneficialOwner, Entity, Wallet
 from onboarding.risk import risk_recompute
+from onboarding.screening.thresholds import review_threshold
 from organizations.choices import Role
 from webhooks.services import event_emit
 
@@ -150,6 +151,24 @@ def _require_sanctions_screening(entity: Entity) -> None:
         raise Conflict(f"The entity's last sanctions screening did not complete ({last.summary or 'error'}); approve it after a "
                        "screening that completes: load the lists and screen again, or record your own provider's result with "
                        "POST /v1/monitoring/screening (update_compliance_status: true).")
+    _require_matches_decided(entity)
+
+
+def _require_matches_decided(entity: Entity) -> None:
+    """Every open sanctions match (a hit at or above the review threshold; weaker ones are kept for the
+    record only) is decided before approval: cleared as a false positive (who, when
+    and why recorded on the hit) or, if it is the listed party, the entity rejected. Approving over an
+    open match would record no decision on it and let the entity read `compliant: true`."""
+    open_hits = entity.screening_hits.filter(active=True, status=HitStatus.OPEN, score__gte=review_threshold())
+    count = open_hits.count()
+    if not count:
+        return
+    shown = "; ".join(f"{hit.primary_name} ({hit.source}, score {hit.score:.2f}, hit {hit.pk})"
+                      for hit in open_hits.order_by("-score", "primary_name")[:3])
+    more = f"; and {count - 3} more" if count > 3 else ""
+    raise Conflict(f"This entity has {count} open sanctions match{'es' if count > 1 else ''} to decide first: {shown}{more}. "
+                   f"Clear each that is not this customer with POST /v1/onboarding/entities/{entity.pk}/screening-hits/"
+                   "{hit_id}/false-positive and a reason, or reject the entity if it is the listed party.")
 
 
 @transaction.atomic

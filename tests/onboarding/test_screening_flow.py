@@ -7,6 +7,7 @@ import io
 import pytest
 from django.core.management import call_command
 
+from common.models import AuditLogEntry
 from compliance.models import OnchainStatusUpdate
 from monitoring.models import Notification
 from onboarding.models import ComplianceCheck, Entity, SanctionsList, ScreeningFalsePositive, ScreeningHit, Wallet
@@ -134,6 +135,34 @@ class TestFalsePositives:
         check = sanctions_check(entity["id"])
         assert check.details["trigger"] == "lists_changed" and check.result == "fail"
         assert Entity.objects.get(pk=entity["id"]).sanctioned
+
+    def test_approval_waits_until_every_open_match_is_decided(self, client, django_capture_on_commit_callbacks):
+        """A possible match (review, not yet 'sanctioned') left open: approving is a 409 naming the
+        match and what to do, nothing changes, the entity stays non-compliant; cleared with a reason,
+        the entity is approved and compliant."""
+        entity = onboard(client, django_capture_on_commit_callbacks, {"legal_name": "Ismael Zambda Garcia", "entity_type": "individual",
+                                                                       "jurisdiction": "MX", "date_of_birth": "1948-01-01"})
+        hits = list(ScreeningHit.objects.filter(entity_id=entity["id"], active=True, status="open", score__gte=0.85).order_by("-score"))
+        assert hits and Entity.objects.get(pk=entity["id"]).status == "under_review"
+        audit_before = AuditLogEntry.objects.filter(object_id=entity["id"]).count()
+        refused = client.post(entity_url(entity, "approve"), {"notes": "looks fine"}, format="json")
+        assert refused.status_code == 409
+        message = refused.json()["error"]["message"]
+        assert message.startswith(f"This entity has {len(hits)} open sanctions match")
+        assert str(hits[0].pk) in message and hits[0].primary_name in message and "/false-positive" in message and "reject" in message
+        stored = Entity.objects.get(pk=entity["id"])
+        assert stored.status == "under_review" and AuditLogEntry.objects.filter(object_id=entity["id"]).count() == audit_before
+        assert client.get(f"/v1/compliance/status/{entity['id']}").json()["compliant"] is False
+
+        for hit in hits:
+            cleared = client.post(self.fp_url(entity, hit), {"reason": "Different person: born 1990"}, format="json")
+            assert cleared.status_code == 200, cleared.json()
+        weak = ScreeningHit.objects.get(pk=hits[0].pk)  # one kept for the record below the review threshold: no decision needed
+        weak.pk, weak.status, weak.score, weak.false_positive = None, "open", 0.75, None
+        weak.save()
+        approved = client.post(entity_url(entity, "approve"), {"notes": "matches cleared"}, format="json")
+        assert approved.status_code == 200 and approved.json()["status"] == "active"
+        assert client.get(f"/v1/compliance/status/{entity['id']}").json()["compliant"] is True
 
     def test_clearing_a_wallet_hit_unflags_the_wallet(self, client, django_capture_on_commit_callbacks):
         entity = onboard(client, django_capture_on_commit_callbacks, wallets=[{"chain_id": 1, "address": SANCTIONED_ETH}])
