@@ -107,7 +107,8 @@ def check_kiting(inp: RuleInput, p: Params) -> Outcome:
     deposits = inp.history.fiat_events(days=p["window_days"], types=DEPOSITS)
     outflows = inp.history.fiat_events(days=p["window_days"], types=FIAT_OUTFLOWS)
     episodes = pass_through_episodes(deposits, outflows, p["min_outflow_pct"], span(days=p["outflow_window_days"]))
-    if len(episodes) < p["min_occurrences"] or episodes[-1].outflows[-1].id != ev.id:
+    # Fires on the outflow that completes an episode (the window ends at it), not on every later one.
+    if len(episodes) < p["min_occurrences"] or not any(episode.outflows[-1].id == ev.id for episode in episodes):
         return None
     involved = [event for episode in episodes for event in (episode.inflow, *episode.outflows)]
     return hit(involved, occurrences=len(episodes), episodes=[episode.measured() for episode in episodes])

@@ -671,33 +671,35 @@ def latest_pass_through(inflows: Sequence[Event], outflows: Sequence[Event], min
 
 
 def pass_through_episodes(inflows: Sequence[Event], outflows: Sequence[Event], min_pct: Decimal, follow_us: int) -> list[PassThrough]:
-    """Separate episodes, oldest first, of an inflow drained by ≥ min_pct within `follow_us` after it.
+    """Episodes, oldest inflow first, of an inflow drained by ≥ min_pct within `follow_us` after it.
 
-    An episode's outflows are not reused: the next inflow counts only once the previous one is drained.
+    Each outflow drains one inflow at most: two deposits made close together and drained by
+    outflows of their own are two episodes, one outflow that drains both is one. Inflows take the
+    earliest outflows not yet taken, in time order.
     """
     episodes: list[PassThrough] = []
-    busy_until = None
+    taken: set[str] = set()
     for inflow in inflows:
-        if not inflow.usd_value or (busy_until and inflow.timestamp < busy_until):
+        if not inflow.usd_value:
             continue
-        episode = _drain(inflow, outflows, percent_of(inflow.usd_value, min_pct), micros(inflow.timestamp) + follow_us)
+        episode = _drain(inflow, outflows, percent_of(inflow.usd_value, min_pct), micros(inflow.timestamp) + follow_us, taken)
         if episode:
             episodes.append(episode)
-            busy_until = episode.outflows[-1].timestamp
+            taken.update(outflow.id for outflow in episode.outflows)
     return episodes
 
 
-def _drain(inflow: Event, outflows: Sequence[Event], needed: Decimal, until_us: int) -> PassThrough | None:
-    taken, total = [], Decimal(0)
+def _drain(inflow: Event, outflows: Sequence[Event], needed: Decimal, until_us: int, taken: set[str]) -> PassThrough | None:
+    drained, total = [], Decimal(0)
     for outflow in outflows:
-        if outflow.timestamp < inflow.timestamp or outflow.usd_value is None:
+        if outflow.timestamp < inflow.timestamp or outflow.usd_value is None or outflow.id in taken:
             continue
         if micros(outflow.timestamp) > until_us:
             break
-        taken.append(outflow)
+        drained.append(outflow)
         total += outflow.usd_value
         if total >= needed:
-            return PassThrough(inflow, tuple(taken), total)
+            return PassThrough(inflow, tuple(drained), total)
     return None
 
 

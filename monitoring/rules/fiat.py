@@ -151,6 +151,8 @@ def repeated_round_fiat(inp: RuleInput, p: Params) -> Outcome:
         return None
     if ev.usd_value is None:
         return no_price(ev)
+    if not _is_round_fiat(ev, p):  # round but under the minimum: not one of the round events that count
+        return None
     rounds = [e for e in inp.history.fiat_events(days=p["window_days"]) if _is_round_fiat(e, p)]
     if len(rounds) < p["min_count"]:
         return None

@@ -104,6 +104,13 @@ CHECK_KITING = {
         fiat("card_purchase", "400"),
         expect=HIT,
     ),
+    "the second deposit made before the first is drained, each drained by its own outflow": given(
+        deposit("1", "1000", ago=hours(48)), deposit("2", "1000", ago=hours(45)), fiat("wire_out", "950", ago=hours(36)),
+        fiat("wire_out", "950"), expect=HIT
+    ),
+    "a deposit at the very time of the outflow that drained the one before": given(
+        deposit("1", "1000", ago=hours(24)), deposit("2", "1000"), fiat("wire_out", "1900"), expect=NONE
+    ),
     "one outflow cannot drain two deposits": given(
         deposit("1", "1000", ago=days(2)), deposit("2", "1000", ago=days(1)), fiat("wire_out", "1900"), expect=NONE
     ),

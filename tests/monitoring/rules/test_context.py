@@ -110,8 +110,12 @@ def test_pass_through_episodes_do_not_share_outflows():
     ]
     outflows = [fiat("wire_out", "95", ago=days(1)), fiat("wire_out", "95")]
     episodes = pass_through_episodes(deposits, outflows, Decimal(90), span(days=2))
-    # The first deposit is drained exactly 2 days later; the second falls inside that episode and is not counted again.
-    assert [(e.inflow, e.outflows) for e in episodes] == [(deposits[0], (outflows[0],)), (deposits[2], (outflows[1],))]
+    # The first deposit takes the first outflow (2 days later); the second, made before that, takes the
+    # other one (exactly 2 days after it); nothing is left for the third.
+    assert [(e.inflow, e.outflows) for e in episodes] == [(deposits[0], (outflows[0],)), (deposits[1], (outflows[1],))]
+    # One outflow large enough for two deposits drains one of them.
+    both = pass_through_episodes(deposits[1:], [fiat("wire_out", "200")], Decimal(90), span(days=2))
+    assert [(e.inflow, e.outflows) for e in both] == [(deposits[1], both[0].outflows)]
 
 
 def test_either_prefers_a_hit_then_a_skip():

@@ -128,6 +128,10 @@ ROUND_FIAT = {
     "round but under the minimum": given(
         fiat("wire_in", "2000", ago=days(6)), fiat("ach_out", "5000", ago=days(2)), fiat("wire_out", "3000"), expect=NONE
     ),
+    "the evaluated event round but under the minimum": given(
+        fiat("wire_in", "3000", ago=days(3)), fiat("wire_in", "3000", ago=days(2)), fiat("wire_in", "3000", ago=days(1)),
+        fiat("card_purchase", "1000"), expect=NONE
+    ),
     "not quite round": given(
         fiat("wire_in", "3000.50", ago=days(6)), fiat("ach_out", "5000", ago=days(2)), fiat("wire_out", "3000"), expect=NONE
     ),
