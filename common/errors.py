@@ -38,7 +38,8 @@ class BadRequest(ServiceError):
 class Unauthenticated(ServiceError):
     status_code = 401
     code = "UNAUTHENTICATED"
-    default_message = "Authentication credentials were missing or invalid."
+    default_message = ("No credentials were sent: send the header Authorization: Bearer <key>, with an API key or a session "
+                       "token from POST /v1/auth/login.")
     default_headers = {"WWW-Authenticate": 'Bearer realm="api"'}
 
 

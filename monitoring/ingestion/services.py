@@ -66,7 +66,8 @@ def _check_entities(principal: Principal, items: list[dict], field_name: str = "
     for index, item in enumerate(items):
         if item.get(field_name) and item[field_name] not in known:
             where = f"{prefix}{index}.{field_name}" if prefix else field_name
-            raise ValidationFailed.for_field(where, "No entity of yours has this id.")
+            raise ValidationFailed.for_field(where, f"No entity of yours has this id (these credentials see {principal.mode}-mode "
+                                                    "records only).")
 
 
 def _with_hashes(items: list[dict]) -> list[dict]:
@@ -190,7 +191,7 @@ def _same_fiat(stored: FiatEvent, item: dict) -> FiatEvent:
     differing = [name for name in sent if sent[name] != found[name]]
     if differing:
         raise Conflict(f"This entity already has a {stored.event_type} with reference {stored.reference!r} (id {stored.pk}) whose "
-                       f"{' and '.join(differing)} differ; send a new reference for a new event.")
+                       f"{' and '.join(differing)} {'differ' if len(differing) > 1 else 'differs'}; send a new reference for a new event.")
     return stored
 
 

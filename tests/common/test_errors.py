@@ -167,6 +167,23 @@ def test_a_live_key_asking_for_a_test_record_is_told_its_mode(api, org, key):
     assert body["error"]["message"] == "No entity of yours has this id. (These credentials see live-mode records only.)"
 
 
+def test_ingestion_for_another_modes_entity_is_told_its_mode(api, org, key):
+    from monitoring.models import FiatEvent
+
+    created = api(key(org, mode="test")).post("/v1/onboarding/entities", {"legal_name": "Acme", "entity_type": "business",
+                                                                          "jurisdiction": "US"}, format="json")
+    event = {"entity_id": created.json()["id"], "event_type": "wire_in", "amount": "15000", "event_timestamp": "2026-11-01T10:00:00Z"}
+    body = assert_envelope(api(key(org, mode="live")).post("/v1/monitoring/fiat-events", event, format="json"), 422, "VALIDATION_ERROR")
+    assert body["error"]["details"] == [{"field": "entity_id",
+                                         "message": "No entity of yours has this id (these credentials see live-mode records only)."}]
+    assert not FiatEvent.objects.exists()
+
+
+def test_no_credentials_says_how_to_send_them(api):
+    body = assert_envelope(api().get("/v1/onboarding/entities"), 401, "UNAUTHENTICATED")
+    assert body["error"]["message"].startswith("No credentials were sent: send the header Authorization: Bearer <key>")
+
+
 def test_an_unknown_path_does_not_blame_the_mode(api, org, key):
     body = assert_envelope(api(key(org)).get("/v1/does/not/exist"), 404, "NOT_FOUND")
     assert "These credentials see" not in body["error"]["message"]
