@@ -120,3 +120,15 @@ def test_limits_and_strict_bodies_are_documented_as_enforced(schema):
     components = schema["components"]["schemas"]
     assert components["AlertDispositionCreateRequest"]["additionalProperties"] is False
     assert "additionalProperties" not in components["CustomerAlertResponse"]
+
+
+def test_request_bodies_carry_the_specs_names(schema):
+    """A serializer named for its request keeps its name (no 'OnboardEntityRequestRequest'), so the
+    document's request bodies are the spec's: body OnboardEntityRequest, EntityReviewRequest, …"""
+    names = set(schema["components"]["schemas"])
+    assert not [name for name in names if name.endswith("RequestRequest")]
+    spec_names = {"BatchStatusRequest", "CaseAssignRequest", "CreateOrgRequest", "EntityReviewRequest", "ForgotPasswordRequest",
+                  "InviteRequest", "LoginRequest", "OnboardEntityRequest", "RegisterRequest", "ResetPasswordRequest"}
+    assert spec_names <= names
+    approve = schema["paths"]["/v1/onboarding/entities/{entity_id}/approve"]["post"]["requestBody"]["content"]["application/json"]
+    assert approve["schema"]["$ref"] == "#/components/schemas/EntityReviewRequest"

@@ -48,6 +48,12 @@ PUBLIC_ERRORS = {"/v1/auth/login": ("401", "429"), "/v1/auth/resend-verification
 
 
 class AutoSchema(SpectacularAutoSchema):
+    def _get_serializer_name(self, serializer, direction, bypass_extensions=False) -> str:
+        """A request serializer already named for it (OnboardEntityRequest, the spec's names) keeps
+        its name: COMPONENT_SPLIT_REQUEST would append 'Request' once more (OnboardEntityRequestRequest)."""
+        name = super()._get_serializer_name(serializer, direction, bypass_extensions)
+        return name.removesuffix("Request") if direction == "request" and name.endswith("RequestRequest") else name
+
     def _map_basic_serializer(self, serializer, direction):
         """A StrictSerializer's request body refuses fields it does not declare: say so."""
         schema = super()._map_basic_serializer(serializer, direction)

@@ -1,3 +1,4 @@
+from drf_spectacular.utils import extend_schema_serializer
 from rest_framework import serializers
 
 from accounts.api.serializers import UserResponse
@@ -44,6 +45,7 @@ class FilerProfileSerializer(StrictSerializer):
                                                          help_text="FINTRAC: the location where the transactions happen.")
 
 
+@extend_schema_serializer(component_name="CreateOrgRequest")  # the spec's name
 class OrganizationCreateRequest(StrictSerializer):
     name = serializers.CharField(max_length=200)
     slug = serializers.SlugField(max_length=60, required=False)
