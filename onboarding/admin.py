@@ -45,9 +45,18 @@ class ReadOnlyInline(admin.TabularInline):
         return False
 
 
-class OwnerInline(ReadOnlyInline):
+class MaskedTaxId:
+    """The tax id's last four digits, or the console's dash when there is none (a model method's None
+    would read 'None')."""
+
+    @admin.display(description="Tax id")
+    def tax_id(self, obj):
+        return obj.tax_id_masked or self.get_empty_value_display()
+
+
+class OwnerInline(MaskedTaxId, ReadOnlyInline):
     model = BeneficialOwner
-    fields = readonly_fields = ("name", "date_of_birth", "nationality", "ownership_pct", "tax_id_masked")
+    fields = readonly_fields = ("name", "date_of_birth", "nationality", "ownership_pct", "tax_id")
     show_change_link = False
 
 
@@ -83,7 +92,7 @@ class RiskInline(ReadOnlyInline):
 
 
 @admin.register(Entity)
-class EntityAdmin(admin.ModelAdmin):
+class EntityAdmin(MaskedTaxId, admin.ModelAdmin):
     list_display = ("legal_name", "entity_type", "jurisdiction", "status", "risk_score", "risk_tier", "sanctioned", "organization",
                     "mode", "created_at")
     list_filter = ("status", "risk_tier", "sanctioned", "entity_type", "mode", "organization")
@@ -93,7 +102,7 @@ class EntityAdmin(admin.ModelAdmin):
     inlines = [OwnerInline, WalletInline, CheckInline, HitInline, RiskInline]
     fieldsets = (
         (None, {"fields": ("organization", "mode", "legal_name", "entity_type", "jurisdiction", "external_id", "registration_number",
-                           "tax_id_masked", "date_of_birth", "industry", "address", "website", "email", "phone",
+                           "tax_id", "date_of_birth", "industry", "address", "website", "email", "phone",
                            "expected_monthly_volume_usd", "metadata")}),
         ("Status", {"fields": ("status", "status_reason", "status_changed_at", "sanctioned", "pep", "adverse_media")}),
         ("Risk", {"fields": ("risk_score", "risk_tier", "risk_factor_table")}),

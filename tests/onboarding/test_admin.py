@@ -34,6 +34,10 @@ def test_list_filters_and_entity_page(admin_client, entity):
     assert page.status_code == 200
     for text in (b"Risk factors", b"Jurisdiction", b"entity.created", b"acct-1", b"Ana Lima", b"risk history"):
         assert text.lower() in page.content.lower(), text
+    # No tax id on record reads as the console's dash, not 'None'; one on record shows its last four.
+    assert b"None" not in page.content
+    Entity.objects.filter(pk=entity["id"]).update(tax_id_last4="6789")
+    assert "•••••6789" in admin_client.get(f"/admin/onboarding/entity/{entity['id']}/change/").content.decode()
 
 
 def test_approve_asks_then_calls_the_service(admin_client, entity):
