@@ -66,7 +66,8 @@ class HitInline(admin.TabularInline):
 
 class DispositionForm(forms.Form):
     disposition = forms.ChoiceField(choices=[("", "— choose —"), *Disposition.choices])  # no decision taken for the officer
-    notes = forms.CharField(widget=forms.Textarea(attrs={"rows": 4, "cols": 60}), required=False)
+    notes = forms.CharField(widget=forms.Textarea(attrs={"rows": 4, "cols": 60}), help_text="Why: what you reviewed and what it showed.",
+                            error_messages={"required": services.NOTES_REQUIRED})
 
 
 @admin.register(Alert)

@@ -12,7 +12,7 @@ from django.db.models.functions import Greatest
 from django.utils import timezone
 
 from common.audit import audit_record
-from common.errors import Conflict, NotFound
+from common.errors import Conflict, NotFound, ValidationFailed
 from common.permissions import require_role
 from common.principal import Principal
 from monitoring import risk_feed
@@ -140,10 +140,17 @@ def _announce_many(organization, mode: str, opened: list[tuple[Alert, list[RuleR
     } for alert, _ in opened])
 
 
+NOTES_REQUIRED = ("Say why: what you reviewed and what it showed. A closed alert keeps its rationale with the disposition, "
+                  "for the next investigator and for an examiner.")
+
+
 @transaction.atomic
 def alert_dispose(*, principal: Principal, alert_id, entity_id=None, disposition: str, notes: str = "") -> Alert:
-    """Record the disposition (who, when, why) and close the alert; a second one is a 409."""
+    """Record the disposition (who, when, why) and close the alert; a second one is a 409. The why is
+    required: a closed alert carries its rationale (what was reviewed, what it showed)."""
     require_role(principal, DISPOSE_ROLE)
+    if not notes.strip():
+        raise ValidationFailed.for_field("notes", NOTES_REQUIRED)
     alerts = Alert.objects.select_for_update(no_key=True).filter(pk=alert_id, organization=principal.organization, mode=principal.mode)
     if entity_id is not None:
         alerts = alerts.filter(entity_id=entity_id)

@@ -59,7 +59,7 @@ def test_disposition_action_uses_the_service(admin_client, alerts):
     assert (target.status, target.disposition, target.disposition_notes) == ("closed", "true_positive", "confirmed")
     assert Event.objects.filter(type="alert.disposition_set", data__alert_id=str(target.pk)).exists()
     again = admin_client.post("/admin/monitoring/alert/?queue=all", {"action": "dispose", "_selected_action": [target.pk], "apply": "1",
-                                                           "disposition": "false_positive"}, follow=True)
+                                                           "disposition": "false_positive", "notes": "second look"}, follow=True)
     assert b"already has the disposition" in again.content
     target.refresh_from_db()
     assert target.disposition == "true_positive"
@@ -91,6 +91,10 @@ def test_an_alert_is_disposed_from_its_own_page(admin_client, alerts):
     assert "— choose —" in form and 'value="true_positive" selected' not in form
     unchosen = admin_client.post(url, {"action": "dispose", "_selected_action": [target.pk], "apply": "1", "disposition": ""})
     assert unchosen.status_code == 200 and Alert.objects.get(pk=target.pk).status == "open"
+    no_reason = admin_client.post(url, {"action": "dispose", "_selected_action": [target.pk], "apply": "1",
+                                        "disposition": "false_positive", "notes": "  "})
+    assert no_reason.status_code == 200 and "Say why: what you reviewed" in no_reason.content.decode()
+    assert Alert.objects.get(pk=target.pk).status == "open"
     done = admin_client.post(url, {"action": "dispose", "_selected_action": [target.pk], "apply": "1",
                                    "disposition": "false_positive", "notes": "payroll"}, follow=True)
     assert done.redirect_chain[-1][0] == f"/admin/monitoring/alert/{target.pk}/change/"
@@ -99,5 +103,5 @@ def test_an_alert_is_disposed_from_its_own_page(admin_client, alerts):
     assert (target.status, target.disposition, target.disposition_notes) == ("closed", "false_positive", "payroll")
     assert url not in admin_client.get(f"/admin/monitoring/alert/{target.pk}/change/").content.decode()
     again = admin_client.post(url, {"action": "dispose", "_selected_action": [target.pk], "apply": "1",
-                                    "disposition": "true_positive"}, follow=True).content.decode()
+                                    "disposition": "true_positive", "notes": "second look"}, follow=True).content.decode()
     assert f"{target.rule_code} on Queue Co (closed): The alert already has the disposition false_positive.".lower() in again.lower()

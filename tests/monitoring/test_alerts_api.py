@@ -83,19 +83,32 @@ class TestDisposition:
         event = Event.objects.get(type="alert.disposition_set")
         assert event.data["disposition"] == "false_positive" and event.data["alert_id"] == str(alert.pk)
         assert AuditLogEntry.objects.filter(action="alert.disposition_set", object_id=str(alert.pk)).exists()
-        again = client.post(url(entity, f"alerts/{alert.pk}/disposition"), {"disposition": "true_positive"}, format="json")
+        again = client.post(url(entity, f"alerts/{alert.pk}/disposition"), {"disposition": "true_positive", "notes": "second look"},
+                            format="json")
         assert again.status_code == 409
         alert.refresh_from_db()
         assert alert.disposition == "false_positive"
 
     def test_a_new_hit_after_closing_opens_a_new_alert(self, client, entity, alert):
-        client.post(url(entity, f"alerts/{alert.pk}/disposition"), {"disposition": "true_positive"}, format="json")
+        client.post(url(entity, f"alerts/{alert.pk}/disposition"), {"disposition": "true_positive", "notes": "confirmed"}, format="json")
         client.post("/v1/monitoring/transfers", {"from_address": OTHER, "to_address": EVM, "amount": "20000", "asset": "USDC",
                                                  "chain_id": 1, "timestamp": "2026-03-02T10:00:00Z", "tx_hash": "0x9"}, format="json")
         assert Alert.objects.filter(rule_code="large_transfer").count() == 2
         assert Alert.objects.filter(rule_code="large_transfer", status="open").count() == 1
 
-    @pytest.mark.parametrize("body", [{"disposition": "maybe"}, {}, {"disposition": "true_positive", "extra": 1}])
+    @pytest.mark.parametrize("notes", [None, "", "   "])
+    def test_the_rationale_is_required(self, client, entity, alert, notes):
+        body = {"disposition": "false_positive"} | ({} if notes is None else {"notes": notes})
+        response = client.post(url(entity, f"alerts/{alert.pk}/disposition"), body, format="json")
+        assert response.status_code == 422
+        details = response.json()["error"]["details"]
+        assert [d["field"] for d in details] == ["notes"] and details[0]["message"].startswith("Say why: what you reviewed")
+        alert.refresh_from_db()
+        assert (alert.status, alert.disposition, alert.disposed_at) == ("open", "", None)
+        assert not Event.objects.filter(type="alert.disposition_set").exists()
+
+    @pytest.mark.parametrize("body", [{"disposition": "maybe", "notes": "x"}, {},
+                                      {"disposition": "true_positive", "notes": "x", "extra": 1}])
     def test_bad_input(self, client, entity, alert, body):
         assert client.post(url(entity, f"alerts/{alert.pk}/disposition"), body, format="json").status_code == 422
         alert.refresh_from_db()
@@ -103,7 +116,7 @@ class TestDisposition:
 
     def test_roles(self, api, org, key, entity, alert):
         response = api(key(org, role="viewer")).post(url(entity, f"alerts/{alert.pk}/disposition"),
-                                                     {"disposition": "true_positive"}, format="json")
+                                                     {"disposition": "true_positive", "notes": "x"}, format="json")
         assert response.status_code == 403
         alert.refresh_from_db()
         assert alert.status == "open"
