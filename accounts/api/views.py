@@ -4,7 +4,7 @@ from rest_framework.response import Response
 
 from accounts import services
 from accounts.api import serializers as s
-from common.api.serializers import query_values, validated
+from common.api.serializers import validated, validated_query
 from common.api.views import V1APIView
 from organizations import selectors as org_selectors
 
@@ -39,7 +39,7 @@ class VerifyEmailView(PublicAuthView):
         parameters=[OpenApiParameter("token", str, required=True)],
     )
     def post(self, request):
-        query = validated(s.VerifyEmailQuery, query_values(request))
+        query = validated_query(s.VerifyEmailQuery, request)
         return Response(s.UserResponse(services.email_verify(token=query["token"])).data)
 
 

@@ -33,3 +33,24 @@ def validated(serializer_class, data, **kwargs) -> dict:
     serializer = serializer_class(data=data, **kwargs)
     serializer.is_valid(raise_exception=True)
     return serializer.validated_data
+
+
+PAGE_PARAMETERS = ("limit", "offset")
+
+
+def validated_query(serializer_class, request) -> dict:
+    """The query string checked by its serializer (a 422 on failure), blank values left out. A
+    parameter the operation does not take is refused, naming those it takes, as an unknown body
+    field is: a misspelt filter (`?statuss=rejected`) would otherwise answer the whole list as if it
+    were the filtered one. The page parameters are read by the paginator; a StrictSerializer (a
+    query without paging) refuses them itself."""
+    given = query_values(request)
+    serializer = serializer_class(data=given)
+    if not isinstance(serializer, StrictSerializer):
+        taken = [*serializer.fields, *PAGE_PARAMETERS]
+        unknown = sorted(set(given) - set(taken))
+        if unknown:
+            message = f"This parameter is not taken here; the parameters are {', '.join(taken)}."
+            raise serializers.ValidationError({name: [message] for name in unknown})
+    serializer.is_valid(raise_exception=True)
+    return serializer.validated_data

@@ -10,7 +10,7 @@ from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_sche
 from rest_framework.response import Response
 
 from common.api.pagination import page_parameters, paged
-from common.api.serializers import query_values, validated
+from common.api.serializers import validated_query
 from common.errors import NotFound, ValidationFailed
 from filings.api import serializers as s
 from filings.api.base import TAGS_FILINGS, FilingsView, document_response
@@ -69,7 +69,7 @@ class SarDraftView(FilingsView):
                    description="The stored draft, else one prefilled from the filer profile, the entity and its owners, the "
                                "alerts and their transactions; with the 30-day deadline (31 CFR 1020.320(b)(3)).")
     def get(self, request, case_id):
-        refresh = validated(s.DraftQuery, query_values(request))["refresh"]
+        refresh = validated_query(s.DraftQuery, request)["refresh"]
         subject = drafts.sar_subject(request.auth, case_id)
         if refresh:
             return Response(draft_response(subject, subject.prefilled(request.auth), "prefilled", subject.stored()))
@@ -113,7 +113,7 @@ class CtrDraftView(FilingsView):
                    description="The large-transaction report of a rule-24 alert; 404 where the jurisdiction has none "
                                "(GB, JP, DE, FR, NL and others).")
     def get(self, request, entity_id, alert_id):
-        refresh = validated(s.DraftQuery, query_values(request))["refresh"]
+        refresh = validated_query(s.DraftQuery, request)["refresh"]
         subject = drafts.ctr_subject(request.auth, entity_id, alert_id=alert_id)
         if refresh:
             return Response(draft_response(subject, subject.prefilled(request.auth), "prefilled", subject.stored()))
@@ -124,7 +124,7 @@ class CtrBodyView(FilingsView):
     minimum_role = PREPARE_ROLE
 
     def subject(self, entity_id, body, *, minimum=PREPARE_ROLE):
-        alert_id = validated(s.AlertQuery, query_values(self.request)).get("alert_id")
+        alert_id = validated_query(s.AlertQuery, self.request).get("alert_id")
         if body is None and alert_id is None:
             raise ValidationFailed.for_field(None, "Send the report's form data, or name alert_id to use its draft.")
         return drafts.ctr_subject(self.request.auth, entity_id, alert_id=alert_id, form_data=body, minimum=minimum)
@@ -151,7 +151,7 @@ class FileCtrView(CtrBodyView):
     @extend_schema(operation_id="entity_file_ctr", request=FORM, responses={200: s.FilingRecordResponse}, tags=TAGS_FILINGS,
                    parameters=[ALERT_ID])
     def post(self, request, entity_id):
-        alert_id = validated(s.AlertQuery, query_values(request)).get("alert_id")
+        alert_id = validated_query(s.AlertQuery, request).get("alert_id")
         record = filing.ctr_file(principal=request.auth, entity_id=entity_id, form_data=self.form_body(), alert_id=alert_id)
         return Response(s.FilingRecordResponse(record).data)
 

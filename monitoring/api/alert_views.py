@@ -4,7 +4,7 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.response import Response
 
 from common.api.pagination import page_parameters, paged
-from common.api.serializers import query_values, validated
+from common.api.serializers import validated, validated_query
 from common.api.views import V1APIView
 from common.errors import NotFound
 from monitoring.alerts import selectors, services
@@ -30,7 +30,7 @@ class EntityAlertsView(EntityScopedView):
                    parameters=[OpenApiParameter("severity", str, enum=Severity.values),
                                OpenApiParameter("status", str, enum=AlertStatus.values), *page_parameters()])
     def get(self, request, entity_id):
-        entity, query = self.entity(entity_id), validated(s.AlertListQuery, query_values(request))
+        entity, query = self.entity(entity_id), validated_query(s.AlertListQuery, request)
         alerts = selectors.alerts_of_entity(organization=entity.organization, mode=entity.mode, entity_id=entity.pk, **query)
         return self.page(alerts, s.CustomerAlertResponse)
 
@@ -70,7 +70,7 @@ class EntityTransfersView(EntityScopedView):
                    parameters=[OpenApiParameter("chain_id", int), OpenApiParameter("from_date", str),
                                OpenApiParameter("to_date", str), *page_parameters()])
     def get(self, request, entity_id):
-        entity, query = self.entity(entity_id), validated(s.TransferListQuery, query_values(request))
+        entity, query = self.entity(entity_id), validated_query(s.TransferListQuery, request)
         transfers = selectors.transfers_of_entity(organization=entity.organization, mode=entity.mode, entity_id=entity.pk, **query)
         return self.page(transfers, s.CustomerTransferResponse, entity_id=entity.pk)
 

@@ -4,7 +4,7 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.response import Response
 
 from common.api.pagination import page_parameters
-from common.api.serializers import query_values, validated
+from common.api.serializers import validated_query
 from common.api.views import V1APIView
 from monitoring.api import notification_serializers as s
 from monitoring.notifications import selectors, services
@@ -18,7 +18,7 @@ class NotificationsView(V1APIView):
         *page_parameters(),
     ])
     def get(self, request):
-        query = validated(s.NotificationQuery, query_values(request))
+        query = validated_query(s.NotificationQuery, request)
         scope = {"organization": request.auth.organization, "mode": request.auth.mode}
         notifications = selectors.notifications_of(**scope, unread_only=query["unread_only"])
         page = notifications[query["offset"]:query["offset"] + query["limit"]]

@@ -3,7 +3,7 @@
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.response import Response
 
-from common.api.serializers import query_values, validated
+from common.api.serializers import validated, validated_query
 from common.api.views import V1APIView
 from monitoring.api import rules_serializers as s
 from monitoring.configuration import selectors, services
@@ -21,7 +21,7 @@ class RulesView(V1APIView):
         OpenApiParameter("enabled", bool),
     ])
     def get(self, request):
-        query = validated(s.RuleListQuery, query_values(request))
+        query = validated_query(s.RuleListQuery, request)
         organization = request.auth.organization
         rules = selectors.rule_views(organization, **query)
         return Response({"data": s.RuleResponse(rules, many=True).data, "total": len(rules),

@@ -10,7 +10,7 @@ from rest_framework.response import Response
 
 from common.api.pagination import page_parameters, page_params, paged
 from common.api.schema import ANSWERS_NULL
-from common.api.serializers import query_values, validated
+from common.api.serializers import validated_query
 from common.api.views import V1APIView
 from onboarding import selectors, services
 from onboarding.api import insight_serializers as s
@@ -75,7 +75,7 @@ class EntityInsightsViewSet(EntityScopedViewSet):
                    responses={(200, "text/csv"): OpenApiResponse(OpenApiTypes.STR, description="CSV for auditors")})
     @action(detail=True, methods=["get"], url_path="compliance-report")
     def compliance_report(self, request, entity_id=None):
-        query = validated(s.ReportQuery, query_values(request))
+        query = validated_query(s.ReportQuery, request)
         entity = self.entity()
         body = compliance_report_csv(entity, start=query.get("from_date"), end=query.get("to_date"))
         response = HttpResponse(body.encode("utf-8"), content_type="text/csv; charset=utf-8")
@@ -99,7 +99,7 @@ class SearchView(V1APIView):
                    parameters=[OpenApiParameter("q", str, required=True, description="2-200 characters"),
                                *page_parameters(5, 20, offset=False)])
     def get(self, request):
-        query = validated(s.SearchQuery, query_values(request))
+        query = validated_query(s.SearchQuery, request)
         limit, _ = page_params(request, default=5, maximum=20)
         principal = request.auth
         results = search_all(organization=principal.organization, mode=principal.mode, q=query["q"], limit=limit)

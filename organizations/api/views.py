@@ -4,7 +4,7 @@ from rest_framework import mixins, status
 from rest_framework.response import Response
 
 from common.api.pagination import paginator
-from common.api.serializers import query_values, validated
+from common.api.serializers import validated, validated_query
 from common.api.views import V1APIView, V1ViewSet
 from common.errors import NotFound
 from organizations import selectors, services
@@ -68,7 +68,7 @@ class InvitationPreviewView(V1APIView):
     @extend_schema(operation_id="invitations_preview", parameters=[OpenApiParameter("token", str, required=True)],
                    responses={200: s.InvitationPreviewResponse}, tags=["organizations"], auth=[])
     def get(self, request):
-        token = validated(s.TokenQuery, query_values(request))["token"]
+        token = validated_query(s.TokenQuery, request)["token"]
         invitation = selectors.invitation_by_token(token)
         if invitation is None:
             raise NotFound("No invitation matches this token.")

@@ -51,3 +51,20 @@ def test_a_required_parameter_left_blank_is_missing(client, entities):
     assert response.status_code == 422
     details = response.json()["error"]["details"]
     assert [(d["field"], d["message"]) for d in details] == [("q", "This field is required.")]
+
+
+def test_a_parameter_the_list_does_not_take_is_refused_naming_those_it_takes(client, entities):
+    """A misspelt filter is an error the caller sees, not the whole list answered as the filtered one."""
+    response = client.get("/v1/onboarding/entities?statuss=rejected&limit=10")
+    assert response.status_code == 422
+    details = response.json()["error"]["details"]
+    assert details == [{"field": "statuss",
+                        "message": "This parameter is not taken here; the parameters are status, risk_tier, search, limit, offset."}]
+    entity_id = client.get("/v1/onboarding/entities").json()["data"][0]["id"]
+    alerts = client.get(f"/v1/onboarding/entities/{entity_id}/alerts?severty=high")
+    assert alerts.status_code == 422 and [d["field"] for d in alerts.json()["error"]["details"]] == ["severty"]
+    assert client.get(f"/v1/onboarding/entities/{entity_id}/alerts?severity=high&limit=5&offset=0").status_code == 200
+    # A list without paging refuses the page parameters too (its serializer is strict).
+    assert [d["field"] for d in client.get("/v1/monitoring/rules?limit=5").json()["error"]["details"]] == ["limit"]
+    # Blank, it is no parameter at all.
+    assert client.get("/v1/onboarding/entities?statuss=").status_code == 200
