@@ -69,9 +69,16 @@ def risk_factors() -> list[RiskFactor]:
     return list(_factors.values())
 
 
+# A customer of a jurisdiction under a FATF call for action or a comprehensive US embargo is at
+# least high risk (enhanced due diligence) whatever else is known; its 25 points alone made a plain
+# individual in Iran 'medium', which no examiner would accept.
+HIGH_RISK_FLOOR_BANDS = frozenset({"call_for_action", "embargoed"})
+HIGH_TIER_FLOOR = 50
+
+
 def _jurisdiction(entity) -> FactorResult:
     band, severity, why = jurisdiction_band(entity.jurisdiction)
-    return FactorResult(severity, f"{entity.jurisdiction}: {why}.")
+    return FactorResult(severity, f"{entity.jurisdiction}: {why}.", HIGH_TIER_FLOOR if band in HIGH_RISK_FLOOR_BANDS else None)
 
 
 def _entity_profile(entity) -> FactorResult:

@@ -42,6 +42,9 @@ class TestScore:
         ({"jurisdiction": "DK"}, "low"),
         ({"jurisdiction": "KP", "entity_type": "business", "industry": "crypto exchange", "legal_name": "X"}, "high"),
         ({"jurisdiction": "VG", "entity_type": "business", "industry": "casino"}, "medium"),
+        ({"jurisdiction": "IR"}, "high"),  # a FATF call for action: at least high whatever else is known
+        ({"jurisdiction": "CU"}, "high"),  # a comprehensive US embargo: likewise
+        ({"jurisdiction": "NG"}, "medium"),  # increased monitoring adds points but sets no floor
     ])
     def test_tiers_follow_jurisdiction_and_industry(self, client, overrides, tier):
         body = create(client, **overrides)
