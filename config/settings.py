@@ -214,6 +214,7 @@ SPECTACULAR_SETTINGS = {
         "ApiKeyTierEnum": "organizations.choices.Tier",
         "ComplianceCheckTypeEnum": "onboarding.choices.CheckType",
         "ComplianceCheckResultEnum": "onboarding.choices.CheckResult",
+        "InstrumentCheckTypeEnum": "monitoring.choices.CheckType",  # a fiat check event's (personal, cashier, …)
         "ExternalScreeningResultEnum": "onboarding.api.check_serializers.EXTERNAL_RESULTS",
         "SeverityEnum": "monitoring.choices.Severity",
         "IssueSeverityEnum": ["error", "warning"],  # a filing validation issue's

@@ -1,4 +1,4 @@
-"""Alert and transfer reads, scoped to one organization and mode, ordered, related rows loaded."""
+"""Alert, transfer and fiat-event reads, scoped to one organization and mode, ordered, related rows loaded."""
 
 from django.db.models import Count, OuterRef, Prefetch, Q, QuerySet, Subquery
 from django.db.models.functions import Coalesce
@@ -60,4 +60,21 @@ def transfers_of_entity(*, organization, mode: str, entity_id, chain_id: int | N
 
 def transfer_detail(*, organization, mode: str, entity_id, transfer_id) -> Transaction | None:
     return (transfers_of_entity(organization=organization, mode=mode, entity_id=entity_id).filter(pk=transfer_id)
+            .prefetch_related(Prefetch("alerts", queryset=with_transaction_count(Alert.objects.order_by("created_at", "id")))).first())
+
+
+def fiat_events_of_entity(*, organization, mode: str, entity_id, event_type: str | None = None, from_date=None,
+                          to_date=None) -> QuerySet[FiatEvent]:
+    events = FiatEvent.objects.filter(organization=organization, mode=mode, entity_id=entity_id)
+    if event_type:
+        events = events.filter(event_type=event_type)
+    if from_date:
+        events = events.filter(timestamp__gte=from_date)
+    if to_date:
+        events = events.filter(timestamp__lte=to_date)
+    return events.order_by("-timestamp", "-id")
+
+
+def fiat_event_detail(*, organization, mode: str, entity_id, event_id) -> FiatEvent | None:
+    return (fiat_events_of_entity(organization=organization, mode=mode, entity_id=entity_id).filter(pk=event_id)
             .prefetch_related(Prefetch("alerts", queryset=with_transaction_count(Alert.objects.order_by("created_at", "id")))).first())

@@ -4,8 +4,8 @@ from common.api.fields import ChoiceField, OptionalChoiceField
 from common.api.serializers import StrictSerializer
 from common.chain import MAX_CHAIN_ID
 from monitoring.alerts.services import NOTES_REQUIRED
-from monitoring.choices import AlertStatus, Disposition, Severity
-from monitoring.models import Alert, Transaction
+from monitoring.choices import AlertStatus, CardType, CheckType, DepositMethod, Disposition, FiatEventType, Severity
+from monitoring.models import Alert, FiatEvent, Transaction
 
 
 class AlertListQuery(serializers.Serializer):
@@ -105,4 +105,47 @@ class CustomerTransferDetailResponse(CustomerTransferResponse):
 
     class Meta(CustomerTransferResponse.Meta):
         fields = [*CustomerTransferResponse.Meta.fields, "evaluation", "alerts"]
+        read_only_fields = fields
+
+
+class FiatEventListQuery(serializers.Serializer):
+    event_type = ChoiceField(choices=FiatEventType.choices, required=False)
+    from_date = serializers.DateTimeField(required=False)
+    to_date = serializers.DateTimeField(required=False)
+
+
+class CustomerFiatEventResponse(serializers.ModelSerializer):
+    """A fiat event as it was sent (`event_timestamp` is the event's time); optional fields not sent are null."""
+
+    event_timestamp = serializers.DateTimeField(source="timestamp")
+    card_type = OptionalChoiceField(choices=CardType.choices)
+    check_type = OptionalChoiceField(choices=CheckType.choices)
+    deposit_method = OptionalChoiceField(choices=DepositMethod.choices)
+    merchant_category_code = serializers.SerializerMethodField()
+    merchant_country = serializers.SerializerMethodField()
+    check_number = serializers.SerializerMethodField()
+
+    class Meta:
+        model = FiatEvent
+        fields = ["id", "entity_id", "event_type", "amount", "currency", "usd_value", "event_timestamp", "counterparty_name",
+                  "counterparty_bank", "reference", "card_type", "merchant_category_code", "merchant_country", "check_type",
+                  "check_number", "deposit_method", "monitored", "created_at"]
+        read_only_fields = fields
+
+    def get_merchant_category_code(self, event) -> str | None:
+        return event.merchant_category_code or None
+
+    def get_merchant_country(self, event) -> str | None:
+        return event.merchant_country or None
+
+    def get_check_number(self, event) -> str | None:
+        return event.check_number or None
+
+
+class CustomerFiatEventDetailResponse(CustomerFiatEventResponse):
+    alerts = CustomerAlertResponse(many=True)
+    evaluation = serializers.JSONField(help_text="Rules skipped for this event and why (e.g. no USD rate for its currency).")
+
+    class Meta(CustomerFiatEventResponse.Meta):
+        fields = [*CustomerFiatEventResponse.Meta.fields, "evaluation", "alerts"]
         read_only_fields = fields

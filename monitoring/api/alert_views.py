@@ -1,4 +1,4 @@
-"""Alerts and transfers of one entity (/v1/onboarding/entities/{entity_id}/...)."""
+"""Alerts, transfers and fiat events of one entity (/v1/onboarding/entities/{entity_id}/...)."""
 
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.response import Response
@@ -10,7 +10,7 @@ from common.errors import NotFound
 from monitoring.alerts import selectors, services
 from monitoring.alerts.triage import triage
 from monitoring.api import alert_serializers as s
-from monitoring.choices import AlertStatus, Severity
+from monitoring.choices import AlertStatus, FiatEventType, Severity
 from onboarding.models import Entity
 
 TAGS = ["onboarding: alerts and transfers"]
@@ -84,3 +84,25 @@ class EntityTransferView(EntityScopedView):
         if transfer is None:
             raise NotFound("No transfer of this entity has this id.")
         return Response(s.CustomerTransferDetailResponse(transfer, context={"entity_id": entity.pk}).data)
+
+
+class EntityFiatEventsView(EntityScopedView):
+    @extend_schema(operation_id="entity_fiat_events_list", responses={200: paged(s.CustomerFiatEventResponse)}, tags=TAGS,
+                   parameters=[OpenApiParameter("event_type", str, enum=FiatEventType.values), OpenApiParameter("from_date", str),
+                               OpenApiParameter("to_date", str), *page_parameters()],
+                   description="The entity's fiat events (POST /v1/monitoring/fiat-events, backfill), newest first.")
+    def get(self, request, entity_id):
+        entity, query = self.entity(entity_id), validated_query(s.FiatEventListQuery, request)
+        events = selectors.fiat_events_of_entity(organization=entity.organization, mode=entity.mode, entity_id=entity.pk, **query)
+        return self.page(events, s.CustomerFiatEventResponse)
+
+
+class EntityFiatEventView(EntityScopedView):
+    @extend_schema(operation_id="entity_fiat_events_get", responses={200: s.CustomerFiatEventDetailResponse}, tags=TAGS,
+                   description="One fiat event with the rules it skipped and the alerts it is part of.")
+    def get(self, request, entity_id, event_id):
+        entity = self.entity(entity_id)
+        event = selectors.fiat_event_detail(organization=entity.organization, mode=entity.mode, entity_id=entity.pk, event_id=event_id)
+        if event is None:
+            raise NotFound("No fiat event of this entity has this id.")
+        return Response(s.CustomerFiatEventDetailResponse(event).data)

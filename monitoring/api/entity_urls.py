@@ -11,4 +11,6 @@ urlpatterns = [
     path("entities/<uuid:entity_id>/alerts/<uuid:alert_id>/ai-triage", views.AlertTriageView.as_view()),
     path("entities/<uuid:entity_id>/transfers", views.EntityTransfersView.as_view()),
     path("entities/<uuid:entity_id>/transfers/<uuid:transfer_id>", views.EntityTransferView.as_view()),
+    path("entities/<uuid:entity_id>/fiat-events", views.EntityFiatEventsView.as_view()),
+    path("entities/<uuid:entity_id>/fiat-events/<uuid:event_id>", views.EntityFiatEventView.as_view()),
 ]

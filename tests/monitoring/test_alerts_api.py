@@ -138,3 +138,47 @@ class TestTransfers:
 
     def test_unknown_transfer(self, client, entity):
         assert client.get(url(entity, "transfers/00000000-0000-0000-0000-000000000000")).status_code == 404
+
+
+class TestFiatEvents:
+    @pytest.fixture
+    def events(self, client, entity):
+        sent = [
+            {"event_type": "wire_in", "amount": "15000", "event_timestamp": "2026-03-01T10:00:00Z", "counterparty_name": "Acme Corp",
+             "reference": "W-1"},
+            {"event_type": "card_purchase", "amount": "42.50", "event_timestamp": "2026-03-02T10:00:00Z", "card_type": "debit",
+             "merchant_category_code": "5411", "merchant_country": "US"},
+            {"event_type": "wire_in", "amount": "900", "currency": "CHF", "event_timestamp": "2026-03-03T10:00:00Z"},
+        ]
+        answers = [client.post("/v1/monitoring/fiat-events", {"entity_id": entity["id"], **event}, format="json") for event in sent]
+        assert all(answer.status_code in (200, 201) for answer in answers), [a.json() for a in answers]
+        return [answer.json() for answer in answers]
+
+    def test_list_filters_and_detail_with_alerts(self, client, entity, events):
+        body = client.get(url(entity, "fiat-events")).json()
+        assert body["total"] == 3 and [e["id"] for e in body["data"]] == [e["id"] for e in reversed(events)]
+        card = body["data"][1]
+        assert (card["event_type"], card["amount"], card["card_type"], card["merchant_category_code"], card["check_type"]) == (
+            "card_purchase", "42.5000", "debit", "5411", None)
+        assert card["event_timestamp"] == "2026-03-02T10:00:00Z" and card["monitored"] is True
+        wires = client.get(url(entity, "fiat-events?event_type=wire_in")).json()["data"]
+        assert [e["id"] for e in wires] == [events[2]["id"], events[0]["id"]]
+        assert client.get(url(entity, "fiat-events?to_date=2026-03-01T12:00:00Z")).json()["total"] == 1
+        assert client.get(url(entity, "fiat-events?event_type=cash")).status_code == 422
+
+        wire = client.get(url(entity, f"fiat-events/{events[0]['id']}")).json()
+        assert wire["reference"] == "W-1" and wire["counterparty_name"] == "Acme Corp"
+        assert events[0]["alerts_triggered"] == len(wire["alerts"]) > 0
+        stored = Alert.objects.filter(fiat_events__pk=events[0]["id"])
+        assert sorted(a["id"] for a in wire["alerts"]) == sorted(str(a.pk) for a in stored)
+        unpriced = client.get(url(entity, f"fiat-events/{events[2]['id']}")).json()
+        assert unpriced["usd_value"] is None and any("no USD price for CHF" in s["reason"] for s in unpriced["evaluation"]["skipped"])
+
+    def test_other_tenants_and_entities_are_404(self, api, client, org, other_org, key, entity, events):
+        assert api(key(other_org)).get(url(entity, "fiat-events")).status_code == 404
+        assert api(key(other_org)).get(url(entity, f"fiat-events/{events[0]['id']}")).status_code == 404
+        other = client.post("/v1/onboarding/entities", {"legal_name": "Other Ltd", "entity_type": "business", "jurisdiction": "US"},
+                            format="json").json()
+        response = client.get(url(other, f"fiat-events/{events[0]['id']}"))
+        assert response.status_code == 404 and "No fiat event of this entity has this id." in response.json()["error"]["message"]
+        assert client.get(url(other, "fiat-events")).json()["total"] == 0
