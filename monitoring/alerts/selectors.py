@@ -51,11 +51,7 @@ def transfers_of_entity(*, organization, mode: str, entity_id, chain_id: int | N
                                            organization=organization, mode=mode)
     if chain_id is not None:
         transfers = transfers.filter(chain_id=chain_id)
-    if from_date:
-        transfers = transfers.filter(timestamp__gte=from_date)
-    if to_date:
-        transfers = transfers.filter(timestamp__lte=to_date)
-    return transfers.order_by("-timestamp", "-id")
+    return _newest_first_between(transfers, from_date, to_date)
 
 
 def transfer_detail(*, organization, mode: str, entity_id, transfer_id) -> Transaction | None:
@@ -68,6 +64,11 @@ def fiat_events_of_entity(*, organization, mode: str, entity_id, event_type: str
     events = FiatEvent.objects.filter(organization=organization, mode=mode, entity_id=entity_id)
     if event_type:
         events = events.filter(event_type=event_type)
+    return _newest_first_between(events, from_date, to_date)
+
+
+def _newest_first_between(events: QuerySet, from_date, to_date) -> QuerySet:
+    """Events (transfers or fiat events) with from_date ≤ time ≤ to_date where given, newest first."""
     if from_date:
         events = events.filter(timestamp__gte=from_date)
     if to_date:

@@ -99,13 +99,17 @@ class CustomerTransferResponse(serializers.ModelSerializer):
         return "self" if sender and receiver else "out" if sender else "in"
 
 
-class CustomerTransferDetailResponse(CustomerTransferResponse):
-    alerts = CustomerAlertResponse(many=True)
-    evaluation = serializers.JSONField(help_text="Rules skipped for this transfer and why (e.g. no USD price).")
+class EvaluatedDetail(serializers.Serializer):
+    """What a transfer's or fiat event's detail adds to its list row: the rules skipped and the alerts."""
 
+    alerts = CustomerAlertResponse(many=True)
+    evaluation = serializers.JSONField(help_text="Rules skipped for it and why (e.g. no USD price).")
+    FIELDS = ("evaluation", "alerts")
+
+
+class CustomerTransferDetailResponse(EvaluatedDetail, CustomerTransferResponse):
     class Meta(CustomerTransferResponse.Meta):
-        fields = [*CustomerTransferResponse.Meta.fields, "evaluation", "alerts"]
-        read_only_fields = fields
+        fields = read_only_fields = [*CustomerTransferResponse.Meta.fields, *EvaluatedDetail.FIELDS]
 
 
 class FiatEventListQuery(serializers.Serializer):
@@ -142,10 +146,6 @@ class CustomerFiatEventResponse(serializers.ModelSerializer):
         return event.check_number or None
 
 
-class CustomerFiatEventDetailResponse(CustomerFiatEventResponse):
-    alerts = CustomerAlertResponse(many=True)
-    evaluation = serializers.JSONField(help_text="Rules skipped for this event and why (e.g. no USD rate for its currency).")
-
+class CustomerFiatEventDetailResponse(EvaluatedDetail, CustomerFiatEventResponse):
     class Meta(CustomerFiatEventResponse.Meta):
-        fields = [*CustomerFiatEventResponse.Meta.fields, "evaluation", "alerts"]
-        read_only_fields = fields
+        fields = read_only_fields = [*CustomerFiatEventResponse.Meta.fields, *EvaluatedDetail.FIELDS]
