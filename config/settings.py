@@ -281,6 +281,7 @@ CHAIN_WEBHOOK_SECRET = os.environ.get("CHAIN_WEBHOOK_SECRET", "")
 
 # --- Locale, static ---------------------------------------------------------------------------
 LANGUAGE_CODE = "en-us"
+FORMAT_MODULE_PATH = ["config.formats"]  # ISO dates and times in the console
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True

@@ -62,3 +62,11 @@ def test_the_index_has_no_unused_django_sections(admin_client):
     page = admin_client.get("/admin/").content.decode()
     assert "/admin/auth/group/" not in page and "/admin/sites/site/" not in page
     assert "/admin/monitoring/alert/" in page and "Users and sessions" in page
+
+
+def test_dates_read_one_unambiguous_way(admin_client, org):
+    """Django's own date columns print as the console's columns do (2026-11-25 13:40:05), not 'Nov. 25, 2026, 1:40 p.m.'."""
+    Organization = type(org)
+    Organization.objects.filter(pk=org.pk).update(created_at="2026-11-25T13:40:05Z")
+    page = admin_client.get("/admin/organizations/organization/").content.decode()
+    assert "2026-11-25 13:40:05" in page and "Nov. 25, 2026" not in page
