@@ -10,7 +10,7 @@ from rest_framework import serializers
 from rest_framework.pagination import BasePagination
 from rest_framework.response import Response
 
-from common.api.serializers import query_values
+from common.api.serializers import PAGE_PARAMETERS, query_values, refuse_unknown_parameters
 from common.errors import ValidationFailed, flatten_details
 
 MAX_OFFSET = 2**31 - 1
@@ -23,6 +23,10 @@ class PageQuery(serializers.Serializer):
 
 
 def page_params(request, *, default: int, maximum: int) -> tuple[int, int]:
+    """limit and offset, checked. On a list without a query of its own (validated_query did not
+    run), any other parameter is refused here."""
+    if not getattr(request, "query_checked", False):
+        refuse_unknown_parameters(request, PAGE_PARAMETERS)
     given = query_values(request)
     serializer = PageQuery(data={k: given[k] for k in ("limit", "offset") if k in given})
     if not serializer.is_valid():

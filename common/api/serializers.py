@@ -1,4 +1,5 @@
 from rest_framework import serializers
+from rest_framework.settings import api_settings
 
 
 class StrictSerializer(serializers.Serializer):
@@ -22,10 +23,14 @@ class StrictSerializer(serializers.Serializer):
 
 
 def query_values(request) -> dict:
-    """The query string as a dict (the last value of a repeated parameter), blank values left out:
-    `?status=&limit=` is no filter and the default page, as a form with empty fields sends it, not
-    a 422 for an empty status."""
-    return {name: value for name, value in request.query_params.dict().items() if value.strip()}
+    """The query string as a dict, blank values left out: `?status=&limit=` is no filter and the
+    default page, as a form with empty fields sends it, not a 422 for an empty status. A parameter
+    given twice is refused (`?status=rejected&status=` would keep whichever came last)."""
+    params = request.query_params
+    repeated = sorted(name for name in params if len(params.getlist(name)) > 1)
+    if repeated:
+        raise serializers.ValidationError({name: ["Given more than once; give it once."] for name in repeated})
+    return {name: value for name, value in params.dict().items() if value.strip()}
 
 
 def validated(serializer_class, data, **kwargs) -> dict:
@@ -38,19 +43,25 @@ def validated(serializer_class, data, **kwargs) -> dict:
 PAGE_PARAMETERS = ("limit", "offset")
 
 
-def validated_query(serializer_class, request) -> dict:
-    """The query string checked by its serializer (a 422 on failure), blank values left out. A
-    parameter the operation does not take is refused, naming those it takes, as an unknown body
-    field is: a misspelt filter (`?statuss=rejected`) would otherwise answer the whole list as if it
-    were the filtered one. The page parameters are read by the paginator; a StrictSerializer (a
-    query without paging) refuses them itself."""
+def refuse_unknown_parameters(request, taken) -> None:
+    """A 422 for each query parameter the operation does not take (blank or not), naming those it
+    takes, as for an unknown body field: a misspelt filter (`?statuss=rejected`) would otherwise
+    answer the whole list as if it were the filtered one. DRF's format override (`?format=json`)
+    is always taken. Marks the request checked, so that the paginator does not check again."""
+    taken = [*taken]
+    unknown = sorted(set(request.query_params) - {*taken, api_settings.URL_FORMAT_OVERRIDE})
+    if unknown:
+        message = (f"This parameter is not taken here; the parameters are {', '.join(taken)}." if taken
+                   else "This operation takes no query parameters.")
+        raise serializers.ValidationError({name: [message] for name in unknown})
+    request.query_checked = True
+
+
+def validated_query(serializer_class, request, *, also: tuple[str, ...] = ()) -> dict:
+    """The query string checked by its serializer (a 422 on failure), blank values left out, and no
+    parameter but the serializer's and `also` (those read elsewhere: PAGE_PARAMETERS for a paged list)."""
     given = query_values(request)
     serializer = serializer_class(data=given)
-    if not isinstance(serializer, StrictSerializer):
-        taken = [*serializer.fields, *PAGE_PARAMETERS]
-        unknown = sorted(set(given) - set(taken))
-        if unknown:
-            message = f"This parameter is not taken here; the parameters are {', '.join(taken)}."
-            raise serializers.ValidationError({name: [message] for name in unknown})
+    refuse_unknown_parameters(request, [*serializer.fields, *also])
     serializer.is_valid(raise_exception=True)
     return serializer.validated_data

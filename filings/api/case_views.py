@@ -6,7 +6,7 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.response import Response
 
 from common.api.pagination import page_parameters, paged
-from common.api.serializers import validated, validated_query
+from common.api.serializers import PAGE_PARAMETERS, validated, validated_query
 from common.errors import NotFound
 from filings.api import serializers as s
 from filings.api.base import TAGS_CASES, FilingsView
@@ -26,7 +26,7 @@ class EntityCasesView(FilingsView):
                    parameters=[OpenApiParameter("status", str, enum=[c for c, _ in s.CaseStatus.choices]),
                                *page_parameters()])
     def get(self, request, entity_id):
-        entity, query = self.entity(entity_id), validated_query(s.CaseListQuery, request)
+        entity, query = self.entity(entity_id), validated_query(s.CaseListQuery, request, also=PAGE_PARAMETERS)
         cases = selectors.cases_of_entity(organization=entity.organization, mode=entity.mode, entity_id=entity.pk, **query)
         return self.page(cases, s.CustomerCaseResponse)
 

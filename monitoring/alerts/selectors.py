@@ -54,9 +54,14 @@ def transfers_of_entity(*, organization, mode: str, entity_id, chain_id: int | N
     return _newest_first_between(transfers, from_date, to_date)
 
 
+def _alerts_of_event() -> Prefetch:
+    """An event's alerts as a customer sees them (their case, their transaction count), in two queries."""
+    return Prefetch("alerts", queryset=with_transaction_count(Alert.objects.select_related("case_link").order_by("created_at", "id")))
+
+
 def transfer_detail(*, organization, mode: str, entity_id, transfer_id) -> Transaction | None:
     return (transfers_of_entity(organization=organization, mode=mode, entity_id=entity_id).filter(pk=transfer_id)
-            .prefetch_related(Prefetch("alerts", queryset=with_transaction_count(Alert.objects.order_by("created_at", "id")))).first())
+            .prefetch_related(_alerts_of_event()).first())
 
 
 def fiat_events_of_entity(*, organization, mode: str, entity_id, event_type: str | None = None, from_date=None,
@@ -78,4 +83,4 @@ def _newest_first_between(events: QuerySet, from_date, to_date) -> QuerySet:
 
 def fiat_event_detail(*, organization, mode: str, entity_id, event_id) -> FiatEvent | None:
     return (fiat_events_of_entity(organization=organization, mode=mode, entity_id=entity_id).filter(pk=event_id)
-            .prefetch_related(Prefetch("alerts", queryset=with_transaction_count(Alert.objects.order_by("created_at", "id")))).first())
+            .prefetch_related(_alerts_of_event()).first())

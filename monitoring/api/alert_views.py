@@ -4,7 +4,7 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.response import Response
 
 from common.api.pagination import page_parameters, paged
-from common.api.serializers import validated, validated_query
+from common.api.serializers import PAGE_PARAMETERS, validated, validated_query
 from common.api.views import V1APIView
 from common.errors import NotFound
 from monitoring.alerts import selectors, services
@@ -30,7 +30,7 @@ class EntityAlertsView(EntityScopedView):
                    parameters=[OpenApiParameter("severity", str, enum=Severity.values),
                                OpenApiParameter("status", str, enum=AlertStatus.values), *page_parameters()])
     def get(self, request, entity_id):
-        entity, query = self.entity(entity_id), validated_query(s.AlertListQuery, request)
+        entity, query = self.entity(entity_id), validated_query(s.AlertListQuery, request, also=PAGE_PARAMETERS)
         alerts = selectors.alerts_of_entity(organization=entity.organization, mode=entity.mode, entity_id=entity.pk, **query)
         return self.page(alerts, s.CustomerAlertResponse)
 
@@ -70,7 +70,7 @@ class EntityTransfersView(EntityScopedView):
                    parameters=[OpenApiParameter("chain_id", int), OpenApiParameter("from_date", str),
                                OpenApiParameter("to_date", str), *page_parameters()])
     def get(self, request, entity_id):
-        entity, query = self.entity(entity_id), validated_query(s.TransferListQuery, request)
+        entity, query = self.entity(entity_id), validated_query(s.TransferListQuery, request, also=PAGE_PARAMETERS)
         transfers = selectors.transfers_of_entity(organization=entity.organization, mode=entity.mode, entity_id=entity.pk, **query)
         return self.page(transfers, s.CustomerTransferResponse, entity_id=entity.pk)
 
@@ -92,7 +92,7 @@ class EntityFiatEventsView(EntityScopedView):
                                OpenApiParameter("to_date", str), *page_parameters()],
                    description="The entity's fiat events (POST /v1/monitoring/fiat-events, backfill), newest first.")
     def get(self, request, entity_id):
-        entity, query = self.entity(entity_id), validated_query(s.FiatEventListQuery, request)
+        entity, query = self.entity(entity_id), validated_query(s.FiatEventListQuery, request, also=PAGE_PARAMETERS)
         events = selectors.fiat_events_of_entity(organization=entity.organization, mode=entity.mode, entity_id=entity.pk, **query)
         return self.page(events, s.CustomerFiatEventResponse)
 

@@ -5,7 +5,7 @@ from rest_framework.decorators import action
 from rest_framework.response import Response
 
 from common.api.pagination import page_parameters, paged
-from common.api.serializers import validated, validated_query
+from common.api.serializers import PAGE_PARAMETERS, validated, validated_query
 from common.api.views import V1APIView
 from common.errors import NotFound
 from onboarding import selectors, services
@@ -37,7 +37,7 @@ class EntityChecksViewSet(EntityScopedViewSet):
         responses={200: paged(s.ComplianceCheckResponse)})
     @action(detail=True, methods=["get"], url_path="compliance-checks", pagination_class=None)
     def compliance_checks(self, request, entity_id=None):
-        query = validated_query(s.CheckListQuery, request)
+        query = validated_query(s.CheckListQuery, request, also=PAGE_PARAMETERS)
         checks = selectors.checks_of_entity(self.entity(), **query)
         return self.page(checks, s.ComplianceCheckResponse, default=50, maximum=500)
 
@@ -55,7 +55,7 @@ class EntityChecksViewSet(EntityScopedViewSet):
         responses={200: paged(s.ScreeningHitResponse)})
     @action(detail=True, methods=["get"], url_path="screening-hits")
     def screening_hits(self, request, entity_id=None):
-        query = validated_query(s.HitListQuery, request)
+        query = validated_query(s.HitListQuery, request, also=PAGE_PARAMETERS)
         return self.page(selectors.hits_of_entity(self.entity(), **query), s.ScreeningHitResponse, default=50, maximum=500)
 
     @extend_schema(operation_id="screening_hits_false_positive", tags=["onboarding"], request=s.FalsePositiveRequest,

@@ -99,7 +99,7 @@ class SearchView(V1APIView):
                    parameters=[OpenApiParameter("q", str, required=True, description="2-200 characters"),
                                *page_parameters(5, 20, offset=False)])
     def get(self, request):
-        query = validated_query(s.SearchQuery, request)
+        query = validated_query(s.SearchQuery, request, also=("limit",))
         limit, _ = page_params(request, default=5, maximum=20)
         principal = request.auth
         results = search_all(organization=principal.organization, mode=principal.mode, q=query["q"], limit=limit)

@@ -4,7 +4,7 @@ from rest_framework.decorators import action
 from rest_framework.response import Response
 
 from common.api.pagination import paginator
-from common.api.serializers import validated, validated_query
+from common.api.serializers import PAGE_PARAMETERS, validated, validated_query
 from common.api.views import V1ViewSet
 from onboarding import selectors, services
 from onboarding.api import serializers as s
@@ -27,7 +27,7 @@ class EntityViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, V1ViewSet)
         principal = self.principal
         if self.action != "list":
             return selectors.entities_of(organization=principal.organization, mode=principal.mode)
-        query = validated_query(s.EntityListQuery, self.request)
+        query = validated_query(s.EntityListQuery, self.request, also=PAGE_PARAMETERS)
         return selectors.entities_filtered(organization=principal.organization, mode=principal.mode, **query)
 
     def _entity_response(self, entity, code=status.HTTP_200_OK):

@@ -34,7 +34,8 @@ def deterministic_narrative(entity) -> str:
         lines.append("No risk was found in " + _join(quiet) + ".")
     floors = [f for f in factors if f.get("floor")]
     if floors:
-        lines.append(f"A finding in {floors[0]['label'].lower()} sets a minimum score of {floors[0]['floor']}.")
+        highest = max(floors, key=lambda f: f["floor"])  # the floor that holds (factors come by points, not by floor)
+        lines.append(f"A finding in {highest['label'].lower()} sets a minimum score of {highest['floor']}.")
     return " ".join(lines)
 
 

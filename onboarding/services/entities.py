@@ -151,6 +151,15 @@ def _require_sanctions_screening(entity: Entity) -> None:
         raise Conflict(f"The entity's last sanctions screening did not complete ({last.summary or 'error'}); approve it after a "
                        "screening that completes: load the lists and screen again, or record your own provider's result with "
                        "POST /v1/monitoring/screening (update_compliance_status: true).")
+    external = (entity.checks.filter(check_type=CheckType.SANCTIONS, counts_toward_status=True, external=True,
+                                     result__in=(CheckResult.PASS, CheckResult.REVIEW, CheckResult.FAIL))
+                .order_by("-created_at", "-id").first())
+    if external is not None and external.result != CheckResult.PASS:
+        found = "a possible match" if external.result == CheckResult.REVIEW else "a match"
+        raise Conflict(f"Your provider's sanctions screening ({external.provider}, {external.created_at:%Y-%m-%d %H:%M} UTC) found "
+                       f"{found} ({external.result}); decide it first: record the outcome of your review with POST "
+                       "/v1/monitoring/screening (result pass, update_compliance_status: true) if it is not this customer, or "
+                       "reject the entity.")
     _require_matches_decided(entity)
 
 

@@ -66,5 +66,24 @@ def test_a_parameter_the_list_does_not_take_is_refused_naming_those_it_takes(cli
     assert client.get(f"/v1/onboarding/entities/{entity_id}/alerts?severity=high&limit=5&offset=0").status_code == 200
     # A list without paging refuses the page parameters too (its serializer is strict).
     assert [d["field"] for d in client.get("/v1/monitoring/rules?limit=5").json()["error"]["details"]] == ["limit"]
-    # Blank, it is no parameter at all.
-    assert client.get("/v1/onboarding/entities?statuss=").status_code == 200
+    # Blank or not, a name the list does not take is a mistake; DRF's format override is taken everywhere.
+    assert client.get("/v1/onboarding/entities?statuss=").status_code == 422
+    assert client.get("/v1/onboarding/entities?format=json").status_code == 200
+
+
+def test_a_parameter_given_twice_is_refused(client, entities):
+    response = client.get("/v1/onboarding/entities?status=rejected&status=")
+    assert response.status_code == 422
+    assert response.json()["error"]["details"] == [{"field": "status", "message": "Given more than once; give it once."}]
+
+
+def test_lists_and_reads_without_paging_or_filters_refuse_what_they_do_not_take(client, entities):
+    entity_id = client.get("/v1/onboarding/entities").json()["data"][0]["id"]
+    audit = client.get(f"/v1/onboarding/entities/{entity_id}/audit?foo=1")
+    assert audit.status_code == 422 and audit.json()["error"]["details"] == [
+        {"field": "foo", "message": "This parameter is not taken here; the parameters are limit, offset."}]
+    assert client.get(f"/v1/onboarding/entities/{entity_id}/audit?limit=5&offset=0").status_code == 200
+    report = client.get(f"/v1/onboarding/entities/{entity_id}/compliance-report?limit=5")
+    assert report.status_code == 422 and [d["field"] for d in report.json()["error"]["details"]] == ["limit"]
+    assert [d["field"] for d in client.get("/v1/onboarding/search?q=orbit&offset=5").json()["error"]["details"]] == ["offset"]
+    assert client.get("/v1/onboarding/search?q=orbit&limit=5").status_code == 200

@@ -182,3 +182,26 @@ class TestFiatEvents:
         response = client.get(url(other, f"fiat-events/{events[0]['id']}"))
         assert response.status_code == 404 and "No fiat event of this entity has this id." in response.json()["error"]["message"]
         assert client.get(url(other, "fiat-events")).json()["total"] == 0
+
+
+def test_an_events_alerts_are_read_in_a_fixed_number_of_queries(client, entity, alert):
+    """A transfer's or fiat event's detail reads its alerts (with their case and transaction count)
+    in the same number of queries however many there are."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from monitoring.models import FiatEvent
+
+    event = client.post("/v1/monitoring/fiat-events", {"entity_id": entity["id"], "event_type": "wire_in", "amount": "15000",
+                                                        "event_timestamp": "2026-03-01T10:00:00Z"}, format="json").json()
+    path = url(entity, f"fiat-events/{event['id']}")
+
+    def queries() -> int:
+        with CaptureQueriesContext(connection) as captured:
+            assert client.get(path).status_code == 200
+        return len(captured)
+
+    before, alerts_before = queries(), len(client.get(path).json()["alerts"])
+    FiatEvent.objects.get(pk=event["id"]).alerts.add(*Alert.objects.exclude(fiat_events__pk=event["id"]))
+    assert len(client.get(path).json()["alerts"]) > alerts_before
+    assert queries() == before

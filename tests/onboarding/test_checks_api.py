@@ -5,7 +5,7 @@ import pytest
 
 from compliance.models import OnchainStatusUpdate
 from onboarding.models import ComplianceCheck, Entity
-from tests.onboarding.helpers import COMPANY, PERSON, entity_url, onboard
+from tests.onboarding.helpers import COMPANY, PERSON, entity_url, onboard, screened
 from tests.onboarding.loopback import LoopbackServer
 from webhooks.models import Event
 
@@ -154,6 +154,24 @@ class TestExternalScreening:
         assert status["flags"]["sanctioned"] and not status["compliant"]
         cleared = client.post(SCREENING_URL, self.body(entity, result="pass", score=0.1, update_compliance_status=True), format="json")
         assert cleared.status_code == 200 and not Entity.objects.get(pk=entity["id"]).sanctioned
+
+    @pytest.mark.parametrize("result", ["review", "fail"])
+    def test_approval_waits_for_a_decision_on_the_providers_finding(self, client, result):
+        """The provider's possible match (review) or match (fail), counted toward the status, holds the
+        approval as a built-in match does; the reviewed outcome recorded as pass lets it through."""
+        entity = client.post("/v1/onboarding/entities", PERSON, format="json").json()
+        screened(entity)
+        client.post(SCREENING_URL, self.body(entity, result=result, update_compliance_status=True), format="json")
+        refused = client.post(entity_url(entity, "approve"), {}, format="json")
+        assert refused.status_code == 409
+        message = refused.json()["error"]["message"]
+        assert message.startswith("Your provider's sanctions screening (ClientCo, ") and f"({result})" in message and "reject" in message
+        assert Entity.objects.get(pk=entity["id"]).status == "under_review"
+        assert client.get(f"/v1/compliance/status/{entity['id']}").json()["compliant"] is False
+        client.post(SCREENING_URL, self.body(entity, result="pass", score=0.1, update_compliance_status=True), format="json")
+        approved = client.post(entity_url(entity, "approve"), {}, format="json")
+        assert approved.status_code == 200 and approved.json()["status"] == "active"
+        assert client.get(f"/v1/compliance/status/{entity['id']}").json()["compliant"] is True
 
     @pytest.mark.parametrize("change, field", [
         ({"check_type": "dna"}, "check_type"), ({"result": "not_configured"}, "result"), ({"score": 1.5}, "score"),

@@ -205,3 +205,20 @@ class TestExplanation:
         body = create(client)
         assert api().get(entity_url(body, "ai-risk-explanation")).status_code == 401
         assert api(key(other_org)).get(entity_url(body, "ai-risk-explanation")).status_code == 404
+
+
+def test_the_explanation_names_the_floor_that_holds():
+    """Factors come by points; the minimum quoted is the highest floor (alert history's 75 here, not the
+    jurisdiction's 50 though the jurisdiction brings more points)."""
+    from onboarding.models import Entity
+    from onboarding.risk.narrative import deterministic_narrative
+
+    entity = Entity(legal_name="Kish Trading", entity_type="business", jurisdiction="IR", risk_score=75, risk_tier="critical",
+                    risk_factors=[
+                        {"name": "jurisdiction", "label": "Jurisdiction", "weight": 25, "severity": 1, "contribution": 25,
+                         "detail": "IR: FATF call for action.", "floor": 50},
+                        {"name": "alert_history", "label": "Alert history", "weight": 10, "severity": 1, "contribution": 10,
+                         "detail": "A confirmed critical alert.", "floor": 75},
+                    ])
+    text = deterministic_narrative(entity)
+    assert text.endswith("A finding in alert history sets a minimum score of 75.")

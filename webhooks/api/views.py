@@ -7,7 +7,7 @@ from rest_framework.decorators import action
 from rest_framework.response import Response
 
 from common.api.pagination import page_parameters, paginator
-from common.api.serializers import validated, validated_query
+from common.api.serializers import PAGE_PARAMETERS, validated, validated_query
 from common.api.views import V1ViewSet
 from common.errors import NotFound
 from organizations.choices import Role
@@ -74,7 +74,7 @@ class WebhookEndpointViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, V
                                *page_parameters()])
     @action(detail=True, methods=["get"], url_path="deliveries")
     def deliveries(self, request, pk=None):
-        query = validated_query(s.DeliveryQuery, request)
+        query = validated_query(s.DeliveryQuery, request, also=PAGE_PARAMETERS)
         deliveries = selectors.deliveries_of(endpoint=self.get_object(), status=query.get("status"))
         page = self.paginate_queryset(deliveries)
         return self.get_paginated_response(s.DeliveryResponse(page, many=True).data)
