@@ -222,3 +222,46 @@ def test_the_explanation_names_the_floor_that_holds():
                     ])
     text = deterministic_narrative(entity)
     assert text.endswith("A finding in alert history sets a minimum score of 75.")
+
+
+class TestRecomputeCommand:
+    """recompute_risk: stored scores brought up to the current model (here: scores left from before
+    the jurisdiction floor), each change recorded; the rest untouched; filters and mistakes."""
+
+    @staticmethod
+    def run(*args) -> str:
+        import io
+
+        from django.core.management import call_command
+
+        out = io.StringIO()
+        call_command("recompute_risk", *args, stdout=out)
+        return out.getvalue()
+
+    def test_scores_again_and_records_each_change(self, client, org):
+        iran, denmark = create(client, jurisdiction="IR"), create(client, jurisdiction="DK")
+        # As stored before the floor: medium, 30.
+        Entity.objects.filter(pk=iran["id"]).update(risk_score=30, risk_tier="medium")
+        before = {e: RiskAssessment.objects.filter(entity_id=e).count() for e in (iran["id"], denmark["id"])}
+        out = self.run("--org", org.slug)
+        assert "2 entities to score again." in out and "Done: 2 entities scored, 1 scores or tiers changed" in out
+        stored = Entity.objects.get(pk=iran["id"])
+        assert (stored.risk_score, stored.risk_tier) == (50, "high")
+        latest = RiskAssessment.objects.filter(entity_id=iran["id"]).order_by("-created_at", "-id").first()
+        assert (latest.previous_score, latest.score, latest.reason) == (30, 50, "risk model updated")
+        assert RiskAssessment.objects.filter(entity_id=iran["id"]).count() == before[iran["id"]] + 1
+        assert RiskAssessment.objects.filter(entity_id=denmark["id"]).count() == before[denmark["id"]]
+        assert Event.objects.filter(type="entity.risk_score_changed", data__entity_id=iran["id"], data__new_score=50).exists()
+        assert "0 scores or tiers changed" in self.run()  # idempotent
+
+    def test_filters_and_mistakes(self, client, org):
+        create(client, jurisdiction="IR")
+        create(client, jurisdiction="DK")
+        assert "1 entities to score again." in self.run("--jurisdiction", "ir, kp", "--mode", "test")
+        assert "0 entities to score again." in self.run("--mode", "live")
+        from django.core.management import CommandError
+
+        for args, message in ((("--org", "nope"), "No organization has the slug 'nope'."), (("--jurisdiction", ","), "names no code"),
+                              (("--reason", "  "), "--reason is empty")):
+            with pytest.raises(CommandError, match=message):
+                self.run(*args)
