@@ -1,3 +1,6 @@
+import re
+from datetime import UTC, date, datetime, time, timedelta
+
 import pycountry
 from rest_framework import serializers
 
@@ -40,3 +43,41 @@ class OptionalChoiceField(ChoiceField):
 
     def to_representation(self, value):
         return super().to_representation(value) if value else None
+
+
+BARE_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+PERIOD_FORMATS = "a date (2026-11-01) or an ISO 8601 date-time (2026-11-01T10:00:00Z; UTC without an offset)"
+
+
+class PeriodBoundField(serializers.DateTimeField):
+    """One end of a period filter: a date-time, or a bare date meaning the whole day: its start for
+    `from_date`, its end for `to_date` (end_of_day), so that ?to_date=2026-11-01 includes that day."""
+
+    def __init__(self, *, end_of_day: bool = False, **kwargs):
+        self.end_of_day = end_of_day
+        kwargs.setdefault("required", False)
+        super().__init__(**kwargs)
+
+    def to_internal_value(self, value):
+        if isinstance(value, str) and BARE_DATE.fullmatch(value.strip()):
+            try:
+                start = datetime.combine(date.fromisoformat(value.strip()), time.min, tzinfo=UTC)
+            except ValueError:
+                raise serializers.ValidationError(f"{value!r} is not a day of the calendar; give {PERIOD_FORMATS}.") from None
+            return start + timedelta(days=1) - timedelta(microseconds=1) if self.end_of_day else start
+        try:
+            return super().to_internal_value(value)
+        except serializers.ValidationError:
+            raise serializers.ValidationError(f"Give {PERIOD_FORMATS}.") from None
+
+
+class PeriodQuery(serializers.Serializer):
+    """from_date and to_date of a list (both ends included); to_date before from_date is a 422."""
+
+    from_date = PeriodBoundField()
+    to_date = PeriodBoundField(end_of_day=True)
+
+    def validate(self, attrs):
+        if attrs.get("from_date") and attrs.get("to_date") and attrs["from_date"] > attrs["to_date"]:
+            raise serializers.ValidationError({"to_date": "to_date is before from_date."})
+        return attrs

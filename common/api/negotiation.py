@@ -5,6 +5,7 @@ Every /v1 view renders JSON only. When the request names no format and accepts a
 type, which is what DRF's negotiation concludes after parsing the header; anything else goes
 through DRF's full negotiation (and its 406)."""
 
+from rest_framework.exceptions import NotAcceptable
 from rest_framework.negotiation import DefaultContentNegotiation
 
 PLAIN_ACCEPTS = frozenset({"", "*/*", "application/json"})
@@ -17,3 +18,11 @@ class JSONFirstContentNegotiation(DefaultContentNegotiation):
                 and not request.META.get("QUERY_STRING")):
             return renderers[0], renderers[0].media_type
         return super().select_renderer(request, renderers, format_suffix)
+
+    def filter_renderers(self, renderers, format):
+        """`?format=xml`: a 406 saying the API answers JSON only. DRF's own answer is a 404, which
+        reads as an unknown record (and got the mode hint that goes with one)."""
+        matching = [renderer for renderer in renderers if renderer.format == format]
+        if not matching:
+            raise NotAcceptable(f"The API answers JSON only: leave format out or send format=json (not {format!r}).")
+        return matching

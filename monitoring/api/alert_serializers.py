@@ -1,6 +1,6 @@
 from rest_framework import serializers
 
-from common.api.fields import ChoiceField, OptionalChoiceField
+from common.api.fields import ChoiceField, OptionalChoiceField, PeriodQuery
 from common.api.serializers import StrictSerializer
 from common.chain import MAX_CHAIN_ID
 from monitoring.alerts.services import NOTES_REQUIRED
@@ -78,10 +78,8 @@ class TriageResponse(serializers.Serializer):
     generator = serializers.CharField()
 
 
-class TransferListQuery(serializers.Serializer):
+class TransferListQuery(PeriodQuery):
     chain_id = serializers.IntegerField(min_value=0, max_value=MAX_CHAIN_ID, required=False)
-    from_date = serializers.DateTimeField(required=False)
-    to_date = serializers.DateTimeField(required=False)
 
 
 class CustomerTransferResponse(serializers.ModelSerializer):
@@ -103,8 +101,12 @@ class EvaluatedDetail(serializers.Serializer):
     """What a transfer's or fiat event's detail adds to its list row: the rules skipped and the alerts."""
 
     alerts = CustomerAlertResponse(many=True)
-    evaluation = serializers.JSONField(help_text="Rules skipped for it and why (e.g. no USD price).")
+    evaluation = serializers.SerializerMethodField(
+        help_text='{"skipped": [{"rule", "entity_id", "reason"}]}: the rules skipped for it and why (e.g. no USD price); empty when none.')
     FIELDS = ("evaluation", "alerts")
+
+    def get_evaluation(self, record) -> dict:
+        return record.evaluation or {"skipped": []}
 
 
 class CustomerTransferDetailResponse(EvaluatedDetail, CustomerTransferResponse):
@@ -112,10 +114,8 @@ class CustomerTransferDetailResponse(EvaluatedDetail, CustomerTransferResponse):
         fields = read_only_fields = [*CustomerTransferResponse.Meta.fields, *EvaluatedDetail.FIELDS]
 
 
-class FiatEventListQuery(serializers.Serializer):
+class FiatEventListQuery(PeriodQuery):
     event_type = ChoiceField(choices=FiatEventType.choices, required=False)
-    from_date = serializers.DateTimeField(required=False)
-    to_date = serializers.DateTimeField(required=False)
 
 
 class CustomerFiatEventResponse(serializers.ModelSerializer):

@@ -2,7 +2,7 @@
 
 from rest_framework import serializers
 
-from common.api.fields import ChoiceField
+from common.api.fields import ChoiceField, PeriodQuery
 from onboarding.api.serializers import RiskFactorResponse
 from onboarding.models import RiskAssessment
 
@@ -109,11 +109,5 @@ class SearchResponse(serializers.Serializer):
     results = SearchResultResponse(many=True)
 
 
-class ReportQuery(serializers.Serializer):
-    from_date = serializers.DateTimeField(required=False)
-    to_date = serializers.DateTimeField(required=False)
-
-    def validate(self, attrs):
-        if attrs.get("from_date") and attrs.get("to_date") and attrs["from_date"] > attrs["to_date"]:
-            raise serializers.ValidationError({"to_date": "to_date is before from_date."})
-        return attrs
+class ReportQuery(PeriodQuery):
+    pass

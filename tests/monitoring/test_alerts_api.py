@@ -205,3 +205,36 @@ def test_an_events_alerts_are_read_in_a_fixed_number_of_queries(client, entity, 
     FiatEvent.objects.get(pk=event["id"]).alerts.add(*Alert.objects.exclude(fiat_events__pk=event["id"]))
     assert len(client.get(path).json()["alerts"]) > alerts_before
     assert queries() == before
+
+
+class TestPeriodsAndFormats:
+    def test_a_bare_to_date_includes_that_day(self, client, entity, alert):
+        # The two transfers are at 2026-03-01T10:00Z and 11:00Z.
+        assert client.get(url(entity, "transfers?to_date=2026-03-01")).json()["total"] == 2
+        assert client.get(url(entity, "transfers?to_date=2026-02-28")).json()["total"] == 0
+        assert client.get(url(entity, "transfers?from_date=2026-03-01&to_date=2026-03-01")).json()["total"] == 2
+        assert client.get(url(entity, "transfers?to_date=2026-03-01T10:30:00Z")).json()["total"] == 1
+
+    @pytest.mark.parametrize("query, field, message", [
+        ("from_date=2026-03-02&to_date=2026-03-01", "to_date", "to_date is before from_date."),
+        ("from_date=bad", "from_date", "Give a date (2026-11-01) or an ISO 8601 date-time"),
+        ("to_date=2026-02-30", "to_date", "'2026-02-30' is not a day of the calendar"),
+    ])
+    def test_a_period_that_cannot_be_is_a_422(self, client, entity, query, field, message):
+        for path in ("transfers", "fiat-events", "compliance-report"):
+            response = client.get(url(entity, f"{path}?{query}"))
+            assert response.status_code == 422, path
+            details = response.json()["error"]["details"]
+            assert details[0]["field"] == field and details[0]["message"].startswith(message), details
+
+    def test_an_event_with_nothing_skipped_reads_an_empty_evaluation(self, client, entity, alert):
+        transfer_id = client.get(url(entity, "transfers")).json()["data"][0]["id"]
+        assert client.get(url(entity, f"transfers/{transfer_id}")).json()["evaluation"] == {"skipped": []}
+
+    def test_another_format_than_json_is_a_406_not_a_404(self, client, entity):
+        response = client.get(url(entity, "alerts?format=xml"))
+        assert response.status_code == 406
+        error = response.json()["error"]
+        assert (error["code"], error["message"]) == ("NOT_ACCEPTABLE", "The API answers JSON only: leave format out or send format=json "
+                                                                       "(not 'xml').")
+        assert client.get(url(entity, "alerts?format=json")).status_code == 200
