@@ -4,7 +4,7 @@ evidence, hits and transactions; dispositions through the same service as the AP
 import json
 
 from django import forms
-from django.contrib import admin
+from django.contrib import admin, messages
 from django.db.models import Case, IntegerField, Value, When
 from django.http import Http404, HttpResponseRedirect
 from django.template.response import TemplateResponse
@@ -79,10 +79,11 @@ class AlertAdmin(ReadOnlyAdmin):
                      "=transactions__from_address", "=transactions__to_address")
     list_select_related = ("entity", "organization")
     readonly_fields = ("organization", "mode", "entity_link", "case_page", "rule_number", "rule_code", "rule_name", "severity",
-                       "score", "status", "description", "evidence_pretty", "hit_count", "first_triggered_at", "last_triggered_at",
-                       "sla_due_at", "disposition", "disposition_notes", "disposed_by_label", "disposed_at", "transactions_list",
+                       "rule_score", "status", "description", "evidence_pretty", "hit_count", "first_triggered_at", "last_triggered_at",
+                       "sla", "disposition", "disposition_notes", "disposed_by_name", "disposed_at", "transactions_list",
                        "fiat_events_list")
-    exclude = ("entity", "evidence", "transactions", "fiat_events", "disposed_by", "sla_breach_notified_at")
+    exclude = ("entity", "evidence", "transactions", "fiat_events", "disposed_by", "sla_breach_notified_at", "sla_due_at", "score",
+               "disposed_by_label")  # shown through sla, rule_score and disposed_by_name
     inlines = [HitInline]
     actions = ["dispose"]
     change_form_template = "admin/monitoring/alert/change_form.html"
@@ -110,6 +111,14 @@ class AlertAdmin(ReadOnlyAdmin):
         style = "color:#b91c1c;font-weight:bold" if overdue else ""
         return format_html('<span style="{}">{}{}</span>', style, alert.sla_due_at.strftime("%Y-%m-%d %H:%M"),
                            " (overdue)" if overdue else "")
+
+    @admin.display(description="rule score")
+    def rule_score(self, alert):
+        return format_html("{} <span class='help'>(the rule's score: what it adds to the entity's risk score)</span>", alert.score)
+
+    @admin.display(description="disposed by")
+    def disposed_by_name(self, alert):
+        return alert.disposed_by_label or self.get_empty_value_display()
 
     @admin.display(description="entity")
     def entity_link(self, alert):
@@ -165,5 +174,9 @@ class AlertAdmin(ReadOnlyAdmin):
         alert = self.get_object(request, str(alert_id))
         if alert is None:
             raise Http404("No such alert.")
+        if alert.status == AlertStatus.CLOSED:  # a disposition is set once: no form to fill in for nothing
+            messages.info(request, f"This alert is closed already: {alert.get_disposition_display().lower()}, by "
+                                   f"{alert.disposed_by_label or 'the system'} at {alert.disposed_at:%Y-%m-%d %H:%M} UTC.")
+            return HttpResponseRedirect(reverse("admin:monitoring_alert_change", args=[alert.pk]))
         page = self.dispose(request, self.get_queryset(request).filter(pk=alert.pk))
         return page or HttpResponseRedirect(reverse("admin:monitoring_alert_change", args=[alert.pk]))

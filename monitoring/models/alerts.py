@@ -45,7 +45,7 @@ class Alert(TenantModel):
         ]
 
     def __str__(self):
-        return f"{self.rule_code} on {self.entity} ({self.status})"
+        return f"{self.rule_name} on {self.entity} ({self.status})"  # the console capitalises a message's first letter
 
 
 class AlertHit(BaseModel):

@@ -69,4 +69,4 @@ def test_dates_read_one_unambiguous_way(admin_client, org):
     Organization = type(org)
     Organization.objects.filter(pk=org.pk).update(created_at="2026-11-25T13:40:05Z")
     page = admin_client.get("/admin/organizations/organization/").content.decode()
-    assert "2026-11-25 13:40:05" in page and "Nov. 25, 2026" not in page
+    assert "2026-11-25 13:40:05 UTC" in page and "Nov. 25, 2026" not in page

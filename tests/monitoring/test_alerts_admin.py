@@ -101,7 +101,14 @@ def test_an_alert_is_disposed_from_its_own_page(admin_client, alerts):
     assert "1 alert closed as false positive." in done.content.decode()
     target.refresh_from_db()
     assert (target.status, target.disposition, target.disposition_notes) == ("closed", "false_positive", "payroll")
-    assert url not in admin_client.get(f"/admin/monitoring/alert/{target.pk}/change/").content.decode()
-    again = admin_client.post(url, {"action": "dispose", "_selected_action": [target.pk], "apply": "1",
-                                    "disposition": "true_positive", "notes": "second look"}, follow=True).content.decode()
-    assert f"{target.rule_code} on Queue Co (closed): The alert already has the disposition false_positive.".lower() in again.lower()
+    page = admin_client.get(f"/admin/monitoring/alert/{target.pk}/change/").content.decode()
+    assert url not in page
+    assert "Disposed by:" in page and "SLA due:" in page
+    assert "Sla due" not in page and "Disposed by label" not in page and "what it adds to the entity's risk score" in page
+    # A closed alert's disposition page (an old link, a second tab) shows no form: back to the alert, saying so.
+    for again in (admin_client.get(url, follow=True), admin_client.post(url, {"action": "dispose", "_selected_action": [target.pk],
+                  "apply": "1", "disposition": "true_positive", "notes": "second look"}, follow=True)):
+        assert again.redirect_chain[-1][0] == f"/admin/monitoring/alert/{target.pk}/change/"
+        assert "This alert is closed already: false positive, by " in again.content.decode()
+    target.refresh_from_db()
+    assert (target.disposition, target.disposition_notes) == ("false_positive", "payroll")

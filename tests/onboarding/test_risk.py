@@ -244,7 +244,8 @@ class TestRecomputeCommand:
         Entity.objects.filter(pk=iran["id"]).update(risk_score=30, risk_tier="medium")
         before = {e: RiskAssessment.objects.filter(entity_id=e).count() for e in (iran["id"], denmark["id"])}
         out = self.run("--org", org.slug)
-        assert "2 entities to score again." in out and "Done: 2 entities scored, 1 scores or tiers changed" in out
+        assert "2 entities to score again." in out
+        assert "Done: 2 entities scored; 1 scores or tiers changed, each with a risk-history row ('risk model updated')." in out
         stored = Entity.objects.get(pk=iran["id"])
         assert (stored.risk_score, stored.risk_tier) == (50, "high")
         latest = RiskAssessment.objects.filter(entity_id=iran["id"]).order_by("-created_at", "-id").first()
@@ -252,7 +253,7 @@ class TestRecomputeCommand:
         assert RiskAssessment.objects.filter(entity_id=iran["id"]).count() == before[iran["id"]] + 1
         assert RiskAssessment.objects.filter(entity_id=denmark["id"]).count() == before[denmark["id"]]
         assert Event.objects.filter(type="entity.risk_score_changed", data__entity_id=iran["id"], data__new_score=50).exists()
-        assert "0 scores or tiers changed" in self.run()  # idempotent
+        assert "Done: 2 entities scored; none changed, nothing written." in self.run()  # idempotent
 
     def test_filters_and_mistakes(self, client, org):
         create(client, jurisdiction="IR")

@@ -5,7 +5,7 @@ Django's English 'Dec. 2, 2026, 12:50 p.m.' beside them. Input formats stay Djan
 DATE_FORMAT = "Y-m-d"
 SHORT_DATE_FORMAT = "Y-m-d"
 TIME_FORMAT = "H:i:s"
-DATETIME_FORMAT = "Y-m-d H:i:s"
-SHORT_DATETIME_FORMAT = "Y-m-d H:i"
+DATETIME_FORMAT = "Y-m-d H:i:s T"  # T: the zone, UTC
+SHORT_DATETIME_FORMAT = "Y-m-d H:i T"
 MONTH_DAY_FORMAT = "m-d"
 YEAR_MONTH_FORMAT = "Y-m"

@@ -55,5 +55,6 @@ class Command(BaseCommand):
             done = start + len(chunk)
             self.stdout.write(f"  {done:,}/{len(ids):,} ({100 * done // len(ids)}%), {changed:,} changed, "
                               f"{done / max(time.monotonic() - started, 1e-6):,.0f} entities/s")
-        self.stdout.write(self.style.SUCCESS(f"Done: {len(ids):,} entities scored, {changed:,} scores or tiers changed "
-                                             f"(each with a risk-history row: {reason.strip()!r})."))
+        outcome = (f"{changed:,} scores or tiers changed, each with a risk-history row ({reason.strip()!r})" if changed
+                   else "none changed, nothing written")
+        self.stdout.write(self.style.SUCCESS(f"Done: {len(ids):,} entities scored; {outcome}."))
