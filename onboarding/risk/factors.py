@@ -93,29 +93,34 @@ def _entity_profile(entity) -> FactorResult:
                         + ": standard profile.")
 
 
-def _screening_inputs(entity_ids: list) -> tuple[dict, dict]:
-    """Per entity: the scores of its open hits at or above the review threshold, and the result of
-    its latest built-in sanctions check."""
+def _screening_inputs(entity_ids: list) -> tuple[dict, dict, dict]:
+    """Per entity: the scores of its open hits at or above the review threshold, the result of its
+    latest built-in sanctions check, and how many of its current matches were cleared as false
+    positives (an investigator's decision the explanation should show, not hide)."""
     from onboarding.models import ComplianceCheck, Entity, ScreeningHit
     from onboarding.screening.thresholds import review_threshold
 
     hits: dict = defaultdict(list)
-    for entity_id, score in ScreeningHit.objects.filter(entity_id__in=entity_ids, active=True, status=HitStatus.OPEN,
-                                                        score__gte=review_threshold()).values_list("entity_id", "score"):
-        hits[entity_id].append(score)
+    cleared: dict = defaultdict(int)
+    for entity_id, score, status in ScreeningHit.objects.filter(
+            entity_id__in=entity_ids, active=True, score__gte=review_threshold()).values_list("entity_id", "score", "status"):
+        if status == HitStatus.OPEN:
+            hits[entity_id].append(score)
+        else:  # false_positive, or suppressed: the same decision met again
+            cleared[entity_id] += 1
     # The latest check per entity, as a subquery per entity (one probe of the (entity, check_type,
     # created_at) index each): every re-screening adds a check, so reading them all would grow.
     latest_check = (ComplianceCheck.objects.filter(entity=OuterRef("pk"), check_type=CheckType.SANCTIONS, external=False)
                     .order_by("-created_at", "-id").values("result")[:1])
     latest = {entity_id: result for entity_id, result in Entity.objects.filter(pk__in=entity_ids).annotate(
         latest=Subquery(latest_check)).values_list("pk", "latest") if result is not None}
-    return hits, latest
+    return hits, latest, cleared
 
 
-def _screening(entity, inputs: tuple[dict, dict]) -> FactorResult:
+def _screening(entity, inputs: tuple[dict, dict, dict]) -> FactorResult:
     from onboarding.screening.thresholds import fail_threshold
 
-    hits_by_entity, latest_by_entity = inputs
+    hits_by_entity, latest_by_entity, cleared_by_entity = inputs
     hits = hits_by_entity.get(entity.pk, ())
     confirmed = [score for score in hits if score >= fail_threshold()]
     findings, severity, floor = [], 0.0, None
@@ -137,7 +142,11 @@ def _screening(entity, inputs: tuple[dict, dict]) -> FactorResult:
         severity = 0.3
     if latest is None and not findings:
         return FactorResult(0.3, "Not screened yet.")
-    return FactorResult(min(severity, 1.0), ("; ".join(findings) or "no screening findings").capitalize() + ".", floor)
+    detail = ("; ".join(findings) or "no open screening findings").capitalize()
+    if cleared_by_entity.get(entity.pk):
+        count = cleared_by_entity[entity.pk]
+        detail += f"; {count} sanctions match{'es' if count > 1 else ''} cleared as false positive{'s' if count > 1 else ''}"
+    return FactorResult(min(severity, 1.0), detail + ".", floor)
 
 
 def _no_monitoring_data(entity) -> FactorResult:

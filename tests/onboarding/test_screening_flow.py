@@ -162,6 +162,10 @@ class TestFalsePositives:
         weak.save()
         approved = client.post(entity_url(entity, "approve"), {"notes": "matches cleared"}, format="json")
         assert approved.status_code == 200 and approved.json()["status"] == "active"
+        # The risk explanation shows the decision rather than reading as if nothing had been found.
+        screening = next(f for f in approved.json()["risk_factors"] if f["name"] == "screening")
+        cleared = f"{len(hits)} sanctions match{'es' if len(hits) > 1 else ''} cleared as false positive"
+        assert screening["detail"].startswith("No open screening findings; " + cleared), screening
         assert client.get(f"/v1/compliance/status/{entity['id']}").json()["compliant"] is True
 
     def test_clearing_a_wallet_hit_unflags_the_wallet(self, client, django_capture_on_commit_callbacks):
