@@ -6,12 +6,14 @@ from functools import partial
 from urllib.parse import urlencode
 
 from django.contrib import admin
+from django.http import Http404, HttpResponseRedirect
 from django.template.response import TemplateResponse
-from django.urls import reverse
+from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 
 from common.admin_support import ReadOnlyAdmin, admin_principal, run_service
 from onboarding import selectors, services
+from onboarding.choices import ENTITY_TRANSITIONS
 from onboarding.models import (
     BeneficialOwner,
     ComplianceCheck,
@@ -119,11 +121,30 @@ class EntityAdmin(MaskedTaxId, admin.ModelAdmin):
     def has_delete_permission(self, request, obj=None):
         return False
 
+    change_form_template = "admin/onboarding/entity/change_form.html"
+    REVIEW_DECISIONS = {"approve": False, "reject": True, "suspend": True}  # decision: reason required
+
     def change_view(self, request, object_id, form_url="", extra_context=None):
-        # Every field is read-only (the API and the review actions change an entity): no Save buttons.
+        # Every field is read-only (the API and the review actions change an entity): no Save buttons,
+        # and the decisions its status allows as buttons of their own.
+        entity = self.get_object(request, object_id)
+        decisions = [d for d in self.REVIEW_DECISIONS if entity is not None and entity.status in ENTITY_TRANSITIONS[d][0]]
         extra_context = {**(extra_context or {}), "show_save": False, "show_save_and_continue": False,
-                         "show_save_and_add_another": False}
+                         "show_save_and_add_another": False, "title": "Entity", "review_decisions": decisions}
         return super().change_view(request, object_id, form_url, extra_context)
+
+    def get_urls(self):
+        return [path("<uuid:entity_id>/review/<str:decision>/", self.admin_site.admin_view(self.review_one),
+                     name="onboarding_entity_review"), *super().get_urls()]
+
+    def review_one(self, request, entity_id, decision: str):
+        """One entity's approve / reject / suspend from its page: the list's action for a queryset of one."""
+        entity = self.get_object(request, str(entity_id))
+        if entity is None or decision not in self.REVIEW_DECISIONS:
+            raise Http404("No such entity or decision.")
+        page = self._review(request, self.get_queryset(request).filter(pk=entity.pk), decision,
+                            reason_required=self.REVIEW_DECISIONS[decision])
+        return page or HttpResponseRedirect(reverse("admin:onboarding_entity_change", args=[entity.pk]))
 
     @admin.display(description="Alerts and cases")
     def alerts_and_cases(self, entity):

@@ -85,3 +85,27 @@ def test_mark_false_positive_from_the_console(admin_client, client, django_captu
     assert hit.false_positive.decided_by_user is not None
     lists = admin_client.get("/admin/onboarding/sanctionslist/")
     assert lists.status_code == 200 and b"8976" in lists.content
+
+
+def test_review_decisions_from_the_entity_page(admin_client, entity):
+    """The entity page offers the decisions its status allows, each through the same form and service as the list's actions."""
+    page_url = f"/admin/onboarding/entity/{entity['id']}/change/"
+    review = f"/admin/onboarding/entity/{entity['id']}/review/"
+    page = admin_client.get(page_url).content.decode()
+    assert f'href="{review}approve/"' in page and f'href="{review}reject/"' in page and f'href="{review}suspend/"' not in page
+    assert "<h1>Entity</h1>" in page or "<title>Entity |" in page
+    form = admin_client.get(f"{review}approve/")
+    assert form.status_code == 200 and b"Approve entities" in form.content and b"Blue Harbor Trading LLC" in form.content
+
+    refused = admin_client.post(f"{review}approve/", {"apply": "1", "reason": "", "notes": "docs ok"}, follow=True)
+    assert refused.redirect_chain[-1][0] == page_url and "not been screened" in refused.content.decode()
+    assert Entity.objects.get(pk=entity["id"]).status == "pending"
+    screened(entity)
+    done = admin_client.post(f"{review}approve/", {"apply": "1", "reason": "", "notes": "docs ok"}, follow=True)
+    assert done.redirect_chain[-1][0] == page_url and "approve done." in done.content.decode()
+    assert Entity.objects.get(pk=entity["id"]).status == "active"
+    page = admin_client.get(page_url).content.decode()
+    assert f'href="{review}suspend/"' in page and f'href="{review}approve/"' not in page
+    no_reason = admin_client.post(f"{review}suspend/", {"apply": "1", "reason": ""}, follow=True)
+    assert "A reason is required" in no_reason.content.decode() and Entity.objects.get(pk=entity["id"]).status == "active"
+    assert admin_client.get(f"{review}delete/").status_code == 404
