@@ -92,6 +92,7 @@ class CaseEventKind(models.TextChoices):
     CREATED = "created"
     ALERTS_ATTACHED = "alerts_attached"
     ALERTS_DETACHED = "alerts_detached"
+    ALERT_DISPOSED = "alert_disposed"
     ASSIGNED = "assigned"
     STATUS_CHANGED = "status_changed"
     COMMENT = "comment"

@@ -113,3 +113,13 @@ def _record(organization, mode: str, existing: dict[UUID, Case], opened: dict[UU
                   changes=[(case, None, {"alert_ids": ids(entity_id)}) for entity_id, case in existing.items()])
     events_emit(organization=organization, mode=mode, events=[("case.created", common.created_payload(case, ids(entity_id)))
                                                               for entity_id, case in opened.items()])
+
+
+def case_note_disposition(*, alert: Alert, by) -> CaseEvent | None:
+    """An alert of a case was disposed: the case's timeline says so (who, the disposition, the
+    rationale), where the investigator working the case reads its history. None for an alert in no case."""
+    link = CaseAlert.objects.filter(alert=alert).select_related("case").first()
+    if link is None:
+        return None
+    return common.timeline_add(link.case, CaseEventKind.ALERT_DISPOSED, by=by, body=alert.disposition_notes, data={
+        "alert_id": str(alert.pk), "rule_code": alert.rule_code, "disposition": alert.disposition})

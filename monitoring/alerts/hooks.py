@@ -11,3 +11,10 @@ def after_alerts(*, organization, mode: str, opened: list, touched_entity_ids: s
     if opened:
         cases_attach_alerts(organization=organization, mode=mode, alerts=opened)
     risk_feed.schedule(touched_entity_ids, reason="alerts opened or extended")
+
+
+def after_disposition(*, alert, by) -> None:
+    """In the disposition's transaction: the alert's case (if any) records it on its timeline."""
+    from filings.cases.attach import case_note_disposition
+
+    case_note_disposition(alert=alert, by=by)

@@ -17,7 +17,7 @@ from common.permissions import require_role
 from common.principal import Principal
 from monitoring import risk_feed
 from monitoring.alerts.describe import alert_description, rule_name
-from monitoring.alerts.hooks import after_alerts
+from monitoring.alerts.hooks import after_alerts, after_disposition
 from monitoring.choices import SLA_HOURS, AlertStatus
 from monitoring.engine.pg import insert_ignoring_conflicts, insert_new, on_postgres, pg_rows
 from monitoring.models import Alert, AlertHit
@@ -172,5 +172,6 @@ def alert_dispose(*, principal: Principal, alert_id, entity_id=None, disposition
         "alert_id": str(alert.pk), "entity_id": str(alert.entity_id), "rule_id": str(alert.rule_number),
         "disposition": disposition, "notes": notes or None, "set_by": principal.actor_label, "set_at": now,
     })
+    after_disposition(alert=alert, by=principal)
     risk_feed.schedule([alert.entity_id], reason=f"alert disposed as {disposition}")
     return alert

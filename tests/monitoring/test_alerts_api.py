@@ -83,6 +83,13 @@ class TestDisposition:
         event = Event.objects.get(type="alert.disposition_set")
         assert event.data["disposition"] == "false_positive" and event.data["alert_id"] == str(alert.pk)
         assert AuditLogEntry.objects.filter(action="alert.disposition_set", object_id=str(alert.pk)).exists()
+        from filings.models import CaseEvent
+
+        noted = CaseEvent.objects.get(case__alert_links__alert=alert, kind="alert_disposed")
+        assert (noted.body, noted.data, noted.actor_label) == ("payroll", {"alert_id": str(alert.pk), "rule_code": "large_transfer",
+                                                                           "disposition": "false_positive"}, alert.disposed_by_label)
+        case_view = client.get(url(entity, f"cases/{noted.case_id}")).json()
+        assert case_view["events"][-1]["kind"] == "alert_disposed" and case_view["events"][-1]["body"] == "payroll"
         again = client.post(url(entity, f"alerts/{alert.pk}/disposition"), {"disposition": "true_positive", "notes": "second look"},
                             format="json")
         assert again.status_code == 409
