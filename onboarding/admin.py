@@ -6,6 +6,7 @@ from functools import partial
 from urllib.parse import urlencode
 
 from django.contrib import admin
+from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
@@ -122,6 +123,12 @@ class EntityAdmin(MaskedTaxId, admin.ModelAdmin):
         return False
 
     change_form_template = "admin/onboarding/entity/change_form.html"
+
+    def get_queryset(self, request):
+        entities = super().get_queryset(request)
+        if not request.user.is_superuser:  # a console user sees the organizations they are a member of
+            entities = entities.filter(organization__memberships__user=request.user)
+        return entities
     REVIEW_DECISIONS = {"approve": False, "reject": True, "suspend": True}  # decision: reason required
 
     def change_view(self, request, object_id, form_url="", extra_context=None):
@@ -142,6 +149,8 @@ class EntityAdmin(MaskedTaxId, admin.ModelAdmin):
         entity = self.get_object(request, str(entity_id))
         if entity is None or decision not in self.REVIEW_DECISIONS:
             raise Http404("No such entity or decision.")
+        if not self.has_view_permission(request, entity):  # as the entity's own page and the list's action require
+            raise PermissionDenied
         page = self._review(request, self.get_queryset(request).filter(pk=entity.pk), decision,
                             reason_required=self.REVIEW_DECISIONS[decision])
         return page or HttpResponseRedirect(reverse("admin:onboarding_entity_change", args=[entity.pk]))

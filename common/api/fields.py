@@ -1,5 +1,5 @@
 import re
-from datetime import UTC, date, datetime, time, timedelta
+from datetime import UTC, date, datetime, time
 
 import pycountry
 from rest_framework import serializers
@@ -61,10 +61,10 @@ class PeriodBoundField(serializers.DateTimeField):
     def to_internal_value(self, value):
         if isinstance(value, str) and BARE_DATE.fullmatch(value.strip()):
             try:
-                start = datetime.combine(date.fromisoformat(value.strip()), time.min, tzinfo=UTC)
+                day = date.fromisoformat(value.strip())
             except ValueError:
                 raise serializers.ValidationError(f"{value!r} is not a day of the calendar; give {PERIOD_FORMATS}.") from None
-            return start + timedelta(days=1) - timedelta(microseconds=1) if self.end_of_day else start
+            return datetime.combine(day, time.max if self.end_of_day else time.min, tzinfo=UTC)  # 9999-12-31 too
         try:
             return super().to_internal_value(value)
         except serializers.ValidationError:

@@ -221,6 +221,7 @@ class TestPeriodsAndFormats:
         assert client.get(url(entity, "transfers?to_date=2026-02-28")).json()["total"] == 0
         assert client.get(url(entity, "transfers?from_date=2026-03-01&to_date=2026-03-01")).json()["total"] == 2
         assert client.get(url(entity, "transfers?to_date=2026-03-01T10:30:00Z")).json()["total"] == 1
+        assert client.get(url(entity, "transfers?from_date=0001-01-01&to_date=9999-12-31")).json()["total"] == 2  # the calendar's ends
 
     @pytest.mark.parametrize("query, field, message", [
         ("from_date=2026-03-02&to_date=2026-03-01", "to_date", "to_date is before from_date."),

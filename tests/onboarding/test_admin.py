@@ -109,3 +109,27 @@ def test_review_decisions_from_the_entity_page(admin_client, entity):
     no_reason = admin_client.post(f"{review}suspend/", {"apply": "1", "reason": ""}, follow=True)
     assert "A reason is required" in no_reason.content.decode() and Entity.objects.get(pk=entity["id"]).status == "active"
     assert admin_client.get(f"{review}delete/").status_code == 404
+
+
+def test_review_from_the_entity_page_needs_the_console_permissions_and_the_tenant(org, other_org, make_user, entity):
+    """A staff user of another organization finds no such entity (404, its name not shown); a member
+    without the console's view permission is refused (403), as on the entity's page; nothing changes."""
+    from django.test import Client
+
+    review = f"/admin/onboarding/entity/{entity['id']}/review/approve/"
+    screened(entity)
+    outsider = make_user("outsider@globex.example")
+    outsider.is_staff = True
+    outsider.save()
+    Membership.objects.create(organization=other_org, user=outsider, role="admin")
+    member = make_user("analyst2@acme.example")
+    member.is_staff = True
+    member.save()
+    Membership.objects.create(organization=org, user=member, role="l2_investigator")
+    for user, status in ((outsider, 404), (member, 403)):
+        console = Client()
+        console.force_login(user)
+        shown = console.get(review)
+        assert shown.status_code == status and b"Blue Harbor" not in shown.content, user
+        assert console.post(review, {"apply": "1", "reason": "", "notes": "x"}).status_code == status
+    assert Entity.objects.get(pk=entity["id"]).status == "pending"

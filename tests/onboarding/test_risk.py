@@ -253,7 +253,7 @@ class TestRecomputeCommand:
         assert RiskAssessment.objects.filter(entity_id=iran["id"]).count() == before[iran["id"]] + 1
         assert RiskAssessment.objects.filter(entity_id=denmark["id"]).count() == before[denmark["id"]]
         assert Event.objects.filter(type="entity.risk_score_changed", data__entity_id=iran["id"], data__new_score=50).exists()
-        assert "Done: 2 entities scored; none changed, nothing written." in self.run()  # idempotent
+        assert "Done: 2 entities scored; no score or tier changed." in self.run()  # idempotent
 
     def test_filters_and_mistakes(self, client, org):
         create(client, jurisdiction="IR")

@@ -56,5 +56,5 @@ class Command(BaseCommand):
             self.stdout.write(f"  {done:,}/{len(ids):,} ({100 * done // len(ids)}%), {changed:,} changed, "
                               f"{done / max(time.monotonic() - started, 1e-6):,.0f} entities/s")
         outcome = (f"{changed:,} scores or tiers changed, each with a risk-history row ({reason.strip()!r})" if changed
-                   else "none changed, nothing written")
+                   else "no score or tier changed")  # a factor's wording may still have been brought up to date
         self.stdout.write(self.style.SUCCESS(f"Done: {len(ids):,} entities scored; {outcome}."))
