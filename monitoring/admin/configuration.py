@@ -17,7 +17,7 @@ from common.errors import NotFound, ServiceError, ValidationFailed
 from monitoring.backtest import rule_backtest
 from monitoring.choices import Severity
 from monitoring.configuration import selectors, services
-from monitoring.models import AddressTag, AssetPrice, BlockedAddress, CodeListEntry, RuleSetting
+from monitoring.models import AddressTag, AssetPrice, BlockedAddress, CodeListEntry, RuleSetting, Transaction
 from onboarding.selectors import entities_of
 from organizations.choices import Mode
 from organizations.models import Organization
@@ -87,9 +87,10 @@ class BacktestRangeForm(forms.Form):
     from_date = forms.DateField(widget=forms.DateInput(attrs={"type": "date"}))
     to_date = forms.DateField(widget=forms.DateInput(attrs={"type": "date"}))
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args, default_mode: str = Mode.LIVE, **kwargs):
         today = datetime.now(UTC).date()
-        super().__init__(*args, prefix="backtest", initial={"from_date": today - timedelta(days=30), "to_date": today}, **kwargs)
+        super().__init__(*args, prefix="backtest", initial={"mode": default_mode, "from_date": today - timedelta(days=30),
+                                                            "to_date": today}, **kwargs)
 
     def bounds(self) -> tuple[datetime, datetime]:
         start = datetime.combine(self.cleaned_data["from_date"], time.min, tzinfo=UTC)
@@ -98,6 +99,14 @@ class BacktestRangeForm(forms.Form):
     def add_service_errors(self, error: ValidationFailed) -> None:
         for detail in error.details:
             self.add_error(detail.get("field") if detail.get("field") in self.fields else None, detail["message"])
+
+
+def mode_with_history(organization) -> str:
+    """The mode a backtest starts on: live once live transfers are stored, else test when only test
+    ones are (an organization trying the service, as the demo does), else live."""
+    if Transaction.objects.filter(organization=organization, mode=Mode.LIVE).exists():
+        return Mode.LIVE
+    return Mode.TEST if Transaction.objects.filter(organization=organization, mode=Mode.TEST).exists() else Mode.LIVE
 
 
 @admin.register(RuleSetting)
@@ -147,7 +156,7 @@ class RuleSettingAdmin(admin.ModelAdmin):
         if view is None:
             raise Http404("No such rule or organization.")
         form = RuleSettingForm(request.POST or None, view=view)
-        backtest = BacktestRangeForm(request.POST if "_backtest" in request.POST else None)
+        backtest = BacktestRangeForm(request.POST if "_backtest" in request.POST else None, default_mode=mode_with_history(organization))
         report = None
         if "_backtest" in request.POST:
             report = self._backtest(request, organization, form, backtest)

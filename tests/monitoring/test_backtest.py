@@ -105,6 +105,17 @@ class TestConsole:
     def test_the_page_offers_it(self, console, org):  # noqa: F811
         page = console.get(self.page(org)).content.decode()
         assert 'name="_backtest"' in page and 'name="backtest-from_date"' in page and 'type="date"' in page
+        assert console.get(self.page(org)).context["backtest"]["mode"].value() == "live"  # nothing stored yet: live
+
+    def test_it_starts_on_the_mode_that_has_history(self, console, org, history):  # noqa: F811
+        """Only test-mode transfers stored (an organization trying the service): the form starts on test;
+        once live ones are stored, on live."""
+        from monitoring.models import Transaction
+
+        assert console.get(self.page(org)).context["backtest"]["mode"].value() == "test"
+        stored = Transaction.objects.filter(organization=org).first()
+        Transaction.objects.filter(pk=stored.pk).update(mode="live")
+        assert console.get(self.page(org)).context["backtest"]["mode"].value() == "live"
 
 
 def test_current_is_the_stored_parameters_and_candidate_starts_from_them(api, org, key, history):
