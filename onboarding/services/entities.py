@@ -15,7 +15,7 @@ from common.principal import Principal
 from compliance.services import onchain_updates_write
 from compliance.status import BLOCKING_STATUSES
 from monitoring.notifications.services import notification_create
-from onboarding.choices import CheckResult, CheckType, EntityStatus, HitStatus
+from onboarding.choices import ENTITY_TRANSITIONS, CheckResult, CheckType, EntityStatus, HitStatus
 from onboarding.models import BeneficialOwner, Entity, Wallet
 from onboarding.risk import risk_recompute
 from onboarding.screening.thresholds import review_threshold
@@ -180,10 +180,31 @@ def _require_matches_decided(entity: Entity) -> None:
                    "{hit_id}/false-positive and a reason, or reject the entity if it is the listed party.")
 
 
-@transaction.atomic
 def entity_review(*, principal: Principal, entity_id, action: str, reason: str = "", notes: str = "") -> Entity:
     """approve | reject | suspend, by an L2 investigator or above; reject and suspend need a reason."""
     require_role(principal, REVIEW_ROLE)
+    if action == "approve":
+        _screen_if_never_screened(principal, entity_id)
+    return _review(principal=principal, entity_id=entity_id, action=action, reason=reason, notes=notes)
+
+
+def _screen_if_never_screened(principal: Principal, entity_id) -> None:
+    """The onboarding screening runs in the worker right after the entity is created; an approval
+    that comes first (a script creating and approving at once) has the built-in screening run here,
+    as the worker would, and committed on its own: whatever it finds stays on record even when the
+    approval is then refused for it. The worker's own run adds a second check later."""
+    entity = Entity.objects.filter(pk=entity_id, organization=principal.organization, mode=principal.mode).first()
+    if entity is None or entity.status not in ENTITY_TRANSITIONS["approve"][0]:
+        return
+    if entity.checks.filter(check_type=CheckType.SANCTIONS, counts_toward_status=True).exists():
+        return
+    from onboarding.services.screening import entity_screen  # (that module imports this one)
+
+    entity_screen(entity_id=entity.pk, trigger="approval")
+
+
+@transaction.atomic
+def _review(*, principal: Principal, entity_id, action: str, reason: str, notes: str) -> Entity:
     if action in ("reject", "suspend") and not reason.strip():
         raise ValidationFailed.for_field("reason", f"A reason is required to {action} an entity.")
     entity = _locked_entity(principal, entity_id)

@@ -131,17 +131,21 @@ class TestReview:
         if then == "approve":
             assert refused.json()["error"]["message"].endswith("; it must be pending or under_review.")
 
-    def test_approval_waits_for_a_sanctions_screening_that_ran(self, client):
-        """No screening yet, or one that failed (no list loaded): a 409 saying what to do, the entity
-        stays pending and not compliant; after a completed screening it is approved."""
+    def test_approval_waits_for_a_sanctions_screening_that_ran(self, client, fresh_index):
+        """Approved before the worker screened it: the screening runs within the approval and stays on
+        record; one that could not run (no list loaded) is a 409 saying what to do, the entity stays
+        pending and not compliant; after a completed screening it is approved."""
+        from onboarding.models import SanctionsList
+
+        SanctionsList.objects.all().delete()  # whatever another test of this process loaded (rolled back after)
         entity = onboard(client)
+        assert not ComplianceCheck.objects.filter(entity_id=entity["id"], check_type="sanctions").exists()
         refused = client.post(f"{URL}/{entity['id']}/approve", {}, format="json")
-        assert refused.status_code == 409 and "not been screened against the sanctions lists yet" in refused.json()["error"]["message"]
-        row = Entity.objects.get(pk=entity["id"])
-        ComplianceCheck.objects.create(organization=row.organization, mode=row.mode, entity=row, check_type="sanctions", result="error",
-                                       provider="builtin", summary="Not screened: no sanctions list is loaded.")
-        failed = client.post(f"{URL}/{entity['id']}/approve", {}, format="json")
-        assert failed.status_code == 409 and "no sanctions list is loaded" in failed.json()["error"]["message"]
+        assert refused.status_code == 409 and "no sanctions list is loaded" in refused.json()["error"]["message"]
+        ran = ComplianceCheck.objects.get(entity_id=entity["id"], check_type="sanctions")  # committed despite the 409
+        assert (ran.result, ran.details["trigger"], ran.details["error"]) == ("error", "approval", "lists_not_loaded")
+        again = client.post(f"{URL}/{entity['id']}/approve", {}, format="json")
+        assert again.status_code == 409 and ComplianceCheck.objects.filter(entity_id=entity["id"]).count() == 1  # not run twice
         assert Entity.objects.get(pk=entity["id"]).status == "pending"
         assert client.get(f"/v1/compliance/status/{entity['id']}").json()["compliant"] is False
         screened(entity)

@@ -136,6 +136,22 @@ class TestFalsePositives:
         assert check.details["trigger"] == "lists_changed" and check.result == "fail"
         assert Entity.objects.get(pk=entity["id"]).sanctioned
 
+    def test_an_approval_before_the_worker_screens_runs_the_screening(self, client):
+        """Created and approved at once (the worker's task not run yet): the approval screens the entity
+        itself. A plain name is approved; a listed one is refused naming its match, which stays on record."""
+        plain = client.post("/v1/onboarding/entities", {"legal_name": "Blue Harbor Trading LLC", "entity_type": "business",
+                                                        "jurisdiction": "US"}, format="json").json()
+        approved = client.post(entity_url(plain, "approve"), {}, format="json")
+        assert approved.status_code == 200 and approved.json()["status"] == "active"
+        assert sanctions_check(plain["id"]).details["trigger"] == "approval" and sanctions_check(plain["id"]).result == "pass"
+
+        listed = client.post("/v1/onboarding/entities", {"legal_name": "Ismael Zambada Garcia", "entity_type": "individual",
+                                                         "jurisdiction": "MX"}, format="json").json()
+        refused = client.post(entity_url(listed, "approve"), {}, format="json")
+        hit = ScreeningHit.objects.filter(entity_id=listed["id"], status="open").order_by("-score").first()
+        assert refused.status_code == 409 and hit is not None and str(hit.pk) in refused.json()["error"]["message"]
+        assert Entity.objects.get(pk=listed["id"]).status == "under_review"
+
     def test_approval_waits_until_every_open_match_is_decided(self, client, django_capture_on_commit_callbacks):
         """A possible match (review, not yet 'sanctioned') left open: approving is a 409 naming the
         match and what to do, nothing changes, the entity stays non-compliant; cleared with a reason,
