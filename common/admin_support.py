@@ -18,6 +18,12 @@ def admin_principal(request, organization, mode: str = "live") -> Principal:
     return Principal(credential="session", organization=organization, mode=mode, role=role, user=request.user)
 
 
+def of_members(queryset, request):
+    """Tenant records (with an `organization`) a console user may see: every organization's for the
+    platform operator (a superuser), else those of the organizations they are a member of."""
+    return queryset if request.user.is_superuser else queryset.filter(organization__memberships__user=request.user)
+
+
 def run_service(request, action, success: str | None = None, *, subject: str = "") -> bool:
     """Call a service from an admin action; a refusal becomes an error message (after `subject`,
     which names the record when an action runs over several), not a 500."""

@@ -12,7 +12,7 @@ from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 
-from common.admin_support import ReadOnlyAdmin, admin_principal, run_service
+from common.admin_support import ReadOnlyAdmin, admin_principal, of_members, run_service
 from onboarding import selectors, services
 from onboarding.choices import ENTITY_TRANSITIONS
 from onboarding.models import (
@@ -125,10 +125,7 @@ class EntityAdmin(MaskedTaxId, admin.ModelAdmin):
     change_form_template = "admin/onboarding/entity/change_form.html"
 
     def get_queryset(self, request):
-        entities = super().get_queryset(request)
-        if not request.user.is_superuser:  # a console user sees the organizations they are a member of
-            entities = entities.filter(organization__memberships__user=request.user)
-        return entities
+        return of_members(super().get_queryset(request), request)
     REVIEW_DECISIONS = {"approve": False, "reject": True, "suspend": True}  # decision: reason required
 
     def change_view(self, request, object_id, form_url="", extra_context=None):

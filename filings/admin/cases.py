@@ -12,7 +12,7 @@ from django.urls import path, reverse
 from django.utils import timezone
 from django.utils.html import format_html
 
-from common.admin_support import admin_principal, run_service
+from common.admin_support import admin_principal, of_members, run_service
 from filings.admin import reports
 from filings.admin.forms import AssignForm, CommentForm, OpenCaseForm, SplitForm, StatusForm
 from filings.cases import regroup, selectors, services
@@ -70,10 +70,7 @@ class CaseAdmin(admin.ModelAdmin):
         return False
 
     def get_queryset(self, request):
-        cases = super().get_queryset(request).annotate(alert_count=Count("alert_links", distinct=True))
-        if not request.user.is_superuser:
-            cases = cases.filter(organization__memberships__user=request.user)
-        return cases
+        return of_members(super().get_queryset(request).annotate(alert_count=Count("alert_links", distinct=True)), request)
 
     def get_search_results(self, request, queryset, search_term):
         """'CASE-000042' (a case's reference, as shown everywhere) finds case 42."""

@@ -8,7 +8,7 @@ from django.http import Http404, HttpResponse
 from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 
-from common.admin_support import ReadOnlyAdmin
+from common.admin_support import ReadOnlyAdmin, of_members
 from filings.models import FilingRecord
 
 
@@ -29,10 +29,7 @@ class FilingRecordAdmin(ReadOnlyAdmin):
         return request.user.is_staff
 
     def get_queryset(self, request):
-        records = super().get_queryset(request).defer("document", "form_data")
-        if not request.user.is_superuser:
-            records = records.filter(organization__memberships__user=request.user)
-        return records.order_by("-filed_at", "-id")
+        return of_members(super().get_queryset(request).defer("document", "form_data"), request).order_by("-filed_at", "-id")
 
     def get_urls(self):
         view = self.admin_site.admin_view

@@ -12,7 +12,7 @@ from django.urls import path, reverse
 from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 
-from common.admin_support import ReadOnlyAdmin, admin_principal, run_service
+from common.admin_support import ReadOnlyAdmin, admin_principal, of_members, run_service
 from monitoring.alerts import services
 from monitoring.choices import AlertStatus, Disposition, Severity
 from monitoring.models import Alert, AlertHit
@@ -92,10 +92,7 @@ class AlertAdmin(ReadOnlyAdmin):
         return request.user.is_staff
 
     def get_queryset(self, request):
-        alerts = super().get_queryset(request).annotate(status_rank=STATUS_ORDER, severity_rank=SEVERITY_ORDER)
-        if not request.user.is_superuser:
-            alerts = alerts.filter(organization__memberships__user=request.user)
-        return alerts
+        return of_members(super().get_queryset(request).annotate(status_rank=STATUS_ORDER, severity_rank=SEVERITY_ORDER), request)
 
     def get_ordering(self, request):
         # The changelist orders by this (not by the queryset's order, which the model's Meta.ordering replaced).
