@@ -4,8 +4,10 @@
 from django.db.models import Prefetch, Q, QuerySet
 
 from common.models import AuditLogEntry
-from onboarding.choices import CheckType, EntityStatus
+from onboarding.choices import CheckResult, CheckType, EntityStatus
 from onboarding.models import BeneficialOwner, ComplianceCheck, Entity, RiskAssessment, ScreeningHit, Wallet
+
+CONCLUSIVE_RESULTS = (CheckResult.PASS, CheckResult.REVIEW, CheckResult.FAIL)
 
 
 def entities_of(*, organization, mode: str) -> QuerySet[Entity]:
@@ -62,6 +64,14 @@ def checks_of_entity(entity: Entity, *, check_type: str | None = None, result: s
 
 def latest_check(entity: Entity, check_type: str) -> ComplianceCheck | None:
     return checks_of_entity(entity, check_type=check_type).first()
+
+
+def latest_conclusive_check(entity: Entity, check_type: str, **filters) -> ComplianceCheck | None:
+    """The latest check of the type that counts toward the entity's status and reached a result
+    (pass, review or fail: not an error or an unconfigured provider)."""
+    return (ComplianceCheck.objects.filter(entity=entity, check_type=check_type, counts_toward_status=True,
+                                           result__in=CONCLUSIVE_RESULTS, **filters)
+            .order_by("-created_at", "-id").first())
 
 
 def hits_of_entity(entity: Entity, *, status: str | None = None, include_inactive: bool = False) -> QuerySet[ScreeningHit]:

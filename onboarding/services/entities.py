@@ -19,6 +19,7 @@ from onboarding.choices import ENTITY_TRANSITIONS, CheckResult, CheckType, Entit
 from onboarding.models import BeneficialOwner, Entity, Wallet
 from onboarding.risk import risk_recompute
 from onboarding.screening.thresholds import review_threshold
+from onboarding.selectors import entity_of, latest_conclusive_check
 from organizations.choices import Role
 from webhooks.services import event_emit
 
@@ -151,9 +152,7 @@ def _require_sanctions_screening(entity: Entity) -> None:
         raise Conflict(f"The entity's last sanctions screening did not complete ({last.summary or 'error'}); approve it after a "
                        "screening that completes: load the lists and screen again, or record your own provider's result with "
                        "POST /v1/monitoring/screening (update_compliance_status: true).")
-    external = (entity.checks.filter(check_type=CheckType.SANCTIONS, counts_toward_status=True, external=True,
-                                     result__in=(CheckResult.PASS, CheckResult.REVIEW, CheckResult.FAIL))
-                .order_by("-created_at", "-id").first())
+    external = latest_conclusive_check(entity, CheckType.SANCTIONS, external=True)
     if external is not None and external.result != CheckResult.PASS:
         found = "a possible match" if external.result == CheckResult.REVIEW else "a match"
         raise Conflict(f"Your provider's sanctions screening ({external.provider}, {external.created_at:%Y-%m-%d %H:%M} UTC) found "
@@ -193,7 +192,7 @@ def _screen_if_never_screened(principal: Principal, entity_id) -> None:
     that comes first (a script creating and approving at once) has the built-in screening run here,
     as the worker would, and committed on its own: whatever it finds stays on record even when the
     approval is then refused for it. The worker's own run adds a second check later."""
-    entity = Entity.objects.filter(pk=entity_id, organization=principal.organization, mode=principal.mode).first()
+    entity = entity_of(organization=principal.organization, mode=principal.mode, entity_id=entity_id)
     if entity is None or entity.status not in ENTITY_TRANSITIONS["approve"][0]:
         return
     if entity.checks.filter(check_type=CheckType.SANCTIONS, counts_toward_status=True).exists():

@@ -6,17 +6,11 @@ from django.db import transaction
 from django.utils import timezone
 
 from onboarding.choices import CheckResult, CheckType, HitStatus
-from onboarding.models import ComplianceCheck, Entity, ScreeningHit
+from onboarding.models import Entity, ScreeningHit
 from onboarding.screening.thresholds import fail_threshold
+from onboarding.selectors import latest_conclusive_check
 
-CONCLUSIVE = (CheckResult.PASS, CheckResult.REVIEW, CheckResult.FAIL)
 FOUND = (CheckResult.REVIEW, CheckResult.FAIL)
-
-
-def _latest_conclusive(entity: Entity, check_type: str, **filters) -> ComplianceCheck | None:
-    return (ComplianceCheck.objects.filter(entity=entity, check_type=check_type, counts_toward_status=True,
-                                           result__in=CONCLUSIVE, **filters)
-            .order_by("-created_at", "-id").first())
 
 
 def computed_flags(entity: Entity) -> dict:
@@ -24,8 +18,8 @@ def computed_flags(entity: Entity) -> dict:
     result that counts is `fail`. pep / adverse_media: the latest conclusive check found something."""
     confident_hit = ScreeningHit.objects.filter(entity=entity, active=True, status=HitStatus.OPEN,
                                                 score__gte=fail_threshold()).exists()
-    external = _latest_conclusive(entity, CheckType.SANCTIONS, external=True)
-    pep, media = _latest_conclusive(entity, CheckType.PEP), _latest_conclusive(entity, CheckType.ADVERSE_MEDIA)
+    external = latest_conclusive_check(entity, CheckType.SANCTIONS, external=True)
+    pep, media = latest_conclusive_check(entity, CheckType.PEP), latest_conclusive_check(entity, CheckType.ADVERSE_MEDIA)
     return {
         "sanctioned": confident_hit or (external is not None and external.result == CheckResult.FAIL),
         "pep": pep is not None and pep.result in FOUND,
