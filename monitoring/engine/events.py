@@ -8,9 +8,11 @@ import dataclasses
 from datetime import UTC, datetime
 from decimal import Decimal
 
+from monitoring.engine.pg import PG_EPOCH
 from monitoring.engine.reads import FIAT_COLUMNS, TX_COLUMNS
 from monitoring.rules import FiatEvent as RuleFiat
 from monitoring.rules import Transaction as RuleTransaction
+from monitoring.rules.context import EPOCH, ONE_MICROSECOND, Transfers
 
 # Loaded history is the bulk of a batch's objects (tens of thousands of transfers), and the
 # dataclass constructor (keyword parsing, frozen-attribute guard, __post_init__) is most of their
@@ -106,23 +108,44 @@ def rule_fiat(row: tuple) -> RuleFiat:
     )
 
 
-def transactions_by_entity(rows: list[tuple], entity_ids: set[str]) -> dict[str, list[RuleTransaction]]:
-    """Each entity's transfers among `rows` (reads.transactions: usd_value as text), in row order,
-    seen from that entity; a transfer between two of the entities appears in both lists, its amount
-    parsed once. (rule_transaction, unrolled: this loop runs for every loaded history row.)"""
-    result: dict[str, list[RuleTransaction]] = {entity: [] for entity in entity_ids}
-    build = _build
-    for tx_id, at, chain_id, tx_hash, from_address, to_address, raw_amount, asset, usd_text, from_entity, to_entity in rows:
-        amount, usd_value = Decimal(raw_amount), (None if usd_text is None else Decimal(usd_text))
+def _from_row(row: tuple, direction: str, usd_value: Decimal | None) -> RuleTransaction:
+    """The transfer a `Transfers` column set holds at a position, made when a rule reads it."""
+    tx_id, pg_micros, chain_id, tx_hash, from_address, to_address, raw_amount, asset, _, from_entity, to_entity = row
+    at = PG_EPOCH + pg_micros * ONE_MICROSECOND
+    if direction == "out":
+        counterparty, counterparty_entity = to_address, to_entity
+    elif direction == "in":
+        counterparty, counterparty_entity = from_address, from_entity
+    else:
+        counterparty, counterparty_entity = to_address, from_entity
+    return _build(tx_id, at, direction, Decimal(raw_amount), usd_value, counterparty, chain_id, tx_hash, from_address, to_address,
+                  asset, counterparty_entity)
+
+
+def transfers_by_entity(rows: list[tuple], entity_ids: set[str]) -> dict[str, Transfers]:
+    """Each entity's transfers among `rows` (reads.transactions: in time order, times as integers, usd_value as text),
+    seen from that entity, as the columns the engine's windows read; a transfer between two of the
+    entities is in both. Transfer objects are made only for the positions a rule reads. (This loop
+    runs for every loaded history row: one pass, appends only.)"""
+    columns: dict[str, tuple[list, list, list, list, list, list]] = {entity: ([], [], [], [], [], []) for entity in entity_ids}
+    # The columns' bound append methods, per entity: no attribute look-up per row.
+    appenders = {entity: tuple(column.append for column in entity_columns) for entity, entity_columns in columns.items()}
+    shift, empty = (PG_EPOCH - EPOCH) // ONE_MICROSECOND, None  # from PostgreSQL's epoch to the engine's
+    for row in rows:
+        tx_id, pg_micros, chain_id, _, from_address, to_address, _, _, usd_text, from_entity, to_entity = row
+        at_us, usd_value = pg_micros + shift, (None if usd_text is None else Decimal(usd_text))
+        sender = appenders.get(from_entity, empty)
         if from_entity == to_entity:
-            if from_entity in result:
-                result[from_entity].append(build(tx_id, at, "self", amount, usd_value, to_address, chain_id, tx_hash, from_address,
-                                                 to_address, asset, from_entity))
+            if sender is not None:
+                add_at, add_id, add_usd, add_direction, add_key, add_row = sender
+                add_at(at_us), add_id(tx_id), add_usd(usd_value), add_direction("self"), add_key((chain_id, to_address)), add_row(row)
             continue
-        if from_entity in result:
-            result[from_entity].append(build(tx_id, at, "out", amount, usd_value, to_address, chain_id, tx_hash, from_address,
-                                             to_address, asset, to_entity))
-        if to_entity in result:
-            result[to_entity].append(build(tx_id, at, "in", amount, usd_value, from_address, chain_id, tx_hash, from_address,
-                                           to_address, asset, from_entity))
-    return result
+        if sender is not None:
+            add_at, add_id, add_usd, add_direction, add_key, add_row = sender
+            add_at(at_us), add_id(tx_id), add_usd(usd_value), add_direction("out"), add_key((chain_id, to_address)), add_row(row)
+        receiver = appenders.get(to_entity, empty)
+        if receiver is not None:
+            add_at, add_id, add_usd, add_direction, add_key, add_row = receiver
+            add_at(at_us), add_id(tx_id), add_usd(usd_value), add_direction("in"), add_key((chain_id, from_address)), add_row(row)
+    return {entity: Transfers(at=at_list, ids=ids, usd=usd, directions=directions, keys=keys, sources=sources, make=_from_row)
+            for entity, (at_list, ids, usd, directions, keys, sources) in columns.items()}

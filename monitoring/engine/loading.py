@@ -16,7 +16,7 @@ from operator import itemgetter
 
 from monitoring.choices import Disposition
 from monitoring.engine import reads
-from monitoring.engine.events import rule_fiat, rule_transaction, transactions_by_entity
+from monitoring.engine.events import rule_fiat, rule_transaction, transfers_by_entity
 from monitoring.models import Alert
 from monitoring.rules import (
     CounterpartyEntity,
@@ -28,7 +28,7 @@ from monitoring.rules import (
     OrgNetwork,
     TransferGraph,
 )
-from monitoring.rules import Transaction as RuleTransaction
+from monitoring.rules.context import micros
 from onboarding.models import Entity as EntityRow
 
 
@@ -64,10 +64,6 @@ class Batch:
         return min(times), max(times)
 
 
-def _timestamp(tx: RuleTransaction) -> datetime:
-    return tx.timestamp
-
-
 def _active_params(settings: EngineSettings, code: str) -> dict | None:
     return next((active.params for active in settings.active if active.rule.code == code), None)
 
@@ -95,23 +91,20 @@ class BatchLoader:
     def _histories(self, entity_ids: set[str], start: datetime, end: datetime) -> dict[str, EntityHistory]:
         """Each entity's history over the look-back before the batch and through it."""
         tx_start, fiat_start = start - self.lookback.transactions, start - self.lookback.fiat
-        tx_of = transactions_by_entity(reads.transactions(self.organization, self.mode, entity_ids, tx_start, end), entity_ids)
+        tx_of = transfers_by_entity(reads.transactions(self.organization, self.mode, entity_ids, tx_start, end), entity_ids)
         fiat_of: dict[str, list] = {entity: [] for entity in entity_ids}
         for row in reads.fiat_events(entity_ids, fiat_start, end):
             fiat_of[row[1]].append(rule_fiat(row))
         before = reads.activity_before(entity_ids, tx_start, fiat_start)
 
-        def history(entity_id: str, known=()) -> EntityHistory:
-            # first_activity_at is left to the engine's default (the latest activity before the span
-            # when there is some, else the first loaded event): rule 18, its only reader, caps the
-            # history it needs at its baseline, which the span covers (lookback() includes rule 18's
-            # reach), so an entity active before the span reads the full baseline either way.
-            return EntityHistory(tx_of[entity_id], fiat_of[entity_id], earlier_activity_at=before.get(entity_id),
-                                 known_counterparties=known)
-
-        histories = {entity_id: history(entity_id) for entity_id in entity_ids}
-        for entity_id, known in self._known_counterparties(histories, start, tx_start).items():
-            histories[entity_id] = history(entity_id, known)
+        # first_activity_at is left to the engine's default (the latest activity before the span
+        # when there is some, else the first loaded event): rule 18, its only reader, caps the
+        # history it needs at its baseline, which the span covers (lookback() includes rule 18's
+        # reach), so an entity active before the span reads the full baseline either way.
+        histories = {entity_id: EntityHistory(tx_of[entity_id], fiat_of[entity_id], earlier_activity_at=before.get(entity_id))
+                     for entity_id in entity_ids}
+        for entity_id, known in self._known_counterparties(histories, start).items():
+            histories[entity_id] = histories[entity_id].knowing(known)
         return histories
 
     @staticmethod
@@ -131,24 +124,25 @@ class BatchLoader:
             result.setdefault(entity_id, {})[(chain_id, address)] = min(created_at, first_seen) if first_seen else created_at
         return result
 
-    def _known_counterparties(self, histories: dict[str, EntityHistory], start: datetime, tx_start: datetime) -> dict[str, set]:
+    def _known_counterparties(self, histories: dict[str, EntityHistory], start: datetime) -> dict[str, set]:
         """Rule 14's "previously unseen" needs storage only for the counterparties it could call
         fresh: outflows inside its window before the batch (or in it) that the loaded history shows
-        as a first contact. Which of those the entity dealt with before the span is read (the
-        histories concerned are then rebuilt knowing them); the rest of the entity's past cannot
-        change a result. Nothing when rule 14 is off."""
+        as a first contact. Which of those the entity dealt with before the span is read (those
+        histories are then told of them); the rest of the entity's past cannot change a result.
+        Nothing when rule 14 is off."""
         params = _active_params(self.settings, "peel_chain")
         if params is None:
             return {}
-        cutoff = start - timedelta(hours=params["window_hours"])
+        cutoff = micros(start - timedelta(hours=params["window_hours"]))
         candidates = set()
         for entity_id, history in histories.items():
-            transfers = history.transactions
-            for tx in transfers[bisect_left(transfers, cutoff, key=_timestamp):]:
-                if tx.direction == "out" and history.view_at(tx).is_first_contact(tx):
-                    candidates.add((entity_id, *tx.counterparty_key))
+            transfers, first = history.transactions, history.first_contacts()
+            ids, directions, keys = transfers.ids, transfers.directions, transfers.keys
+            for i in range(bisect_left(transfers.at, cutoff), len(transfers)):
+                if directions[i] == "out" and ids[i] in first:
+                    candidates.add((entity_id, *keys[i]))
         known: dict[str, set] = {}
-        for entity_id, chain_id, address in reads.known_counterparties(candidates, tx_start):
+        for entity_id, chain_id, address in reads.known_counterparties(candidates, start - self.lookback.transactions):
             known.setdefault(entity_id, set()).add((chain_id, address))
         return known
 

@@ -7,12 +7,12 @@ thousands of parameters); elsewhere (SQLite), the ORM. tests/monitoring/test_eng
 checks that both agree.
 """
 
-from datetime import datetime
+from datetime import datetime, timedelta
 from operator import itemgetter
 
 from django.db.models import Max, Q
 
-from monitoring.engine.pg import on_postgres, pg_rows, uuid_list
+from monitoring.engine.pg import PG_EPOCH, on_postgres, pg_rows, uuid_list
 from monitoring.models import FiatEvent, Transaction
 from onboarding.models import Entity, Wallet
 
@@ -23,6 +23,7 @@ FIAT_COLUMNS = ("id", "entity_id", "timestamp", "event_type", "amount", "currenc
                 "counterparty_bank", "card_type", "merchant_category_code", "merchant_country", "check_type", "check_number",
                 "deposit_method")
 ENTITY_COLUMNS = ("id", "status", "jurisdiction", "entity_type", "created_at", "expected_monthly_volume_usd")
+ONE_MICROSECOND = timedelta(microseconds=1)
 _ID_COLUMNS = {"id", "entity_id", "from_entity_id", "to_entity_id"}
 
 
@@ -86,16 +87,19 @@ def _in_time_order(rows: list[tuple], at: int) -> list[tuple]:
 
 
 def transactions(organization, mode: str, entity_ids: set[str], since: datetime, until: datetime) -> list[tuple]:
-    """Transfers touching the entities in [since, until], in (timestamp, id) order; usd_value as its
-    decimal text (events.transactions_by_entity makes the Decimal)."""
+    """Transfers touching the entities in [since, until], in (timestamp, id) order; the timestamp as
+    integer microseconds since pg.PG_EPOCH and usd_value as its decimal text (the history is read
+    for tens of thousands of rows a batch: events.transfers_by_entity turns them into what the
+    engine reads, and makes datetimes and Decimals only for the transfers a rule reads)."""
     if not entity_ids:
         return []
     if on_postgres():
-        rows = pg_rows(TX_SQL, {"org": organization.pk, "mode": mode, "since": since, "until": until, "ids": uuid_list(entity_ids)})
+        rows = pg_rows(TX_SQL, {"org": organization.pk, "mode": mode, "since": since, "until": until, "ids": uuid_list(entity_ids)},
+                       timestamps_as_micros=True)
     else:
-        rows = _text_ids(Transaction.objects.filter(
+        rows = [(row[0], (row[1] - PG_EPOCH) // ONE_MICROSECOND, *row[2:]) for row in _text_ids(Transaction.objects.filter(
             Q(from_entity_id__in=entity_ids) | Q(to_entity_id__in=entity_ids), organization=organization, mode=mode,
-            timestamp__gte=since, timestamp__lte=until).values_list(*TX_COLUMNS), (*_positions(TX_COLUMNS), USD_VALUE))
+            timestamp__gte=since, timestamp__lte=until).values_list(*TX_COLUMNS), (*_positions(TX_COLUMNS), USD_VALUE))]
     return _in_time_order(rows, 1)
 
 

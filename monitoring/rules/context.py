@@ -319,11 +319,65 @@ class _RunningVolume:
 _by_time = attrgetter("timestamp")  # (a C-level key: the sort runs for every history of every batch)
 
 
+class Transfers(Sequence[Transaction]):
+    """An entity's transfers in time order, kept as the columns the windows and volumes need.
+
+    The `Transaction` objects themselves are made only when a rule reads them: a batch loads each of
+    its entities' 31 days of transfers (rule 18's baseline), but most rules read the last 24 hours,
+    and the long windows are answered from the columns (times, USD values, directions, counterparty
+    keys). `make(source, direction, usd_value)` builds the transfer at a position from its source
+    record; transfers given as objects are their own source.
+    """
+
+    __slots__ = ("at", "directions", "ids", "keys", "usd", "_made", "_make", "_sources")
+
+    def __init__(self, *, at: list[int], ids: list[str], usd: list[Decimal | None], directions: list[str],
+                 keys: list[AddressKey], sources: list[Any], make: Any = None) -> None:
+        self.at, self.ids, self.usd, self.directions, self.keys = at, ids, usd, directions, keys
+        self._sources, self._make = sources, make
+        self._made: list[Transaction | None] = sources if make is None else [None] * len(sources)
+
+    @classmethod
+    def of(cls, transactions: Iterable[Transaction]) -> Transfers:
+        """From transfer objects, sorted by time (ties keep the given order)."""
+        made = sorted(transactions, key=_by_time)
+        # micros() inlined: this runs for every loaded transfer of every batch.
+        return cls(at=[(tx.timestamp - EPOCH) // ONE_MICROSECOND for tx in made], ids=[tx.id for tx in made],
+                   usd=[tx.usd_value for tx in made], directions=[tx.direction for tx in made],
+                   keys=[tx.counterparty_key for tx in made], sources=made)
+
+    def __len__(self) -> int:
+        return len(self.at)
+
+    def __getitem__(self, index):  # type: ignore[override]
+        if isinstance(index, slice):
+            return tuple(self._get(i) for i in range(*index.indices(len(self.at))))
+        if index < 0:
+            index += len(self.at)
+        if not 0 <= index < len(self.at):
+            raise IndexError("transfer index out of range")
+        return self._get(index)
+
+    def __iter__(self) -> Iterator[Transaction]:
+        return (self._get(i) for i in range(len(self.at)))
+
+    def made(self) -> int:
+        """How many of the transfer objects exist so far (the rest are columns only)."""
+        return sum(tx is not None for tx in self._made)
+
+    def _get(self, i: int) -> Transaction:
+        tx = self._made[i]
+        if tx is None:
+            tx = self._made[i] = self._make(self._sources[i], self.directions[i], self.usd[i])
+        return tx
+
+
 class EntityHistory:
     """The entity's recent transactions and fiat events, each in time order.
 
     Load at least `EngineSettings.lookback()` before the batch's first event and include the batch's own
     events. Ties keep the given order, so pass same-timestamp events in ingestion order.
+    `transactions`: the transfers, or a `Transfers` already in time order (storage builds one from rows).
     `earlier_activity_at`: the latest timestamp among the entity's events *not* loaded here (dormancy, rule 10).
     `first_activity_at`: the entity's first event ever (rule 18's "≥ 7 days of history").
     `known_counterparties`: counterparties the entity dealt with before the loaded span (rule 14, optional).
@@ -336,53 +390,63 @@ class EntityHistory:
 
     def __init__(
         self,
-        transactions: Iterable[Transaction] = (),
+        transactions: Iterable[Transaction] | Transfers = (),
         fiat_events: Iterable[FiatEvent] = (),
         *,
         earlier_activity_at: datetime | None = None,
         first_activity_at: datetime | None = None,
         known_counterparties: Iterable[AddressKey] = (),
     ) -> None:
-        self.transactions: tuple[Transaction, ...] = tuple(sorted(transactions, key=_by_time))
+        transfers = transactions if isinstance(transactions, Transfers) else Transfers.of(transactions)
+        self.transactions: Transfers = transfers
         self.fiat_events: tuple[FiatEvent, ...] = tuple(sorted(fiat_events, key=_by_time))
         self.earlier_activity_at = earlier_activity_at
-        self.first_activity_at = first_activity_at or self._earliest()
-        # micros() inlined: these run for every loaded event of every batch.
-        self._tx_at = [(tx.timestamp - EPOCH) // ONE_MICROSECOND for tx in self.transactions]
+        self._tx_at = transfers.at
         self._fiat_at = [(ev.timestamp - EPOCH) // ONE_MICROSECOND for ev in self.fiat_events]
-        self._tx_index = {tx.id: i for i, tx in enumerate(self.transactions)}
+        self.first_activity_at = first_activity_at or self._earliest()
+        self._tx_index = dict(zip(transfers.ids, range(len(transfers.ids)), strict=True))
         self._fiat_index = {ev.id: i for i, ev in enumerate(self.fiat_events)}
-        self._tx_volume = _RunningVolume((tx.usd_value for tx in self.transactions), (tx.direction != "self" for tx in self.transactions))
+        self._tx_volume = _RunningVolume(transfers.usd, (direction != "self" for direction in transfers.directions))
         self._fiat_volume = _RunningVolume((ev.usd_value for ev in self.fiat_events), (True for _ in self.fiat_events))
         self._known = frozenset(known_counterparties)
-        # One pass: each counterparty's positions, and the transfers that are a first contact (the
-        # first with a counterparty not known from before the span).
+        self._by_counterparty: dict[AddressKey, list[int]] | None = None  # built when a rule first asks
+        self._first_contacts: frozenset[str] = frozenset()
+
+    def knowing(self, known_counterparties: Iterable[AddressKey]) -> EntityHistory:
+        """The same history, with these counterparties known from before the loaded span."""
+        return EntityHistory(self.transactions, self.fiat_events, earlier_activity_at=self.earlier_activity_at,
+                             first_activity_at=self.first_activity_at, known_counterparties=known_counterparties)
+
+    def _counterparties(self) -> dict[AddressKey, list[int]]:
+        """Each counterparty's positions, and (kept) the transfers that are a first contact: the first
+        with a counterparty not known from before the span. One pass, on first use."""
+        if self._by_counterparty is not None:
+            return self._by_counterparty
         by_counterparty: dict[AddressKey, list[int]] = {}
-        first, known = set(), self._known
-        for position, tx in enumerate(self.transactions):
-            positions = by_counterparty.get(tx.counterparty_key)
+        first, known, ids = set(), self._known, self.transactions.ids
+        for position, key in enumerate(self.transactions.keys):
+            positions = by_counterparty.get(key)
             if positions is None:
-                by_counterparty[tx.counterparty_key] = [position]
-                if tx.counterparty_key not in known:
-                    first.add(tx.id)
+                by_counterparty[key] = [position]
+                if key not in known:
+                    first.add(ids[position])
             else:
                 positions.append(position)
         self._first_contacts = frozenset(first)
         self._by_counterparty = by_counterparty
+        return by_counterparty
+
+    def first_contacts(self) -> frozenset[str]:
+        """Ids of the transfers that were the entity's first with their counterparty (as far as storage knows)."""
+        self._counterparties()
+        return self._first_contacts
 
     def _earliest(self) -> datetime | None:
         # Older activity exists but its start is unknown: its latest moment is a conservative lower bound.
         if self.earlier_activity_at:
             return self.earlier_activity_at
-        return min((events[0].timestamp for events in (self.transactions, self.fiat_events) if events), default=None)
-
-    def _find_first_contacts(self, seen: set[AddressKey]) -> frozenset[str]:
-        first = set()
-        for tx in self.transactions:
-            if tx.counterparty_key not in seen:
-                seen.add(tx.counterparty_key)
-                first.add(tx.id)
-        return frozenset(first)
+        firsts = [at[0] for at in (self._tx_at, self._fiat_at) if at]
+        return EPOCH + min(firsts) * ONE_MICROSECOND if firsts else None
 
     def __contains__(self, event: Event) -> bool:
         index = self._tx_index if isinstance(event, Transaction) else self._fiat_index
@@ -480,7 +544,7 @@ class HistoryView:
 
     def transactions_with(self, counterparty: AddressKey, *, days: int) -> list[Transaction]:
         """Transactions with one counterparty in the window, through a per-counterparty index."""
-        positions = self._h._by_counterparty.get(counterparty, [])
+        positions = self._h._counterparties().get(counterparty, [])
         first = bisect_left(self._h._tx_at, self.at_us - span(days=days), 0, self._tx_end)
         start, stop = bisect_left(positions, first), bisect_left(positions, self._tx_end)
         return [self._h.transactions[i] for i in positions[start:stop]]
@@ -491,7 +555,7 @@ class HistoryView:
 
     def is_first_contact(self, tx: Transaction) -> bool:
         """The entity had not dealt with this counterparty before this transaction (as far as storage knows)."""
-        return tx.id in self._h._first_contacts
+        return tx.id in self._h.first_contacts()
 
 
 # --- What a rule returns --------------------------------------------------------------------------------
