@@ -75,11 +75,16 @@ class BatchLoader:
         self.organization, self.mode, self.settings, self.lists = organization, mode, settings, lists
         self.lookback = settings.lookback()
 
-    def contexts(self, batch: Batch) -> dict[str, EntityContext]:
+    def contexts(self, batch: Batch, wallets: list[tuple] | None = None) -> dict[str, EntityContext]:
+        """`wallets`: the registered wallets among (at least) the batch's addresses, when the caller has them."""
         start, end = batch.span()
         rows = reads.entities(batch.entity_ids)
         histories = self._histories(batch.entity_ids, start, end)
-        wallets = reads.registered_wallets(self.organization, self.mode, batch.address_keys)
+        keys = batch.address_keys
+        if wallets is None:
+            wallets = reads.registered_wallets(self.organization, self.mode, keys)
+        else:
+            wallets = [row for row in wallets if (row[0], row[1]) in keys]
         network, own_wallets = self._network(batch, wallets, start, end), self._own_wallets(wallets)
         contexts = {}
         for row in rows:

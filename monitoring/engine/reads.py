@@ -32,10 +32,11 @@ def _select(columns: tuple[str, ...], table: str = "", text: tuple[str, ...] = (
     return ", ".join(f"{prefix}{name}::text" if name in _ID_COLUMNS or name in text else f"{prefix}{name}" for name in columns)
 
 
-# The history read (tens of thousands of rows per batch) takes usd_value as text: psycopg's numeric
-# loader costs about 1 µs a value, text and Decimal(text) a third of that, for the same Decimal.
-USD_VALUE = TX_COLUMNS.index("usd_value")
-TX_SQL = f"""SELECT {_select(TX_COLUMNS, text=("usd_value",))} FROM monitoring_transaction
+# The history read (tens of thousands of rows per batch) takes amount and usd_value as text:
+# psycopg's numeric loader costs about 1 µs a value, text and Decimal(text) a third of that, for
+# the same Decimal; and the engine makes the amount's Decimal only for the transfers a rule reads.
+AMOUNT, USD_VALUE = TX_COLUMNS.index("amount"), TX_COLUMNS.index("usd_value")
+TX_SQL = f"""SELECT {_select(TX_COLUMNS, text=("amount", "usd_value"))} FROM monitoring_transaction
 WHERE organization_id = %(org)s AND mode = %(mode)s AND timestamp >= %(since)s AND timestamp <= %(until)s
   AND (from_entity_id = ANY(%(ids)b) OR to_entity_id = ANY(%(ids)b))"""
 FIAT_SQL = f"""SELECT {_select(FIAT_COLUMNS)} FROM monitoring_fiatevent
@@ -88,7 +89,7 @@ def _in_time_order(rows: list[tuple], at: int) -> list[tuple]:
 
 def transactions(organization, mode: str, entity_ids: set[str], since: datetime, until: datetime) -> list[tuple]:
     """Transfers touching the entities in [since, until], in (timestamp, id) order; the timestamp as
-    integer microseconds since pg.PG_EPOCH and usd_value as its decimal text (the history is read
+    integer microseconds since pg.PG_EPOCH, amount and usd_value as their decimal text (the history is read
     for tens of thousands of rows a batch: events.transfers_by_entity turns them into what the
     engine reads, and makes datetimes and Decimals only for the transfers a rule reads)."""
     if not entity_ids:
@@ -99,7 +100,7 @@ def transactions(organization, mode: str, entity_ids: set[str], since: datetime,
     else:
         rows = [(row[0], (row[1] - PG_EPOCH) // ONE_MICROSECOND, *row[2:]) for row in _text_ids(Transaction.objects.filter(
             Q(from_entity_id__in=entity_ids) | Q(to_entity_id__in=entity_ids), organization=organization, mode=mode,
-            timestamp__gte=since, timestamp__lte=until).values_list(*TX_COLUMNS), (*_positions(TX_COLUMNS), USD_VALUE))]
+            timestamp__gte=since, timestamp__lte=until).values_list(*TX_COLUMNS), (*_positions(TX_COLUMNS), AMOUNT, USD_VALUE))]
     return _in_time_order(rows, 1)
 
 

@@ -34,13 +34,16 @@ def _events_by_entity(batch: Batch) -> dict[str, list]:
     return events
 
 
-def evaluate_batch(*, organization, mode: str, transactions=(), fiat_events=(), settings: EngineSettings | None = None) -> Evaluation:
-    """Evaluate the given stored events (creating nothing)."""
+def evaluate_batch(*, organization, mode: str, transactions=(), fiat_events=(), settings: EngineSettings | None = None,
+                   wallets: list[tuple] | None = None) -> Evaluation:
+    """Evaluate the given stored events (creating nothing). `wallets`: the registered wallets among
+    the transfers' addresses, as reads.registered_wallets gives them, when the caller has just read
+    them (ingestion); else they are read."""
     with gc_paused():
-        return _evaluate(organization, mode, transactions, fiat_events, settings or batch_settings(organization))
+        return _evaluate(organization, mode, transactions, fiat_events, settings or batch_settings(organization), wallets)
 
 
-def _evaluate(organization, mode: str, transactions, fiat_events, settings: EngineSettings) -> Evaluation:
+def _evaluate(organization, mode: str, transactions, fiat_events, settings: EngineSettings, wallets: list[tuple] | None) -> Evaluation:
     batch = Batch(tx_rows=[tx_row(tx) for tx in transactions], fiat_rows=[fiat_row(event) for event in fiat_events])
     by_entity = _events_by_entity(batch)
     evaluation = Evaluation()
@@ -48,7 +51,7 @@ def _evaluate(organization, mode: str, transactions, fiat_events, settings: Engi
         return evaluation
     lists = batch_lists(organization, batch.counterparty_addresses)
     loader = BatchLoader(organization=organization, mode=mode, settings=settings, lists=lists)
-    contexts = loader.contexts(batch)
+    contexts = loader.contexts(batch, wallets)
     for entity_id, events in by_entity.items():
         context = contexts[entity_id]
         for _, _, event in sorted(events, key=lambda item: (item[0], item[1])):
@@ -61,12 +64,13 @@ def _evaluate(organization, mode: str, transactions, fiat_events, settings: Engi
     return evaluation
 
 
-def monitor(*, organization, mode: str, transactions=(), fiat_events=()) -> int:
+def monitor(*, organization, mode: str, transactions=(), fiat_events=(), wallets: list[tuple] | None = None) -> int:
     """Evaluate stored events, open or extend alerts, mark the events monitored. Returns the number
     of distinct alerts the hits opened or extended."""
     from monitoring.alerts.services import alerts_record
 
-    evaluation = evaluate_batch(organization=organization, mode=mode, transactions=transactions, fiat_events=fiat_events)
+    evaluation = evaluate_batch(organization=organization, mode=mode, transactions=transactions, fiat_events=fiat_events,
+                                wallets=wallets)
     event_times = {str(record.pk): record.timestamp for records in (transactions, fiat_events) for record in records}
     touched = alerts_record(organization=organization, mode=mode, hits=evaluation.hits, event_times=event_times)
     mark_monitored(transactions, fiat_events, evaluation.skips)

@@ -8,7 +8,7 @@ from monitoring.engine.pg import on_postgres, pg_rows
 from onboarding.models import Entity, Wallet
 
 # Probes of the (organization, mode, chain_id, address) unique index, one per key.
-WALLETS_SQL = """SELECT w.id, w.chain_id, w.address, w.entity_id, w.first_seen_at FROM onboarding_wallet AS w
+WALLETS_SQL = """SELECT w.id, w.chain_id, w.address, w.entity_id, w.first_seen_at, w.flagged, w.created_at FROM onboarding_wallet AS w
 JOIN unnest(%(chains)b::bigint[], %(addresses)b::text[]) AS k(chain_id, address) ON w.chain_id = k.chain_id AND w.address = k.address
 WHERE w.organization_id = %(org)s AND w.mode = %(mode)s"""
 
@@ -18,6 +18,8 @@ class RegisteredWallet:
     pk: UUID
     entity_id: UUID
     first_seen_at: datetime | None
+    flagged: bool = False
+    created_at: datetime | None = None
 
 
 def registered_wallets(*, organization, mode: str, keys: set[tuple[int, str]]) -> dict[tuple[int, str], RegisteredWallet]:
@@ -29,9 +31,9 @@ def registered_wallets(*, organization, mode: str, keys: set[tuple[int, str]]) -
         rows = pg_rows(WALLETS_SQL, {"chains": list(chains), "addresses": list(addresses), "org": organization.pk, "mode": mode})
     else:
         rows = Wallet.objects.filter(organization=organization, mode=mode, address__in={address for _, address in keys}).values_list(
-            "pk", "chain_id", "address", "entity_id", "first_seen_at")
-    return {(chain_id, address): RegisteredWallet(pk, entity_id, first_seen)
-            for pk, chain_id, address, entity_id, first_seen in rows if (chain_id, address) in keys}
+            "pk", "chain_id", "address", "entity_id", "first_seen_at", "flagged", "created_at")
+    return {(chain_id, address): RegisteredWallet(pk, entity_id, first_seen, flagged, created_at)
+            for pk, chain_id, address, entity_id, first_seen, flagged, created_at in rows if (chain_id, address) in keys}
 
 
 def wallet_owners(*, organization, mode: str, keys: set[tuple[int, str]]) -> dict[tuple[int, str], UUID]:

@@ -88,9 +88,11 @@ def transaction_ingest(*, principal: Principal, item: dict, run_monitoring: bool
         records = insert_new(Transaction, build_transactions(principal, [item], source, wallets, monitored=run_monitoring))
         if not records:
             return None  # stored before, or a concurrent identical post won the insert
-        note_first_seen(records, wallets)
+        seen = note_first_seen(records, wallets)
         announce_transfers(organization=principal.organization, mode=principal.mode, records=records)
-        alerts = monitor(organization=principal.organization, mode=principal.mode, transactions=records) if run_monitoring else 0
+        if not run_monitoring:
+            return Ingested(records[0], created=True)
+        alerts = monitor(organization=principal.organization, mode=principal.mode, transactions=records, wallets=seen)
         return Ingested(records[0], created=True, alerts_triggered=alerts)
 
     try:
@@ -123,12 +125,12 @@ def transactions_ingest_batch(*, principal: Principal, items: list[dict], run_mo
         wallets = wallets_of(principal, fresh)
         records = build_transactions(principal, fresh, source, wallets, monitored=run_monitoring)
         records = insert_new(Transaction, records)  # stored before, or by a concurrent batch: left out
-        note_first_seen(records, wallets)
+        seen = note_first_seen(records, wallets)
         if source != Source.BACKFILL:
             announce_transfers(organization=principal.organization, mode=principal.mode, records=records)
         if not (run_monitoring and records):
             return records, 0
-        return records, monitor(organization=principal.organization, mode=principal.mode, transactions=records)
+        return records, monitor(organization=principal.organization, mode=principal.mode, transactions=records, wallets=seen)
 
     with gc_paused():
         records, alerts = in_retried_transaction(store_and_monitor)

@@ -50,20 +50,25 @@ def _new_transaction(values: dict) -> Transaction:
     return Transaction(*[values[f.attname] if f.attname in values else f.get_default() for f in _TX_FIELDS])
 
 
-def note_first_seen(records: list[Transaction], wallets: dict[tuple[int, str], RegisteredWallet]) -> None:
+def note_first_seen(records: list[Transaction], wallets: dict[tuple[int, str], RegisteredWallet]) -> list[tuple]:
     """Registered wallets remember their earliest transfer (rule 9's "first seen"), from the wallet
-    rows read for resolution: at most one UPDATE, for the wallets whose time moves earlier."""
+    rows read for resolution: at most one UPDATE, for the wallets whose time moves earlier. Returns
+    the wallets as the engine reads them (reads.registered_wallets' rows), first-seen times moved,
+    so that evaluating the batch in this transaction need not read them again."""
     earliest: dict[UUID, datetime] = {}
     for tx in records:
         for key in ((tx.chain_id, tx.from_address), (tx.chain_id, tx.to_address)):
             wallet = wallets.get(key)
             if wallet is not None and (wallet.first_seen_at is None or tx.timestamp < wallet.first_seen_at):
                 earliest[wallet.pk] = min(earliest.get(wallet.pk, tx.timestamp), tx.timestamp)
+    engine_rows = [(chain_id, address, str(wallet.entity_id), wallet.flagged, wallet.created_at,
+                    earliest.get(wallet.pk, wallet.first_seen_at)) for (chain_id, address), wallet in wallets.items()]
     if not earliest:
-        return
+        return engine_rows
     ordered = sorted(earliest)  # one lock order for every batch
     if on_postgres():
         pg_rows(FIRST_SEEN_SQL, {"ids": uuid_list(ordered), "ats": [earliest[pk] for pk in ordered]})
-        return
+        return engine_rows
     for pk in ordered:
         Wallet.objects.filter(pk=pk).exclude(first_seen_at__lte=earliest[pk]).update(first_seen_at=earliest[pk])
+    return engine_rows

@@ -127,6 +127,25 @@ def test_first_seen_moves_only_earlier_and_records_are_marked_monitored(org, cus
     assert set(Transaction.objects.values_list("tx_hash", "monitored")) == {("0x1", True), ("0x2", True), ("0x3", False)}
 
 
+def test_wallets_ingestion_hands_the_engine_are_what_the_engine_would_read(org, customers):
+    """Ingestion passes the wallets it resolved the sides with (first-seen times moved by the batch)
+    to the engine instead of letting it read them again: they must be exactly the engine's read."""
+    from monitoring.ingestion.storing import build_transactions, note_first_seen, wallets_of
+
+    Wallet.objects.filter(address=address(2)).update(flagged=True)
+    store(org, [transfer(1, address(2), address(900), "10", T0 - timedelta(days=3))])  # wallet 2 seen earlier than this batch
+    principal = Principal.system(org, "live")
+    items = [transfer(10 + i, address(1 + i % 3), address(900 + i), "25", T0 + timedelta(hours=i)) for i in range(4)]
+    wallets = wallets_of(principal, items)
+    records = pg.insert_new(Transaction, build_transactions(principal, items, "api", wallets, monitored=True))
+    handed = note_first_seen(records, wallets)
+    keys = {(1, item[side]) for item in items for side in ("from_address", "to_address")}
+    read = reads.registered_wallets(org, "live", keys)
+    assert sorted(handed) == sorted(read) and len(read) == 3
+    by_address = {row[1]: row for row in handed}
+    assert by_address[address(1)][5] == T0 and by_address[address(2)][5] == T0 - timedelta(days=3) and by_address[address(2)][3]
+
+
 def test_skips_are_written_on_the_evaluation_record(org, customers):
     store(org, [transfer(1, address(1), address(900), "10", T0), {**transfer(2, address(2), address(900), "10", T0), "asset": "SHIB"}],
           run_monitoring=True)
