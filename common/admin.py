@@ -2,24 +2,24 @@ from django.contrib import admin
 from django.contrib.auth.models import Group
 from django.contrib.sites.models import Site
 
-from common.admin_support import ReadOnlyAdmin
+from common.admin_support import OrganizationFilter, PlatformAdmin, ReadOnlyAdmin, TenantAdmin
 from common.models import AuditLogEntry, OutboundEmail
 
 
 @admin.register(AuditLogEntry)
-class AuditLogEntryAdmin(ReadOnlyAdmin):
+class AuditLogEntryAdmin(TenantAdmin, ReadOnlyAdmin):
+    """Needs the model's view permission; a member sees their organizations' entries, and the
+    platform's own entries (no organization) are the operator's."""
+
     list_display = ("created_at", "organization", "mode", "actor_label", "action", "object_type", "object_id", "ip_address")
-    list_filter = ("action", "object_type", "actor_type", "mode")
+    list_filter = ("action", "object_type", "actor_type", "mode", OrganizationFilter)
     search_fields = ("actor_label", "object_id", "action", "request_id")
     date_hierarchy = "created_at"
     list_select_related = ("organization",)
 
-    def has_view_permission(self, request, obj=None):
-        return request.user.is_staff
-
 
 @admin.register(OutboundEmail)
-class OutboundEmailAdmin(ReadOnlyAdmin):
+class OutboundEmailAdmin(PlatformAdmin, ReadOnlyAdmin):
     list_display = ("created_at", "kind", "to", "status", "attempts", "sent_at", "next_attempt_at")
     list_filter = ("status", "kind")
     search_fields = ("to",)

@@ -1,7 +1,9 @@
-"""What every ModelAdmin of the console shares: acting through the services as a Principal, and
-read-only audit trails."""
+"""What every ModelAdmin of the console shares: tenancy (a console user sees the records of the
+organizations they are a member of, the platform operator every one), acting through the services
+as a Principal, and read-only audit trails."""
 
 from django.contrib import admin, messages
+from django.http import HttpResponseRedirect
 
 from common.errors import ServiceError
 from common.principal import Principal
@@ -18,10 +20,53 @@ def admin_principal(request, organization, mode: str = "live") -> Principal:
     return Principal(credential="session", organization=organization, mode=mode, role=role, user=request.user)
 
 
-def of_members(queryset, request):
-    """Tenant records (with an `organization`) a console user may see: every organization's for the
-    platform operator (a superuser), else those of the organizations they are a member of."""
-    return queryset if request.user.is_superuser else queryset.filter(organization__memberships__user=request.user)
+def visible_organizations(request):
+    """The platform operator sees every organization; anyone else those they are a member of."""
+    from organizations.models import Organization
+
+    organizations = Organization.objects.order_by("name", "pk")
+    return organizations if request.user.is_superuser else organizations.filter(memberships__user=request.user)
+
+
+def of_members(queryset, request, via: str = "organization"):
+    """Tenant records a console user may see: every organization's for the platform operator (a
+    superuser), else those of the organizations they are a member of. `via` is the path from the
+    record to its organization ("" for organizations themselves); a record without one (a platform
+    entry) is the operator's alone."""
+    if request.user.is_superuser:
+        return queryset
+    return queryset.filter(**{"__".join(filter(None, (via, "memberships__user"))): request.user})
+
+
+class OrganizationFilter(admin.SimpleListFilter):
+    """The list filter by organization, offering only the organizations the console user may see
+    (Django's own filter would name every organization). Its parameter is the one Django's filter
+    used, so links to a list of one organization's records keep working."""
+
+    title = "organization"
+    parameter_name = "organization__id__exact"
+
+    def lookups(self, request, model_admin):
+        return [(str(organization.pk), str(organization)) for organization in visible_organizations(request)]
+
+    def queryset(self, request, queryset):
+        return queryset.filter(organization_id=self.value()) if self.value() else queryset
+
+
+class TenantAdmin(admin.ModelAdmin):
+    """A ModelAdmin of tenant records: lists, pages and actions see only the console user's
+    organizations (another organization's record is not found), and an organization field offers
+    only those."""
+
+    organization_path = "organization"
+
+    def get_queryset(self, request):
+        return of_members(super().get_queryset(request), request, self.organization_path)
+
+    def formfield_for_foreignkey(self, db_field, request, **kwargs):
+        if db_field.name == "organization":
+            kwargs["queryset"] = visible_organizations(request)
+        return super().formfield_for_foreignkey(db_field, request, **kwargs)
 
 
 def run_service(request, action, success: str | None = None, *, subject: str = "") -> bool:
@@ -35,6 +80,48 @@ def run_service(request, action, success: str | None = None, *, subject: str = "
     if success:
         messages.success(request, success)
     return True
+
+
+class PlatformAdmin(admin.ModelAdmin):
+    """Records linked to no organization (e-mails, provider callbacks): the platform operator's alone."""
+
+    def has_view_permission(self, request, obj=None):
+        return request.user.is_superuser
+
+
+class ServiceSaveAdmin(admin.ModelAdmin):
+    """A change form whose save is a service call (`save_through`): a refusal shows the service's
+    message on the same form again, and nothing is stored, logged or reported as saved."""
+
+    def save_through(self, request, action) -> bool:
+        done = run_service(request, action)
+        if not done:
+            request._service_refused = True
+        return done
+
+    def _refused(self, request) -> bool:
+        return getattr(request, "_service_refused", False)
+
+    def save_related(self, request, form, formsets, change):
+        if not self._refused(request):
+            super().save_related(request, form, formsets, change)
+
+    def construct_change_message(self, request, form, formsets, add=False):
+        return [] if self._refused(request) else super().construct_change_message(request, form, formsets, add)  # nothing saved
+
+    def log_addition(self, request, obj, message):
+        return None if self._refused(request) else super().log_addition(request, obj, message)
+
+    def log_change(self, request, obj, message):
+        return None if self._refused(request) else super().log_change(request, obj, message)
+
+    def response_add(self, request, obj, post_url_continue=None):
+        if self._refused(request):
+            return HttpResponseRedirect(request.get_full_path())
+        return super().response_add(request, obj, post_url_continue)
+
+    def response_change(self, request, obj):
+        return HttpResponseRedirect(request.get_full_path()) if self._refused(request) else super().response_change(request, obj)
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):

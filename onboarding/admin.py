@@ -12,7 +12,7 @@ from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 
-from common.admin_support import ReadOnlyAdmin, admin_principal, of_members, run_service
+from common.admin_support import OrganizationFilter, ReadOnlyAdmin, TenantAdmin, admin_principal, of_members, run_service
 from onboarding import selectors, services
 from onboarding.choices import ENTITY_TRANSITIONS
 from onboarding.models import (
@@ -98,7 +98,7 @@ class RiskInline(ReadOnlyInline):
 class EntityAdmin(MaskedTaxId, admin.ModelAdmin):
     list_display = ("legal_name", "entity_type", "jurisdiction", "status", "risk_score", "risk_tier", "sanctioned", "organization",
                     "mode", "created_at")
-    list_filter = ("status", "risk_tier", "sanctioned", "entity_type", "mode", "organization")
+    list_filter = ("status", "risk_tier", "sanctioned", "entity_type", "mode", OrganizationFilter)
     search_fields = ("legal_name", "external_id", "registration_number", "=id", "=wallets__address")
     list_select_related = ("organization",)
     actions = ["approve", "reject", "suspend"]
@@ -202,10 +202,10 @@ class EntityAdmin(MaskedTaxId, admin.ModelAdmin):
 
 
 @admin.register(ScreeningHit)
-class ScreeningHitAdmin(ReadOnlyAdmin):
+class ScreeningHitAdmin(TenantAdmin, ReadOnlyAdmin):
     list_display = ("subject_value", "primary_name", "source", "entry_uid", "score", "outcome", "status", "active", "entity",
                     "created_at")
-    list_filter = ("status", "outcome", "active", "source", "subject_type", "mode")
+    list_filter = ("status", "outcome", "active", "source", "subject_type", "mode", OrganizationFilter)
     search_fields = ("subject_value", "primary_name", "entry_uid")
     list_select_related = ("entity", "false_positive")
     actions = ["mark_false_positive"]
@@ -239,9 +239,9 @@ class ScreeningHitAdmin(ReadOnlyAdmin):
 
 
 @admin.register(ComplianceCheck)
-class ComplianceCheckAdmin(ReadOnlyAdmin):
+class ComplianceCheckAdmin(TenantAdmin, ReadOnlyAdmin):
     list_display = ("entity", "check_type", "result", "score", "provider", "external", "created_at")
-    list_filter = ("check_type", "result", "external", "mode")
+    list_filter = ("check_type", "result", "external", "mode", OrganizationFilter)
     search_fields = ("entity__legal_name", "provider")
     list_select_related = ("entity",)
     fields = ("entity", "check_type", "result", "score", "provider", "external", "counts_toward_status", "summary", "requested_by",

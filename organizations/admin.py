@@ -3,7 +3,7 @@ from functools import partial
 from django.contrib import admin
 from django.template.response import TemplateResponse
 
-from common.admin_support import admin_principal, run_service
+from common.admin_support import OrganizationFilter, ServiceSaveAdmin, TenantAdmin, admin_principal, run_service
 from organizations import services
 from organizations.models import ApiKey, Invitation, Membership, Organization
 
@@ -31,21 +31,46 @@ FILER_PROFILE_HELP = (
 
 
 @admin.register(Organization)
-class OrganizationAdmin(admin.ModelAdmin):
+class OrganizationAdmin(TenantAdmin, ServiceSaveAdmin):
+    """A member's organizations; settings change through `organization_update` (admin role, audit
+    entry), as PATCH /v1/organizations/me does, and a new organization through `organization_create`."""
+
+    organization_path = ""  # the records are the organizations themselves
     list_display = ("name", "slug", "four_eyes_filing", "created_at")
     search_fields = ("name", "slug")
-    readonly_fields = ("created_at", "updated_at")
     inlines = [MembershipInline]
+
+    def get_readonly_fields(self, request, obj=None):
+        # The slug names the organization in commands and links: the service changes no slug.
+        return ("slug", "created_at", "updated_at") if obj else ("created_at", "updated_at")
 
     def get_form(self, request, obj=None, change=False, **kwargs):
         kwargs["help_texts"] = {"filer_profile": FILER_PROFILE_HELP}
         return super().get_form(request, obj, change, **kwargs)
 
+    def has_delete_permission(self, request, obj=None):
+        return request.user.is_superuser and super().has_delete_permission(request, obj)  # the platform operator's alone
+
+    def save_model(self, request, obj, form, change):
+        if not change:
+            created = {}
+
+            def create():
+                created["organization"] = services.organization_create(
+                    actor=request.user, name=obj.name, slug=obj.slug, filer_profile=obj.filer_profile)
+
+            if self.save_through(request, create):
+                obj.pk, obj._state.adding = created["organization"].pk, False
+            return
+        principal = admin_principal(request, obj)
+        changes = {field: form.cleaned_data[field] for field in form.changed_data if field in services.ORG_FIELDS}
+        self.save_through(request, partial(services.organization_update, principal=principal, changes=changes))
+
 
 @admin.register(Membership)
-class MembershipAdmin(admin.ModelAdmin):
+class MembershipAdmin(TenantAdmin, ServiceSaveAdmin):
     list_display = ("user", "organization", "role", "created_at")
-    list_filter = ("role", "organization")
+    list_filter = ("role", OrganizationFilter)
     search_fields = ("user__email", "organization__slug")
     list_select_related = ("user", "organization")
     readonly_fields = ("organization", "user", "created_at")
@@ -56,7 +81,7 @@ class MembershipAdmin(admin.ModelAdmin):
 
     def save_model(self, request, obj, form, change):
         principal = admin_principal(request, obj.organization)
-        run_service(request, lambda: services.member_role_change(principal=principal, user_id=obj.user_id, role=obj.role))
+        self.save_through(request, lambda: services.member_role_change(principal=principal, user_id=obj.user_id, role=obj.role))
 
     def delete_model(self, request, obj):
         principal = admin_principal(request, obj.organization)
@@ -64,9 +89,9 @@ class MembershipAdmin(admin.ModelAdmin):
 
 
 @admin.register(Invitation)
-class InvitationAdmin(admin.ModelAdmin):
+class InvitationAdmin(TenantAdmin):
     list_display = ("email", "organization", "role", "status", "invited_by", "expires_at")
-    list_filter = ("organization", "role")
+    list_filter = (OrganizationFilter, "role")
     search_fields = ("email",)
     readonly_fields = ("organization", "email", "role", "invited_by", "expires_at", "accepted_at", "accepted_by", "revoked_at")
     actions = ["revoke"]
@@ -86,11 +111,11 @@ class InvitationAdmin(admin.ModelAdmin):
 
 
 @admin.register(ApiKey)
-class ApiKeyAdmin(admin.ModelAdmin):
+class ApiKeyAdmin(TenantAdmin, ServiceSaveAdmin):
     """Creating a key here shows the secret once, on the page that follows; it is never stored."""
 
     list_display = ("name", "organization", "mode", "tier", "role", "prefix", "is_active", "last_used_at", "created_at")
-    list_filter = ("mode", "tier", "role", "organization")
+    list_filter = ("mode", "tier", "role", OrganizationFilter)
     search_fields = ("name", "prefix")
     actions = ["revoke"]
 
@@ -115,7 +140,7 @@ class ApiKeyAdmin(admin.ModelAdmin):
         def issue():
             issued["key"] = services.api_key_create(principal=principal, name=obj.name, mode=obj.mode, tier=obj.tier, role=obj.role)
 
-        if run_service(request, issue):
+        if self.save_through(request, issue):
             obj.pk = issued["key"].api_key.pk
             obj._state.adding = False
             request._issued_secret = issued["key"].secret

@@ -7,7 +7,16 @@ from django import forms
 from django.contrib import admin
 from django.template.response import TemplateResponse
 
-from common.admin_support import ReadOnlyAdmin, admin_principal, run_service
+from common.admin_support import (
+    OrganizationFilter,
+    PlatformAdmin,
+    ReadOnlyAdmin,
+    ServiceSaveAdmin,
+    TenantAdmin,
+    admin_principal,
+    of_members,
+    run_service,
+)
 from webhooks import catalogue, selectors, services
 from webhooks.inbound import services as inbound
 from webhooks.models import Delivery, DeliveryAttempt, Event, InboundCallback, WebhookEndpoint
@@ -23,12 +32,12 @@ class EndpointForm(forms.ModelForm):
 
 
 @admin.register(WebhookEndpoint)
-class WebhookEndpointAdmin(admin.ModelAdmin):
+class WebhookEndpointAdmin(TenantAdmin, ServiceSaveAdmin):
     """Creating an endpoint or rotating its secret shows the secret once, on the page that follows."""
 
     form = EndpointForm
     list_display = ("url", "organization", "mode", "enabled", "created_at", "secret_rotated_at")
-    list_filter = ("mode", "enabled", "organization")
+    list_filter = ("mode", "enabled", OrganizationFilter)
     search_fields = ("url", "description")
     list_select_related = ("organization",)
     actions = ["rotate_secret"]
@@ -44,14 +53,14 @@ class WebhookEndpointAdmin(admin.ModelAdmin):
         principal = admin_principal(request, obj.organization, obj.mode)
         values = {field: form.cleaned_data[field] for field in ("url", "description", "event_types", "enabled")}
         if change:
-            run_service(request, partial(services.endpoint_update, principal=principal, endpoint_id=obj.pk, changes=values))
+            self.save_through(request, partial(services.endpoint_update, principal=principal, endpoint_id=obj.pk, changes=values))
             return
         created = {}
 
         def create():
             created["endpoint"] = services.endpoint_create(principal=principal, **values)
 
-        if run_service(request, create):
+        if self.save_through(request, create):
             obj.pk = created["endpoint"].pk
             obj._state.adding = False
             request._webhook_secret = created["endpoint"].signing_secret
@@ -107,7 +116,7 @@ class AttemptInline(admin.TabularInline):
 class DeliveryAdmin(ReadOnlyAdmin):
     list_display = ("event", "endpoint", "organization", "mode", "status", "attempts", "last_status", "next_attempt_at",
                     "delivered_at", "created_at")
-    list_filter = ("status", "mode", "organization")
+    list_filter = ("status", "mode", OrganizationFilter)
     search_fields = ("event__public_id", "endpoint__url")
     list_select_related = ("event", "endpoint", "organization")
     readonly_fields = ("event", "endpoint", "organization", "mode", "status", "attempts", "next_attempt_at", "last_status",
@@ -116,7 +125,7 @@ class DeliveryAdmin(ReadOnlyAdmin):
     actions = ["retry"]
 
     def get_queryset(self, request):
-        return selectors.failed_first(Delivery.objects.all())  # annotated before the list orders by the rank
+        return of_members(selectors.failed_first(Delivery.objects.all()), request)  # annotated before the list orders by the rank
 
     def get_ordering(self, request):
         return ("status_rank", "-created_at", "id")
@@ -141,9 +150,9 @@ class DeliveryInline(admin.TabularInline):
 
 
 @admin.register(Event)
-class EventAdmin(ReadOnlyAdmin):
+class EventAdmin(TenantAdmin, ReadOnlyAdmin):
     list_display = ("public_id", "type", "organization", "mode", "created_at")
-    list_filter = ("type", "mode", "organization")
+    list_filter = ("type", "mode", OrganizationFilter)
     search_fields = ("public_id",)
     list_select_related = ("organization",)
     readonly_fields = ("public_id", "type", "organization", "mode", "data", "created_at")
@@ -151,7 +160,9 @@ class EventAdmin(ReadOnlyAdmin):
 
 
 @admin.register(InboundCallback)
-class InboundCallbackAdmin(ReadOnlyAdmin):
+class InboundCallbackAdmin(PlatformAdmin, ReadOnlyAdmin):
+    """Provider callbacks name no organization until processed: the platform operator's."""
+
     list_display = ("created_at", "provider", "external_id", "status", "processed_at")
     list_filter = ("provider", "status")
     search_fields = ("external_id",)

@@ -12,14 +12,13 @@ from django.urls import path, reverse
 from django.utils import timezone
 from django.utils.html import format_html
 
-from common.admin_support import admin_principal, of_members, run_service
+from common.admin_support import OrganizationFilter, admin_principal, of_members, run_service, visible_organizations
 from filings.admin import reports
 from filings.admin.forms import AssignForm, CommentForm, OpenCaseForm, SplitForm, StatusForm
 from filings.cases import regroup, selectors, services
 from filings.choices import CaseStatus
 from filings.models import Case
 from filings.renderers import large_transaction_report_kind
-from monitoring.admin.configuration import visible_organizations
 
 PRIORITY_COLOURS = {"critical": "#b91c1c", "high": "#c2410c", "medium": "#a16207", "low": "#4b5563"}
 
@@ -52,7 +51,7 @@ class QueueFilter(admin.SimpleListFilter):
 class CaseAdmin(admin.ModelAdmin):
     list_display = ("reference_link", "entity", "status", "priority_badge", "assigned_to", "alert_total", "sla", "report_due",
                     "filing_status", "mode")
-    list_filter = (QueueFilter, "status", "priority", "filing_status", "mode", "organization")
+    list_filter = (QueueFilter, "status", "priority", "filing_status", "mode", OrganizationFilter)
     search_fields = ("entity__legal_name", "entity__external_id", "=number", "=id")
     list_select_related = ("entity", "assigned_to", "organization")
     actions = ["merge"]

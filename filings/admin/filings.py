@@ -8,7 +8,7 @@ from django.http import Http404, HttpResponse
 from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 
-from common.admin_support import ReadOnlyAdmin, of_members
+from common.admin_support import OrganizationFilter, ReadOnlyAdmin, of_members
 from filings.models import FilingRecord
 
 
@@ -16,7 +16,7 @@ from filings.models import FilingRecord
 class FilingRecordAdmin(ReadOnlyAdmin):
     list_display = ("tracking_id", "kind", "jurisdiction", "entity", "case", "amount", "currency", "filing_date", "filed_by_label",
                     "prepared_by_label", "mode")
-    list_filter = ("kind", "family", "jurisdiction", "mode", "organization")
+    list_filter = ("kind", "family", "jurisdiction", "mode", OrganizationFilter)
     search_fields = ("tracking_id", "report_reference", "entity__legal_name", "=id")
     list_select_related = ("entity", "case", "organization")
     fields = ("tracking_id", "kind", "family", "jurisdiction", "organization", "mode", "entity", "case", "alert", "report_reference",

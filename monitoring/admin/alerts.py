@@ -12,7 +12,7 @@ from django.urls import path, reverse
 from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 
-from common.admin_support import ReadOnlyAdmin, admin_principal, of_members, run_service
+from common.admin_support import OrganizationFilter, ReadOnlyAdmin, admin_principal, of_members, run_service
 from monitoring.alerts import services
 from monitoring.choices import AlertStatus, Disposition, Severity
 from monitoring.models import Alert, AlertHit
@@ -73,7 +73,7 @@ class DispositionForm(forms.Form):
 @admin.register(Alert)
 class AlertAdmin(ReadOnlyAdmin):
     list_display = ("created_at", "severity_badge", "rule_name", "entity", "status", "hit_count", "sla", "disposition", "mode")
-    list_filter = (QueueFilter, "severity", "rule_code", "mode", "organization")
+    list_filter = (QueueFilter, "severity", "rule_code", "mode", OrganizationFilter)
     # An id, a name, a rule, or a transaction's hash or address (exact, any case).
     search_fields = ("entity__legal_name", "entity__external_id", "rule_code", "=id", "=transactions__tx_hash",
                      "=transactions__from_address", "=transactions__to_address")

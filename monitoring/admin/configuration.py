@@ -12,7 +12,14 @@ from django.http import Http404, HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 
-from common.admin_support import admin_principal, run_service
+from common.admin_support import (
+    OrganizationFilter,
+    ServiceSaveAdmin,
+    TenantAdmin,
+    admin_principal,
+    run_service,
+    visible_organizations,
+)
 from common.errors import NotFound, ServiceError, ValidationFailed
 from monitoring.backtest import rule_backtest
 from monitoring.choices import Severity
@@ -20,13 +27,6 @@ from monitoring.configuration import selectors, services
 from monitoring.models import AddressTag, AssetPrice, BlockedAddress, CodeListEntry, RuleSetting, Transaction
 from onboarding.selectors import entities_of
 from organizations.choices import Mode
-from organizations.models import Organization
-
-
-def visible_organizations(request):
-    """The platform operator sees every organization; anyone else those they are a member of."""
-    organizations = Organization.objects.order_by("name", "pk")
-    return organizations if request.user.is_superuser else organizations.filter(memberships__user=request.user)
 
 
 def _as_text(value) -> str:
@@ -229,22 +229,14 @@ class ListEntryForm(forms.ModelForm):
         return cleaned
 
 
-class ListEntryAdmin(admin.ModelAdmin):
+class ListEntryAdmin(TenantAdmin, ServiceSaveAdmin):
     """Adds, edits and removals call monitoring.configuration.services (role check and audit included)."""
 
     form = ListEntryForm
     list_select_related = ("organization",)
 
-    def get_queryset(self, request):
-        return super().get_queryset(request).filter(organization__in=visible_organizations(request))
-
     def get_readonly_fields(self, request, obj=None):
         return ("organization", "created_at", "updated_at") if obj else ()
-
-    def formfield_for_foreignkey(self, db_field, request, **kwargs):
-        if db_field.name == "organization":
-            kwargs["queryset"] = visible_organizations(request)
-        return super().formfield_for_foreignkey(db_field, request, **kwargs)
 
     def save_model(self, request, obj, form, change):
         kind = services.list_kind(self.model)
@@ -258,27 +250,8 @@ class ListEntryAdmin(admin.ModelAdmin):
             else:
                 saved["entry"] = services.list_entry_add(principal=principal, kind=kind.name, fields=fields)
 
-        if run_service(request, save):
+        if self.save_through(request, save):
             obj.pk, obj._state.adding = saved["entry"].pk, False
-        else:
-            request._list_entry_refused = True
-
-    def _refused(self, request):
-        return getattr(request, "_list_entry_refused", False)
-
-    def log_addition(self, request, obj, message):
-        return None if self._refused(request) else super().log_addition(request, obj, message)
-
-    def log_change(self, request, obj, message):
-        return None if self._refused(request) else super().log_change(request, obj, message)
-
-    def response_add(self, request, obj, post_url_continue=None):
-        if self._refused(request):
-            return HttpResponseRedirect(request.get_full_path())
-        return super().response_add(request, obj, post_url_continue)
-
-    def response_change(self, request, obj):
-        return HttpResponseRedirect(request.get_full_path()) if self._refused(request) else super().response_change(request, obj)
 
     def _remove(self, request, obj) -> None:
         principal = admin_principal(request, obj.organization)
@@ -301,7 +274,7 @@ def chain(obj) -> str:
 @admin.register(AssetPrice)
 class AssetPriceAdmin(ListEntryAdmin):
     list_display = ("asset", "usd_rate", "decimals", "organization", "updated_at")
-    list_filter = ("organization",)
+    list_filter = (OrganizationFilter,)
     search_fields = ("asset",)
     fields = ("organization", "asset", "usd_rate", "decimals")
 
@@ -309,7 +282,7 @@ class AssetPriceAdmin(ListEntryAdmin):
 @admin.register(AddressTag)
 class AddressTagAdmin(ListEntryAdmin):
     list_display = ("address", chain, "category", "source", "organization", "updated_at")
-    list_filter = ("category", "source", "organization")
+    list_filter = ("category", "source", OrganizationFilter)
     search_fields = ("address",)
     fields = ("organization", "chain_id", "address", "category", "source")
 
@@ -322,7 +295,7 @@ class AddressTagAdmin(ListEntryAdmin):
 @admin.register(BlockedAddress)
 class BlockedAddressAdmin(ListEntryAdmin):
     list_display = ("address", chain, "reason", "organization", "updated_at")
-    list_filter = ("organization",)
+    list_filter = (OrganizationFilter,)
     search_fields = ("address", "reason")
     fields = ("organization", "chain_id", "address", "reason")
 
@@ -330,6 +303,6 @@ class BlockedAddressAdmin(ListEntryAdmin):
 @admin.register(CodeListEntry)
 class CodeListEntryAdmin(ListEntryAdmin):
     list_display = ("code", "list_name", "note", "organization", "updated_at")
-    list_filter = ("list_name", "organization")
+    list_filter = ("list_name", OrganizationFilter)
     search_fields = ("code", "note")
     fields = ("organization", "list_name", "code", "note")
