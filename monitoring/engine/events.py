@@ -85,16 +85,20 @@ FAST_CONSTRUCTION = _build is not _constructed
 
 def rule_transaction(row: tuple, entity_id: str, amount: Decimal | None = None) -> RuleTransaction:
     """A stored transfer (TX_COLUMNS tuple) as seen from `entity_id`: direction and counterparty."""
-    tx_id, at, chain_id, tx_hash, from_address, to_address, raw_amount, asset, usd_value, from_entity, to_entity = row
-    sender, receiver = from_entity == entity_id, to_entity == entity_id
-    if sender and receiver:
-        direction, counterparty, counterparty_entity = "self", to_address, entity_id
-    elif sender:
-        direction, counterparty, counterparty_entity = "out", to_address, to_entity
-    else:
-        direction, counterparty, counterparty_entity = "in", from_address, from_entity
-    return _build(tx_id, at, direction, amount if amount is not None else Decimal(raw_amount), usd_value, counterparty, chain_id,
-                  tx_hash, from_address, to_address, asset, counterparty_entity)
+    sender, receiver = row[9] == entity_id, row[10] == entity_id
+    direction = "self" if sender and receiver else "out" if sender else "in"
+    return _seen_as(row, direction, row[1], amount if amount is not None else Decimal(row[6]), row[8])
+
+
+def _seen_as(row: tuple, direction: str, at: datetime, amount: Decimal, usd_value: Decimal | None) -> RuleTransaction:
+    """The stored transfer as seen from the side `direction` names: its counterparty is the other side."""
+    tx_id, _, chain_id, tx_hash, from_address, to_address, _, asset, _, from_entity, to_entity = row
+    if direction == "in":
+        counterparty, counterparty_entity = from_address, from_entity
+    else:  # out, or self (both sides the entity's)
+        counterparty, counterparty_entity = to_address, to_entity
+    return _build(tx_id, at, direction, amount, usd_value, counterparty, chain_id, tx_hash, from_address, to_address, asset,
+                  counterparty_entity)
 
 
 def rule_fiat(row: tuple) -> RuleFiat:
@@ -110,16 +114,7 @@ def rule_fiat(row: tuple) -> RuleFiat:
 
 def _from_row(row: tuple, direction: str, usd_value: Decimal | None) -> RuleTransaction:
     """The transfer a `Transfers` column set holds at a position, made when a rule reads it."""
-    tx_id, pg_micros, chain_id, tx_hash, from_address, to_address, raw_amount, asset, _, from_entity, to_entity = row
-    at = PG_EPOCH + pg_micros * ONE_MICROSECOND
-    if direction == "out":
-        counterparty, counterparty_entity = to_address, to_entity
-    elif direction == "in":
-        counterparty, counterparty_entity = from_address, from_entity
-    else:
-        counterparty, counterparty_entity = to_address, from_entity
-    return _build(tx_id, at, direction, Decimal(raw_amount), usd_value, counterparty, chain_id, tx_hash, from_address, to_address,
-                  asset, counterparty_entity)
+    return _seen_as(row, direction, PG_EPOCH + row[1] * ONE_MICROSECOND, Decimal(row[6]), usd_value)
 
 
 def transfers_by_entity(rows: list[tuple], entity_ids: set[str]) -> dict[str, Transfers]:

@@ -413,9 +413,13 @@ class EntityHistory:
         self._first_contacts: frozenset[str] = frozenset()
 
     def knowing(self, known_counterparties: Iterable[AddressKey]) -> EntityHistory:
-        """The same history, with these counterparties known from before the loaded span."""
-        return EntityHistory(self.transactions, self.fiat_events, earlier_activity_at=self.earlier_activity_at,
-                             first_activity_at=self.first_activity_at, known_counterparties=known_counterparties)
+        """The same history, with these counterparties known from before the loaded span (what is
+        built from the events is shared; the first contacts are found again on first use)."""
+        known = object.__new__(EntityHistory)
+        for name in EntityHistory.__slots__:
+            setattr(known, name, getattr(self, name))
+        known._known, known._by_counterparty, known._first_contacts = frozenset(known_counterparties), None, frozenset()
+        return known
 
     def _counterparties(self) -> dict[AddressKey, list[int]]:
         """Each counterparty's positions, and (kept) the transfers that are a first contact: the first
