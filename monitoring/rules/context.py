@@ -410,7 +410,7 @@ class EntityHistory:
         self._fiat_volume = _RunningVolume((ev.usd_value for ev in self.fiat_events), (True for _ in self.fiat_events))
         self._known = frozenset(known_counterparties)
         self._by_counterparty: dict[AddressKey, list[int]] | None = None  # built when a rule first asks
-        self._first_contacts: frozenset[str] = frozenset()
+        self._first_contacts: frozenset[str] | None = None  # likewise
 
     def knowing(self, known_counterparties: Iterable[AddressKey]) -> EntityHistory:
         """The same history, with these counterparties known from before the loaded span (what is
@@ -418,31 +418,26 @@ class EntityHistory:
         known = object.__new__(EntityHistory)
         for name in EntityHistory.__slots__:
             setattr(known, name, getattr(self, name))
-        known._known, known._by_counterparty, known._first_contacts = frozenset(known_counterparties), None, frozenset()
+        known._known, known._first_contacts = frozenset(known_counterparties), None
         return known
 
     def _counterparties(self) -> dict[AddressKey, list[int]]:
-        """Each counterparty's positions, and (kept) the transfers that are a first contact: the first
-        with a counterparty not known from before the span. One pass, on first use."""
-        if self._by_counterparty is not None:
-            return self._by_counterparty
-        by_counterparty: dict[AddressKey, list[int]] = {}
-        first, known, ids = set(), self._known, self.transactions.ids
-        for position, key in enumerate(self.transactions.keys):
-            positions = by_counterparty.get(key)
-            if positions is None:
-                by_counterparty[key] = [position]
-                if key not in known:
-                    first.add(ids[position])
-            else:
-                positions.append(position)
-        self._first_contacts = frozenset(first)
-        self._by_counterparty = by_counterparty
-        return by_counterparty
+        """Each counterparty's positions in time order (rule 19), built on first use."""
+        if self._by_counterparty is None:
+            by_counterparty: dict[AddressKey, list[int]] = {}
+            for position, key in enumerate(self.transactions.keys):
+                by_counterparty.setdefault(key, []).append(position)
+            self._by_counterparty = by_counterparty
+        return self._by_counterparty
 
     def first_contacts(self) -> frozenset[str]:
-        """Ids of the transfers that were the entity's first with their counterparty (as far as storage knows)."""
-        self._counterparties()
+        """Ids of the transfers that were the entity's first with their counterparty, one not known
+        from before the span (rule 14), found on first use."""
+        if self._first_contacts is None:
+            keys, ids = self.transactions.keys, self.transactions.ids
+            # A dict of the reversed (key, position) pairs keeps each key's first position (in C).
+            first = dict(zip(reversed(keys), range(len(keys) - 1, -1, -1), strict=True))
+            self._first_contacts = frozenset(ids[position] for key, position in first.items() if key not in self._known)
         return self._first_contacts
 
     def _earliest(self) -> datetime | None:
