@@ -132,6 +132,8 @@ def _wallet_first_seen(inp: RuleInput, key: AddressKey) -> datetime:
 def new_wallet_large_transfer(inp: RuleInput, p: Params) -> Outcome:
     """#9 FATF: a large first movement through a wallet out of profile."""
     tx = inp.event
+    if tx.usd_value is not None and tx.usd_value < p["threshold_usd"]:
+        return None  # silent at any wallet age: the age (a scan of the history when storage does not know the wallet) is not needed
     first_seen = max(_wallet_first_seen(inp, (tx.chain_id, address)) for address in tx.own_addresses)
     age = tx.timestamp - first_seen
     if age >= timedelta(days=p["max_wallet_age_days"]):
@@ -146,6 +148,8 @@ def new_wallet_large_transfer(inp: RuleInput, p: Params) -> Outcome:
 def dormant_reactivation(inp: RuleInput, p: Params) -> Outcome:
     """#10 Dormant account reactivated: no activity for a long time (or since onboarding), then value moves."""
     tx, entity = inp.event, inp.entity
+    if tx.usd_value is not None and tx.usd_value < p["threshold_usd"]:
+        return None  # silent however long the entity was idle
     last_active = inp.history.previous_activity_at() or entity.onboarded_at or entity.created_at
     if last_active is None or tx.timestamp - last_active < timedelta(days=p["dormant_days"]):
         return None
