@@ -173,7 +173,8 @@ class Reader:
         if not amount.is_finite() or amount < 0:
             self.error(here, "Expected a finite amount of zero or more.")
             return None
-        if len(amount.as_tuple().digits) > _MAX_DIGITS:
+        # An exponent counts: "1e300" has one digit but 301 of them in a document.
+        if len(amount.as_tuple().digits) > _MAX_DIGITS or amount.adjusted() >= _MAX_DIGITS:
             self.error(here, "Too many digits.")
             return None
         return amount

@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, date, datetime
-from decimal import ROUND_CEILING, ROUND_HALF_UP, Decimal
+from decimal import ROUND_CEILING, ROUND_HALF_UP, Context, Decimal
 from functools import lru_cache
 
 import pycountry
 
 _NON_DIGITS = re.compile(r"\D")
 _NON_ALNUM = re.compile(r"[^0-9A-Za-z]")
+# Amounts arrive at uint256 scale (78 digits, on-chain units): rounding and adding them must not
+# overflow or round away digits under the default 28-digit context. An amount too long for a
+# regulator's field is rendered exactly and refused by that field's own pattern or length.
+WIDE = Context(prec=200)
 
 
 def yyyymmdd(value: date | None) -> str | None:
@@ -35,19 +39,20 @@ def iso_moment_utc(value: datetime) -> str:
 def whole_dollars(amount: Decimal) -> str:
     """FinCEN SAR and CTR amounts: whole U.S. dollars, cents rounded up to the next dollar
     (FinCEN SAR and CTR electronic filing instructions, "amount" items)."""
-    return format(amount.to_integral_value(rounding=ROUND_CEILING), "f")
+    return format(amount.to_integral_value(rounding=ROUND_CEILING, context=WIDE), "f")
 
 
 def fixed(amount: Decimal, places: int = 2) -> str:
     """A plain decimal string with exactly `places` decimals, half-up (AUSTRAC Amount, FINTRAC
     currencyAmount)."""
-    return format(amount.quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP), "f")
+    return format(amount.quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP, context=WIDE), "f")
 
 
 def plain(amount: Decimal, *, min_places: int = 0, max_places: int = 18) -> str:
     """The amount without exponent and without trailing zeros beyond `min_places`."""
     quantum = Decimal(1).scaleb(-max_places)
-    text = format(amount.quantize(quantum, rounding=ROUND_HALF_UP) if -amount.as_tuple().exponent > max_places else amount, "f")
+    rounded = amount.quantize(quantum, rounding=ROUND_HALF_UP, context=WIDE) if -amount.as_tuple().exponent > max_places else amount
+    text = format(rounded, "f")
     whole, _, decimals = text.partition(".")
     decimals = decimals.rstrip("0").ljust(min_places, "0")
     return f"{whole}.{decimals}" if decimals else whole

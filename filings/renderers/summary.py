@@ -8,6 +8,7 @@ from decimal import Decimal
 
 from filings.documents.model import Form, SuspiciousActivityForm, Transaction
 from filings.documents.vocabulary import FIAT_INSTRUMENT, Instrument
+from filings.renderers.formatting import WIDE
 
 
 def value_in(transaction: Transaction, currency: str) -> Decimal | None:
@@ -29,7 +30,7 @@ def total_in(transactions: Iterable[Transaction], currency: str) -> tuple[Decima
         if value is None:
             missing += 1
         else:
-            total += value
+            total = WIDE.add(total, value)  # exact for uint256-scale amounts
     return total, missing
 
 
@@ -63,7 +64,7 @@ def amount_involved(form: SuspiciousActivityForm, currency: str) -> tuple[Decima
 def asset_totals(transactions: Iterable[Transaction]) -> dict[str, Decimal]:
     totals: dict[str, Decimal] = {}
     for transaction in transactions:
-        totals[transaction.currency] = totals.get(transaction.currency, Decimal(0)) + transaction.amount
+        totals[transaction.currency] = WIDE.add(totals.get(transaction.currency, Decimal(0)), transaction.amount)
     return totals
 
 

@@ -114,3 +114,21 @@ def test_non_object_bodies(officer, case):
     assert form_encoded.status_code == 415 and "Content-Type: application/json" in form_encoded.json()["error"]["message"]
     weird = officer.post(f"{BASE}/cases/{case.pk}/sar-validate", {"subjects": "everyone", "transactions": {"a": 1}}, format="json")
     assert weird.status_code == 200 and weird.json()["valid"] is False
+
+
+@pytest.mark.parametrize(("jurisdiction", "field", "value"), [
+    ("AU", "numberOfUnits", b">115792089237316195423570985008687907853269984665640564039457.5840079131<"),
+    ("CA", "details/amount", b'"115792089237316195423570985008687907853269984665640564039457.5840079131"'),
+])
+def test_a_uint256_amount_is_a_schema_error_not_a_500(officer, org, onboard, priced, jurisdiction, field, value):
+    with_filer(org, jurisdiction)
+    case = open_case(onboard(jurisdiction, entity_type="individual", legal_name="Zoë Ångström"), transactions=2)
+    form = officer.get(f"{BASE}/cases/{case.pk}/sar-draft").json()["form"]
+    form["transactions"][0].update(amount="115792089237316195423570985008687907853269984665640564039457.584007913129639935",
+                                   currency="ETH")
+    validated = officer.post(f"{BASE}/cases/{case.pk}/sar-validate", form, format="json")
+    assert validated.status_code == 200 and validated.json()["valid"] is False
+    assert any(field in error["path"] or field in error["message"] for error in validated.json()["errors"])
+    preview = officer.post(f"{BASE}/cases/{case.pk}/sar-xml", form, format="json")
+    assert preview.status_code == 200 and preview["X-Report-Valid"] == "false"
+    assert value in preview.content

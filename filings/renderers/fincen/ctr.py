@@ -8,8 +8,10 @@ involved — conducting on their own behalf (50), conducting for another (17), o
 
 Each Activity's CurrencyTransactionActivity holds the day's totals and one detail per FinCEN
 detail code (items 25/27) with the total of the transactions of that code; amounts are whole
-dollars, rounded up. Per the CTR XML user guide, `PartyCount` counts every Party in the batch and
-`TotalAmount` adds the cash-in and cash-out totals of every Activity.
+dollars, each detail's cents rounded up on its own, and every total (the day's, a person's) is the
+sum of its rounded details, so totals and details agree and no amount is understated. Per the CTR
+XML user guide, `PartyCount` counts every Party in the batch and `TotalAmount` adds the cash-in and
+cash-out totals of every Activity.
 """
 
 from __future__ import annotations
@@ -17,11 +19,11 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import date
-from decimal import Decimal
+from decimal import Decimal, localcontext
 
 from lxml import etree
 
-from filings.documents.issues import ValidationIssue
+from filings.documents.issues import ValidationIssue, error
 from filings.documents.model import LargeTransactionForm, Subject, Transaction
 from filings.documents.vocabulary import FIAT_EVENT_LABEL, AmendmentType, Direction, FiatEventType, SubjectRole
 from filings.renderers.base import XML, Renderer, Rendering
@@ -30,23 +32,23 @@ from filings.renderers.fincen import codes
 from filings.renderers.fincen.batch import Batch, count_parties
 from filings.renderers.fincen.parties import CTR, Context
 from filings.renderers.fincen.sar import _file_stem, fincen_filer_checks
-from filings.renderers.formatting import currency_country, is_fiat, whole_dollars, yyyymmdd
+from filings.renderers.formatting import WIDE, currency_country, is_fiat, whole_dollars, yyyymmdd
 from filings.renderers.summary import value_in
 from filings.renderers.text import Changes
 
 THRESHOLD = Decimal(10_000)
-MAX_DETAILS = 219
+MAX_DETAILS = 219  # CurrencyTransactionActivityDetail maxOccurs in EFL_CTRXBatchSchema.xsd
+
+Details = dict[tuple[str, str], Decimal]  # (detail code, "other" text or country) -> USD
 
 
 @dataclass
 class Day:
-    """One business day's transactions, summed by detail code and by person."""
+    """One business day's transactions, summed by detail code, for the day and for each person."""
 
     day: date
-    details: dict[tuple[str, str], Decimal] = field(default_factory=lambda: defaultdict(Decimal))  # (code, text) -> USD
-    cash_in: Decimal = Decimal(0)
-    cash_out: Decimal = Decimal(0)
-    by_subject: dict[str, list[Decimal]] = field(default_factory=lambda: defaultdict(lambda: [Decimal(0), Decimal(0)]))
+    details: Details = field(default_factory=lambda: defaultdict(Decimal))
+    by_subject: dict[str, Details] = field(default_factory=lambda: defaultdict(lambda: defaultdict(Decimal)))
     atm: bool = False
     count: int = 0
 
@@ -76,8 +78,9 @@ class FincenCtrRenderer(Renderer):
         changes = Changes()
         context = Context(Batch("CTRX"), form, changes, CTR)
         total = Decimal(0)
-        for day in self._days(form, changes):
-            total += self._activity(context, day)
+        with localcontext(WIDE):  # sums of uint256-scale amounts stay exact
+            for day in self._days(form, changes):
+                total += self._activity(context, day)
         document = context.batch.serialise(TotalAmount=format(total, "f"), PartyCount=str(count_parties(context.batch.root)),
                                            ActivityCount=str(len(context.batch.root) - 1))
         return Rendering(document=document, content_type=XML, filename=f"CTR-{_file_stem(form)}.xml", changes=tuple(changes.issues()))
@@ -91,19 +94,14 @@ class FincenCtrRenderer(Renderer):
             if usd is None:
                 continue  # reported by the business checks
             day = days.setdefault(transaction.day, Day(transaction.day))
-            code, side, text = detail_of(transaction)
+            code, _, text = detail_of(transaction)
             country = currency_country(transaction.currency) if code in (codes.FOREIGN_CASH_IN, codes.FOREIGN_CASH_OUT) else ""
             if code in (codes.FOREIGN_CASH_IN, codes.FOREIGN_CASH_OUT) and not country:
                 changes.tally("transactions", f"{transaction.currency} is not one country's currency; "
                                               "the foreign-currency country (item 25/27 z) is left blank")
-            day.details[(code, text or country or "")] += usd
-            flows = day.by_subject[transaction.subject_id or first]
-            if side == codes.CASH_IN:
-                day.cash_in += usd
-                flows[0] += usd
-            else:
-                day.cash_out += usd
-                flows[1] += usd
+            key = (code, text or country or "")
+            day.details[key] += usd
+            day.by_subject[transaction.subject_id or first][key] += usd
             day.atm = day.atm or transaction.fiat_event_type == FiatEventType.CARD_ATM
             day.count += 1
         return [days[key] for key in sorted(days)]
@@ -143,14 +141,14 @@ class FincenCtrRenderer(Renderer):
     def _person(context: Context, activity: etree._Element, subject: Subject, index: int, type_code: str, day: Day) -> None:
         """Part I: a person involved, with the day's cash in and out attributed to them (items 21-22)."""
         path = f"subjects.{index}"
-        cash_in, cash_out = day.by_subject.get(subject.id, (Decimal(0), Decimal(0)))
+        cash_in, cash_out = _side_totals(_rounded_details(day.by_subject.get(subject.id, {})))
         fields = context.person_fields(subject)
-        fields["IndividualEntityCashInAmountText"] = whole_dollars(cash_in) if cash_in else None
-        fields["IndividualEntityCashOutAmountText"] = whole_dollars(cash_out) if cash_out else None
+        fields["IndividualEntityCashInAmountText"] = format(cash_in, "f") if cash_in else None
+        fields["IndividualEntityCashOutAmountText"] = format(cash_out, "f") if cash_out else None
         party = context.party(activity, type_code, **fields)
         context.subject_names(party, subject, path, alternates=1)  # PartyName: at most 2
-        if subject.addresses:
-            context.address(party, subject.addresses[0], f"{path}.addresses.0")
+        # Items 9-13: the first address, or every "unknown" indicator when there is none.
+        context.address(party, subject.addresses[0] if subject.addresses else None, f"{path}.addresses.0")
         if subject.phones:
             context.phone(party, subject.phones[0].number, f"{path}.phones.0.number", extension=subject.phones[0].extension)
         context.subject_tin(party, subject, path)
@@ -163,7 +161,8 @@ class FincenCtrRenderer(Renderer):
     def _currency_activity(context: Context, activity: etree._Element, day: Day) -> Decimal:
         """Part II: the day's totals and details; the details add up to the totals by construction."""
         element = context.batch.node(activity, "CurrencyTransactionActivity")
-        cash_in, cash_out = Decimal(whole_dollars(day.cash_in)), Decimal(whole_dollars(day.cash_out))
+        rows = _rounded_details(day.details)
+        cash_in, cash_out = _side_totals(rows)
         for tag, on in (("AggregateTransactionIndicator", day.count > 1), ("ArmoredCarServiceIndicator", False),
                         ("ATMIndicator", day.atm), ("MailDepositShipmentIndicator", False), ("NightDepositIndicator", False),
                         ("SharedBranchingIndicator", False)):
@@ -171,10 +170,7 @@ class FincenCtrRenderer(Renderer):
         context.batch.add(element, "TotalCashInReceiveAmountText", format(cash_in, "f"))
         context.batch.add(element, "TotalCashOutAmountText", format(cash_out, "f"))
         context.batch.add(element, "TransactionDateText", yyyymmdd(day.day))
-        rows = _rounded_details(day)
-        if len(rows) > MAX_DETAILS:
-            context.changes.note("transactions", f"{len(rows)} detail lines on {day.day}; FinCEN takes {MAX_DETAILS}.")
-        for (code, text), amount in rows[:MAX_DETAILS]:
+        for (code, text), amount in rows[:MAX_DETAILS]:  # more is an error of `check`
             detail = context.batch.node(element, "CurrencyTransactionActivityDetail")
             context.batch.add(detail, "CurrencyTransactionActivityDetailTypeCode", code)
             context.batch.add(detail, "DetailTransactionAmountText", format(amount, "f"))
@@ -186,22 +182,30 @@ class FincenCtrRenderer(Renderer):
 
     def check(self, form: LargeTransactionForm) -> list[ValidationIssue]:
         return [*filer_checks(form), *fincen_filer_checks(form),
-                *large_transaction_checks(form, currency="USD", threshold=THRESHOLD, inclusive=False)]
+                *large_transaction_checks(form, currency="USD", threshold=THRESHOLD, inclusive=False),
+                *self._detail_checks(form)]
+
+    def _detail_checks(self, form: LargeTransactionForm) -> list[ValidationIssue]:
+        """A day with more detail lines than the schema takes cannot be reported with details that
+        add up to its totals. Lines are not merged: each "other" line carries its own description
+        (item 25/27 z) and each foreign-currency line its country."""
+        return [error("transactions", f"Transactions on {day.day} need {len(day.details)} currency transaction details "
+                                      f"(items 25/27); FinCEN takes at most {MAX_DETAILS} in one CTR activity, so the "
+                                      "details would not add up to the day's totals.")
+                for day in self._days(form, Changes()) if len(day.details) > MAX_DETAILS]
 
 
-def _rounded_details(day: Day) -> list[tuple[tuple[str, str], Decimal]]:
-    """Detail amounts in whole dollars whose sum equals the rounded side total: each detail is
-    rounded up, and the largest detail of a side absorbs the difference (FinCEN: the detail
-    amounts must add up to the total cash in / cash out)."""
-    rows = [(key, Decimal(whole_dollars(amount))) for key, amount in day.details.items()]
-    for side_total, side_codes in ((day.cash_in, _IN_CODES), (day.cash_out, _OUT_CODES)):
-        target = Decimal(whole_dollars(side_total))
-        side = [index for index, ((code, _), _) in enumerate(rows) if code in side_codes]
-        if side:
-            excess = sum(rows[index][1] for index in side) - target
-            largest = max(side, key=lambda index: rows[index][1])
-            rows[largest] = (rows[largest][0], rows[largest][1] - excess)
-    return rows
+def _rounded_details(details: Details) -> list[tuple[tuple[str, str], Decimal]]:
+    """Each detail in whole dollars, its cents rounded up on its own (FinCEN CTR instructions:
+    whole dollars, cents rounded up), so no detail is understated."""
+    return [(key, Decimal(whole_dollars(amount))) for key, amount in details.items()]
+
+
+def _side_totals(rows: list[tuple[tuple[str, str], Decimal]]) -> tuple[Decimal, Decimal]:
+    """Cash in and cash out: the sums of the rounded details of each side (FinCEN: the detail
+    amounts add up to the total cash in / cash out)."""
+    return (sum((amount for (code, _), amount in rows if code in _IN_CODES), Decimal(0)),
+            sum((amount for (code, _), amount in rows if code in _OUT_CODES), Decimal(0)))
 
 
 _IN_CODES = frozenset(code for code, side in codes.CTR_DETAIL.values() if side == codes.CASH_IN) | {

@@ -10,6 +10,8 @@ the SAR.
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 from lxml import etree
 
 from filings.documents.issues import ValidationIssue, error
@@ -34,6 +36,7 @@ FINCEN_SUBTYPES = frozenset((
     1006, 1007, 1101, 1102, 1201, 1202, 1203, 1204, 1999, 3999, 4999, 5999, 6999, 7999, 8999, 9999, 10999, 11999, 12999,
 ))
 MAX_SUBJECTS = 999  # FinCEN SAR: up to 999 subjects
+MAX_AMOUNT_DIGITS = 15  # TotalSuspiciousAmountText is a RestrictString15
 
 
 class FincenSarRenderer(Renderer):
@@ -140,18 +143,17 @@ class FincenSarRenderer(Renderer):
         form, changes = context.form, context.changes
         element = context.batch.node(activity, "SuspiciousActivity")
         amount, derived = amount_involved(form, "USD")
-        total = whole_dollars(amount) if amount is not None and amount > 0 else None
+        total = _total_suspicious_amount(amount)
         if derived and total:
             changes.note("activity.amount_involved", f"Amount involved taken from the transactions' USD values: {total} USD.")
+        if total and len(total) > MAX_AMOUNT_DIGITS:
+            total = None  # an error of `_sar_checks`; item 29 then says "amount unknown"
         no_amount = amount is not None and amount == 0
         context.batch.flag(element, "AmountUnknownIndicator", total is None and not no_amount)
         context.batch.flag(element, "NoAmountInvolvedIndicator", no_amount)
         start, end = form.activity.start_date, form.activity.end_date or form.activity.start_date
         context.batch.add(element, "SuspiciousActivityFromDateText", yyyymmdd(start))
         context.batch.add(element, "SuspiciousActivityToDateText", yyyymmdd(end))
-        if total and len(total) > 15:
-            changes.note("activity.amount_involved", "The amount involved has more than 15 digits; FinCEN cannot take it.")
-            total = None
         context.batch.add(element, "TotalSuspiciousAmountText", total)
         for subtype, other in self._classifications(context):
             classification = context.batch.node(element, "SuspiciousActivityClassification")
@@ -239,7 +241,16 @@ def _sar_checks(form: SuspiciousActivityForm) -> list[ValidationIssue]:
     for code in form.activity.regulator_codes.get("US", ()):
         if not (code.isdigit() and int(code) in FINCEN_SUBTYPES):
             issues.append(error("activity.regulator_codes.US", f"{code!r} is not a FinCEN suspicious activity subtype."))
+    total = _total_suspicious_amount(amount_involved(form, "USD")[0])
+    if total and len(total) > MAX_AMOUNT_DIGITS:
+        issues.append(error("activity.amount_involved", f"The amount involved is {total} USD; FinCEN takes at most "
+                                                        f"{MAX_AMOUNT_DIGITS} digits (item 29), so it is reported as unknown."))
     return issues
+
+
+def _total_suspicious_amount(amount: Decimal | None) -> str | None:
+    """Item 29 in whole dollars, cents rounded up; None when the amount is unknown or zero."""
+    return whole_dollars(amount) if amount is not None and amount > 0 else None
 
 
 def _file_stem(form) -> str:
