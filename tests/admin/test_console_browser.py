@@ -66,12 +66,17 @@ def submitted(browser, button, *, until):
 
 
 def _stale(element) -> bool:
-    from selenium.common.exceptions import StaleElementReferenceException
+    from selenium.common.exceptions import StaleElementReferenceException, WebDriverException
 
     try:
         element.is_enabled()
     except StaleElementReferenceException:
         return True
+    except WebDriverException as error:
+        # Chromium 156 sometimes reports the old page's node this way instead of as stale.
+        if "does not belong to the document" in str(error.msg) or "No node with given id" in str(error.msg):
+            return True
+        raise
     return False
 
 
