@@ -2,7 +2,7 @@ from django.contrib import admin
 from django.contrib.auth.models import Group
 from django.contrib.sites.models import Site
 
-from common.admin_support import OrganizationFilter, PlatformAdmin, ReadOnlyAdmin, TenantAdmin
+from common.admin_support import OrganizationFilter, PlatformAdmin, ReadOnlyAdmin, TenantAdmin, operator_only
 from common.models import AuditLogEntry, OutboundEmail
 
 
@@ -31,3 +31,18 @@ class OutboundEmailAdmin(PlatformAdmin, ReadOnlyAdmin):
 for unused in (Group, Site):
     if admin.site.is_registered(unused):
         admin.site.unregister(unused)
+
+
+# Other packages' admins of platform records: allauth's e-mail addresses (every user's, whatever
+# their organization) and the beat schedule (the platform's jobs) are the operator's alone, as the
+# records of no organization are.
+def _platform_models():
+    from allauth.account.models import EmailAddress
+    from django_celery_beat.models import ClockedSchedule, CrontabSchedule, IntervalSchedule, PeriodicTask, SolarSchedule
+
+    return (EmailAddress, ClockedSchedule, CrontabSchedule, IntervalSchedule, PeriodicTask, SolarSchedule)
+
+
+for platform_model in _platform_models():
+    if admin.site.is_registered(platform_model):
+        operator_only(admin.site, platform_model)

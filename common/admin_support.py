@@ -4,6 +4,7 @@ as a Principal, and read-only audit trails."""
 
 from django.contrib import admin, messages
 from django.http import HttpResponseRedirect
+from django.urls import reverse
 
 from common.errors import ServiceError
 from common.principal import Principal
@@ -89,15 +90,75 @@ class PlatformAdmin(admin.ModelAdmin):
         return request.user.is_superuser
 
 
+class OperatorOnlyAdmin(admin.ModelAdmin):
+    """Another package's admin of platform records (the beat schedule, allauth's e-mail addresses of
+    every user): the platform operator's alone, whatever model permissions a staff member holds."""
+
+    def has_module_permission(self, request):
+        return request.user.is_superuser and super().has_module_permission(request)
+
+    def has_view_permission(self, request, obj=None):
+        return request.user.is_superuser and super().has_view_permission(request, obj)
+
+    def has_add_permission(self, request, *args):
+        return request.user.is_superuser and super().has_add_permission(request, *args)
+
+    def has_change_permission(self, request, obj=None):
+        return request.user.is_superuser and super().has_change_permission(request, obj)
+
+    def has_delete_permission(self, request, obj=None):
+        return request.user.is_superuser and super().has_delete_permission(request, obj)
+
+
+def operator_only(site, model) -> None:
+    """Register `model` again with its admin made the platform operator's alone."""
+    registered = type(site._registry[model])
+    site.unregister(model)
+    site.register(model, type(registered.__name__, (OperatorOnlyAdmin, registered), {}))
+
+
 class ServiceSaveAdmin(admin.ModelAdmin):
     """A change form whose save is a service call (`save_through`): a refusal shows the service's
-    message on the same form again, and nothing is stored, logged or reported as saved."""
+    message on the same form again, and nothing is stored, logged or reported as saved. Deletes go
+    through a service too (`delete_through`, from `delete_model`): a refused delete keeps the record,
+    logs nothing and says only why; "delete selected" calls `delete_model` for each record and says
+    how many of them were deleted."""
 
-    def save_through(self, request, action) -> bool:
-        done = run_service(request, action)
+    def save_through(self, request, action, *, subject: str = "") -> bool:
+        done = run_service(request, action, subject=subject)
         if not done:
             request._service_refused = True
         return done
+
+    def delete_through(self, request, obj, action, *, subject: str = "") -> bool:
+        """Delete `obj` with the service call `action`; the console's history records the deletion
+        only when the service made it."""
+        if not self.save_through(request, action, subject=subject):
+            return False
+        super().log_deletions(request, [obj])
+        return True
+
+    def log_deletions(self, request, queryset):
+        return None  # delete_through logs each deletion the service made, after it made it
+
+    def delete_queryset(self, request, queryset):
+        chosen = list(queryset)
+        deleted = sum(1 for obj in chosen if self.delete_model(request, obj, subject=str(obj)))
+        if deleted < len(chosen):
+            request._service_refused = True  # Django's "Successfully deleted …" would count the refused too
+            if deleted:
+                messages.success(request, f"Deleted {deleted} of the {len(chosen)} selected.")
+
+    def message_user(self, request, message, level=messages.INFO, *args, **kwargs):
+        if self._refused(request) and level == messages.SUCCESS:
+            return None  # Django's own "… was deleted/changed successfully" after a refusal
+        return super().message_user(request, message, level, *args, **kwargs)
+
+    def response_delete(self, request, obj_display, obj_id):
+        if self._refused(request):  # the record is still there: back to its page, with the reason
+            opts = self.model._meta
+            return HttpResponseRedirect(reverse(f"admin:{opts.app_label}_{opts.model_name}_change", args=[obj_id]))
+        return super().response_delete(request, obj_display, obj_id)
 
     def _refused(self, request) -> bool:
         return getattr(request, "_service_refused", False)

@@ -83,9 +83,10 @@ class MembershipAdmin(TenantAdmin, ServiceSaveAdmin):
         principal = admin_principal(request, obj.organization)
         self.save_through(request, lambda: services.member_role_change(principal=principal, user_id=obj.user_id, role=obj.role))
 
-    def delete_model(self, request, obj):
+    def delete_model(self, request, obj, *, subject: str = "") -> bool:
         principal = admin_principal(request, obj.organization)
-        run_service(request, lambda: services.member_remove(principal=principal, user_id=obj.user_id))
+        return self.delete_through(request, obj, lambda: services.member_remove(principal=principal, user_id=obj.user_id),
+                                   subject=subject)
 
 
 @admin.register(Invitation)

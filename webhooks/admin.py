@@ -71,9 +71,10 @@ class WebhookEndpointAdmin(TenantAdmin, ServiceSaveAdmin):
             return super().response_add(request, obj, post_url_continue)
         return self._secret_page(request, obj, secret, "Webhook endpoint created")
 
-    def delete_model(self, request, obj):
+    def delete_model(self, request, obj, *, subject: str = "") -> bool:
         principal = admin_principal(request, obj.organization, obj.mode)
-        run_service(request, partial(services.endpoint_delete, principal=principal, endpoint_id=obj.pk))
+        return self.delete_through(request, obj, partial(services.endpoint_delete, principal=principal, endpoint_id=obj.pk),
+                                   subject=subject)
 
     def has_delete_permission(self, request, obj=None):
         return obj is not None  # one at a time, through the service: no bulk delete

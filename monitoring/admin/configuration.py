@@ -17,7 +17,6 @@ from common.admin_support import (
     ServiceSaveAdmin,
     TenantAdmin,
     admin_principal,
-    run_service,
     visible_organizations,
 )
 from common.errors import NotFound, ServiceError, ValidationFailed
@@ -253,17 +252,15 @@ class ListEntryAdmin(TenantAdmin, ServiceSaveAdmin):
         if self.save_through(request, save):
             obj.pk, obj._state.adding = saved["entry"].pk, False
 
-    def _remove(self, request, obj) -> None:
+    def delete_model(self, request, obj, *, subject: str = "") -> bool:
         principal = admin_principal(request, obj.organization)
         kind = services.list_kind(self.model)
-        run_service(request, partial(services.list_entry_remove, principal=principal, kind=kind.name, entry_id=obj.pk))
-
-    def delete_model(self, request, obj):
-        self._remove(request, obj)
+        return self.delete_through(
+            request, obj, partial(services.list_entry_remove, principal=principal, kind=kind.name, entry_id=obj.pk),
+            subject=subject)
 
     def delete_queryset(self, request, queryset):
-        for obj in queryset.select_related("organization"):
-            self._remove(request, obj)
+        super().delete_queryset(request, queryset.select_related("organization"))
 
 
 @admin.display(description="chain", ordering="chain_id")

@@ -8,6 +8,7 @@ import pytest
 from django.contrib.auth.models import Permission
 from django.test import Client
 from django.utils import timezone
+from django_celery_beat.models import IntervalSchedule, PeriodicTask
 
 from accounts.services import session_login
 from common.models import AuditLogEntry, OutboundEmail
@@ -251,3 +252,31 @@ class TestOrganizationChanges:
         entry = AuditLogEntry.objects.get(action="organization.updated")
         assert entry.organization_id == other_org.pk and entry.actor_label == "admin.staff@globex.example"
         assert entry.before["name"] == "Globex" and entry.after["name"] == "Globex Holdings"
+
+
+PLATFORM_PAGES = ("/admin/account/emailaddress/", "/admin/django_celery_beat/periodictask/",
+                  "/admin/django_celery_beat/intervalschedule/", "/admin/django_celery_beat/crontabschedule/")
+
+
+def test_other_packages_platform_records_are_the_operators_alone(staff, org, make_user):
+    """allauth's e-mail addresses (every user's) and the beat schedule were open to any staff member
+    given their permissions; they are platform records, like the outbound e-mails."""
+    console = staff(org)
+    index = console.get("/admin/")
+    assert index.status_code == 200
+    assert b"/admin/account/" not in index.content and b"/admin/django_celery_beat/" not in index.content
+    for page in PLATFORM_PAGES:
+        assert console.get(page).status_code == 403, page
+    every_minute = IntervalSchedule.objects.create(every=1, period=IntervalSchedule.MINUTES)
+    task = PeriodicTask.objects.create(name="webhooks sweep", task="webhooks.sweep_deliveries", interval=every_minute)
+    assert console.post(f"/admin/django_celery_beat/periodictask/{task.pk}/delete/", {"post": "yes"}).status_code == 403
+    assert PeriodicTask.objects.filter(pk=task.pk).exists()
+
+    operator = make_user("operator@platform.example")
+    operator.is_staff = operator.is_superuser = True
+    operator.save()
+    platform = Client()
+    platform.force_login(operator)
+    for page in PLATFORM_PAGES:
+        assert platform.get(page).status_code == 200, page
+    assert b"/admin/django_celery_beat/" in platform.get("/admin/").content
