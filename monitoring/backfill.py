@@ -10,6 +10,7 @@ from pathlib import Path
 from django.conf import settings
 
 from common.errors import flatten_details
+from common.parsers import loads_object
 from monitoring.api.ingest_serializers import FiatEventRequest, IngestedTransactionRequest
 
 
@@ -18,9 +19,9 @@ def _json_lines(path: Path) -> Iterator[tuple[int, dict]]:
         for number, line in enumerate(handle, start=1):
             if line.strip():
                 try:
-                    yield number, json.loads(line)
-                except json.JSONDecodeError as exc:
-                    yield number, {"__error__": f"not JSON: {exc.msg}"}
+                    yield number, loads_object(line, "the line")
+                except ValueError as error:  # not JSON, not an object, or nested past the limit
+                    yield number, {"__error__": str(error)}
 
 
 def _csv_rows(path: Path) -> Iterator[tuple[int, dict]]:

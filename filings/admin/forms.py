@@ -1,9 +1,8 @@
 """Forms of the case console. They only collect input; the services decide."""
 
-import json
-
 from django import forms
 
+from common.parsers import loads_object
 from filings.choices import CaseStatus
 from organizations.choices import Role
 from organizations.models import Membership
@@ -66,9 +65,6 @@ class ReportForm(forms.Form):
 
     def clean_form_data(self):
         try:
-            data = json.loads(self.cleaned_data["form_data"])
-        except json.JSONDecodeError as exc:
-            raise forms.ValidationError(f"This is not valid JSON: {exc}") from None
-        if not isinstance(data, dict):
-            raise forms.ValidationError("The form data is a JSON object.")
-        return data
+            return loads_object(self.cleaned_data["form_data"], "The form data")
+        except ValueError as error:
+            raise forms.ValidationError(str(error)) from None

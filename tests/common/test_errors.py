@@ -49,6 +49,30 @@ def test_the_bare_address_leads_to_the_api_pages(client):
     assert response.status_code == 302 and response["Location"] == "/v1/docs"
 
 
+def deeply_nested(levels: int) -> str:
+    return '{"email": "a@b.example", "password": "x", "extra": ' + "[" * levels + "]" * levels + "}"
+
+
+def test_deeply_nested_json_is_a_400_not_a_500(client, api, org, key):
+    """100,000 nested arrays overflowed the decoder (RecursionError: a 500, even without credentials)."""
+    for body in ("[" * 100_000 + "]" * 100_000, deeply_nested(100_000), deeply_nested(64)):
+        response = client.post("/v1/auth/login", body, content_type="application/json")
+        message = assert_envelope(response, 400, "BAD_REQUEST")["error"]["message"]
+        assert "more than 64 levels deep" in message, message
+    endpoints = api(key(org, role="admin")).post(
+        "/v1/developer/webhook-endpoints", '{"url": "https://hooks.example/in", "event_types": ' + "[" * 5000 + "]" * 5000 + "}",
+        content_type="application/json")
+    assert_envelope(endpoints, 400, "BAD_REQUEST")
+    assert not AuditLogEntry.objects.filter(organization=org, action__startswith="webhook").exists()
+
+
+def test_nesting_up_to_the_limit_is_parsed(client):
+    """63 arrays inside the body's object: 64 levels, parsed; the login then fails on the credentials."""
+    response = client.post("/v1/auth/login", deeply_nested(63), content_type="application/json")
+    assert response.status_code != 400, response.json()
+    assert response.json()["error"]["code"] in ("VALIDATION_ERROR", "INVALID_CREDENTIALS"), response.json()
+
+
 def test_method_not_allowed(api, org, key):
     assert_envelope(api(key(org)).put("/v1/developer/api-keys"), 405, "METHOD_NOT_ALLOWED")
     form = api(key(org)).put("/v1/developer/api-keys", "a=b", content_type="application/x-www-form-urlencoded")

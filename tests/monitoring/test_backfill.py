@@ -82,9 +82,11 @@ def test_json_lines_with_fiat_events(org, customer, tmp_path):
     path = tmp_path / "h.jsonl"
     good = {"entity_id": str(customer.pk), "event_type": "wire_in", "amount": "5000", "event_timestamp": "2026-02-01T10:00:00Z",
             "reference": "W1"}
-    path.write_text(json.dumps(good) + "\n{not json\n" + json.dumps({**good, "event_type": "teleport", "reference": "W2"}) + "\n")
+    path.write_text(json.dumps(good) + "\n{not json\n" + json.dumps({**good, "event_type": "teleport", "reference": "W2"})
+                    + "\n5\n" + "[" * 100_000 + "]" * 100_000 + "\n")
     out, err, failure = run_rejecting(str(path), "--org", org.slug)
-    assert "line 2: not JSON" in err and "line 3: event_type: " in err and failure.startswith("2 line(s) rejected")
+    assert "line 2: the line is not valid JSON" in err and "line 3: event_type: " in err and failure.startswith("4 line(s) rejected")
+    assert "line 4: the line must be a JSON object" in err and "line 5: the line nests objects or arrays more than 64" in err
     assert FiatEvent.objects.get().reference == "W1" and FiatEvent.objects.get().monitored is False
 
 

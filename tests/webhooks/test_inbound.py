@@ -227,3 +227,10 @@ def test_without_a_handler_the_callback_is_kept_as_unhandled_with_the_reason(cli
     stored = InboundCallback.objects.get()
     assert stored.status == "unhandled" and stored.processed_at
     assert "No handler is registered for chain-confirmation" in stored.result and "reprocess" in stored.result
+
+
+def test_a_deeply_nested_callback_is_a_400(client):
+    body = b'{"event_id": "deep", "x": ' + b"[" * 100_000 + b"]" * 100_000 + b"}"
+    response = post(client, "kyb-provider", body, signed("kyb-provider", body))
+    refused(response, 400, "BAD_REQUEST")
+    assert "more than 64 levels deep" in response.json()["error"]["message"]

@@ -18,6 +18,7 @@ from common.audit import audit_record
 from common.context import current_request
 from common.errors import BadRequest, Conflict, NotFound, Unauthenticated, ValidationFailed, flatten_details
 from common.outbox import enqueue_on_commit
+from common.parsers import loads_object
 from webhooks import clock, signing
 from webhooks.inbound import handlers
 from webhooks.inbound.providers import PROVIDERS, Provider
@@ -65,11 +66,9 @@ def _verified(provider: Provider, headers, body: bytes) -> tuple[str, datetime]:
 
 def _payload(provider: Provider, body: bytes) -> dict:
     try:
-        payload = json.loads(body.decode("utf-8"))
-    except ValueError:  # UnicodeDecodeError is a ValueError
-        raise BadRequest("The callback body is not valid JSON.") from None
-    if not isinstance(payload, dict):
-        raise BadRequest("The callback body must be a JSON object.")
+        payload = loads_object(body, "The callback body")
+    except ValueError as error:
+        raise BadRequest(str(error)) from None
     serializer = provider.payload(data=payload)
     if not serializer.is_valid():
         raise ValidationFailed(details=flatten_details(serializer.errors))
