@@ -24,7 +24,7 @@ def loads_object(text: str | bytes, what: str = "The request body"):
     ValueError whose message says what is wrong with it (deep nesting would otherwise overflow the
     decoder, or whatever walks the payload later, into a 500)."""
     try:
-        data = json.loads(text)
+        data = json.loads(text.decode("utf-8") if isinstance(text, bytes) else text)  # bytes would also be read as UTF-16/32
     except RecursionError:
         raise ValueError(f"{what} nests objects or arrays more than {MAX_NESTING} levels deep.") from None
     except ValueError:  # UnicodeDecodeError is a ValueError too
