@@ -1,7 +1,11 @@
-from django.contrib import admin
+import json
 
-from common.admin_support import OrganizationFilter, ReadOnlyAdmin, TenantAdmin
-from compliance.models import OnchainStatusUpdate
+from django.contrib import admin
+from django.utils.html import format_html
+
+from common.admin_support import OrganizationFilter, ReadOnlyAdmin, ServiceSaveAdmin, TenantAdmin, admin_principal
+from compliance import services
+from compliance.models import OnchainStatusUpdate, TravelRulePolicy, TravelRuleTransfer
 
 
 @admin.register(OnchainStatusUpdate)
@@ -13,3 +17,62 @@ class OnchainStatusUpdateAdmin(TenantAdmin, ReadOnlyAdmin):
     search_fields = ("address", "entity__legal_name")
     list_select_related = ("entity",)
     ordering = ("-created_at",)
+
+
+def _json(value) -> str:
+    if value is None:
+        return "—"
+    return format_html("<pre style='white-space: pre-wrap'>{}</pre>", json.dumps(value, indent=2, ensure_ascii=False))
+
+
+@admin.register(TravelRuleTransfer)
+class TravelRuleTransferAdmin(TenantAdmin, ReadOnlyAdmin):
+    """Travel-rule transfers with their IVMS101 data, read-only: they change through the API, the
+    travel-rule process and the chain's confirmations (each with an audit entry)."""
+
+    list_display = ("id", "status", "originator_entity", "beneficiary_entity", "amount", "asset", "chain_id", "travel_rule_required",
+                    "created_at", "tx_hash")
+    list_filter = ("status", "travel_rule_required", "mode", "chain_id", OrganizationFilter)
+    search_fields = ("id", "tx_hash", "commitment", "reference", "from_address", "to_address", "originator_entity__legal_name",
+                     "beneficiary_entity__legal_name")
+    list_select_related = ("originator_entity", "beneficiary_entity")
+    ordering = ("-created_at",)
+    fields = ("organization", "mode", "status", "status_reason", "originator_entity", "beneficiary_entity", "chain_id", "asset", "amount",
+              "usd_value", "from_address", "to_address", "travel_rule_required", "threshold_usd", "originator_data",
+              "beneficiary_data", "reference", "salt", "commitment", "created_at", "acknowledged_at", "expires_at", "rejected_at",
+              "expired_at", "completed_at", "tx_hash", "block_number", "confirmations")
+    readonly_fields = fields
+
+    @admin.display(description="Originator (IVMS101)")
+    def originator_data(self, transfer):
+        return _json(transfer.originator)
+
+    @admin.display(description="Beneficiary (IVMS101)")
+    def beneficiary_data(self, transfer):
+        return _json(transfer.beneficiary)
+
+
+@admin.register(TravelRulePolicy)
+class TravelRulePolicyAdmin(TenantAdmin, ServiceSaveAdmin):
+    """The organization's travel-rule threshold, saved through compliance.services (admin role, audit)."""
+
+    list_display = ("organization", "threshold_usd", "acknowledgement_valid_hours", "updated_at")
+    list_filter = (OrganizationFilter,)
+    fields = ("organization", "threshold_usd", "acknowledgement_valid_hours")
+
+    def get_readonly_fields(self, request, obj=None):
+        return ("organization",) if obj else ()
+
+    def has_delete_permission(self, request, obj=None):
+        return False  # the defaults are a policy too: change the values instead
+
+    def save_model(self, request, obj, form, change):
+        principal = admin_principal(request, obj.organization)
+        saved = {}
+
+        def save():
+            saved["policy"] = services.travel_rule_policy_set(principal=principal, threshold_usd=obj.threshold_usd,
+                                                              acknowledgement_valid_hours=obj.acknowledgement_valid_hours)
+
+        if self.save_through(request, save):
+            obj.pk, obj._state.adding = saved["policy"].pk, False

@@ -1,9 +1,14 @@
 """On-chain status updates: rows first (DESIGN §6). A service that changes what the oracle should say
-about a wallet writes one row in its transaction; the chain work publishes pending rows later."""
+about a wallet writes one row in its transaction; the chain work publishes pending rows later.
+
+Travel-rule transfers (docs/travel-rule.md) and the organization's travel-rule policy."""
+
+from decimal import Decimal
 
 from django.db import models
+from django.db.models import Q
 
-from common.models import TenantModel
+from common.models import BaseModel, TenantModel
 
 
 class OnchainStatus(models.TextChoices):
@@ -31,3 +36,95 @@ class OnchainStatusUpdate(TenantModel):
 
     def __str__(self):
         return f"{self.chain_id}:{self.address} flagged={self.flagged} ({self.status})"
+
+
+class TravelRuleStatus(models.TextChoices):
+    """A travel-rule transfer's states (docs/travel-rule.md). Each state names those it may move to."""
+
+    PENDING = "pending"  # recorded; the travel-rule process has not decided yet
+    ACKNOWLEDGED = "acknowledged"  # both sides compliant, travel-rule data exchanged: the caller may execute it
+    REJECTED = "rejected"  # a side was no longer compliant when the process ran
+    COMPLETED = "completed"  # the chain service confirmed the transaction that executed it
+    EXPIRED = "expired"  # acknowledged but not executed in time: initiate again
+
+    @classmethod
+    def transitions(cls) -> dict[str, frozenset[str]]:
+        return {cls.PENDING: frozenset({cls.ACKNOWLEDGED, cls.REJECTED}),
+                cls.ACKNOWLEDGED: frozenset({cls.COMPLETED, cls.EXPIRED}),
+                cls.REJECTED: frozenset(), cls.COMPLETED: frozenset(), cls.EXPIRED: frozenset()}
+
+    @classmethod
+    def can_move(cls, current: str, target: str) -> bool:
+        return target in cls.transitions().get(current, frozenset())
+
+
+class TravelRulePolicy(BaseModel):
+    """An organization's travel-rule settings (one row, edited in the console; defaults without one)."""
+
+    organization = models.OneToOneField("organizations.Organization", on_delete=models.CASCADE, related_name="+")
+    threshold_usd = models.DecimalField(
+        max_digits=20, decimal_places=2, default=Decimal("1000.00"),
+        help_text="Transfers worth this much or more (USD, from the asset price table) must carry IVMS101 originator and "
+                  "beneficiary data. FATF Recommendation 16: USD/EUR 1,000; US FinCEN (31 CFR 1010.410(f)): 3,000.")
+    acknowledgement_valid_hours = models.PositiveIntegerField(
+        default=24, help_text="How long an acknowledged transfer may be executed on chain before it expires.")
+
+    tenant_scope = ("organization",)
+
+    class Meta:
+        verbose_name = "travel-rule policy"
+        verbose_name_plural = "travel-rule policies"
+
+    def __str__(self):
+        return f"travel rule from {self.threshold_usd} USD"
+
+
+class TravelRuleTransfer(TenantModel):
+    """A transfer announced before it is executed on chain, with the travel-rule (IVMS101) data of its
+    originator and beneficiary. `amount` is the canonical decimal string (up to uint256, exact on every
+    database); `commitment` is what the on-chain transfer can carry to refer to this record."""
+
+    originator_entity = models.ForeignKey("onboarding.Entity", on_delete=models.PROTECT, related_name="+")
+    beneficiary_entity = models.ForeignKey("onboarding.Entity", on_delete=models.PROTECT, related_name="+")
+    chain_id = models.PositiveBigIntegerField()
+    asset = models.CharField(max_length=20)
+    amount = models.CharField(max_length=100)
+    usd_value = models.DecimalField(max_digits=30, decimal_places=2, null=True, blank=True)
+    from_address = models.CharField(max_length=200)
+    to_address = models.CharField(max_length=200)
+    originator = models.JSONField(null=True, blank=True, help_text="IVMS101 Originator")
+    beneficiary = models.JSONField(null=True, blank=True, help_text="IVMS101 Beneficiary")
+    travel_rule_required = models.BooleanField(help_text="At or above the threshold, or without a USD price.")
+    threshold_usd = models.DecimalField(max_digits=20, decimal_places=2, help_text="The organization's threshold at initiation.")
+    salt = models.CharField(max_length=66)
+    commitment = models.CharField(max_length=66, unique=True)
+    reference = models.CharField(max_length=200, blank=True, default="", help_text="The client's own reference (idempotency).")
+    request_digest = models.CharField(max_length=64, help_text="SHA-256 of the request, to tell a retry from a reuse of its reference.")
+
+    status = models.CharField(max_length=12, choices=TravelRuleStatus.choices, default=TravelRuleStatus.PENDING)
+    status_reason = models.CharField(max_length=500, blank=True, default="")
+    acknowledged_at = models.DateTimeField(null=True, blank=True)
+    expires_at = models.DateTimeField(null=True, blank=True, help_text="Execute on chain before this time.")
+    rejected_at = models.DateTimeField(null=True, blank=True)
+    expired_at = models.DateTimeField(null=True, blank=True)
+    completed_at = models.DateTimeField(null=True, blank=True, help_text="When the chain confirmed the transaction.")
+    tx_hash = models.CharField(max_length=80, blank=True, default="")
+    block_number = models.PositiveBigIntegerField(null=True, blank=True)
+    confirmations = models.PositiveIntegerField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        verbose_name = "travel-rule transfer"
+        constraints = [
+            models.UniqueConstraint(fields=["organization", "mode", "reference"], condition=~Q(reference=""),
+                                    name="travel_rule_unique_reference"),
+        ]
+        indexes = [
+            models.Index(fields=["status", "created_at"]),
+            models.Index(fields=["status", "expires_at"]),
+            models.Index(fields=["chain_id", "tx_hash"]),
+            models.Index(fields=["organization", "mode", "tx_hash"]),
+        ]
+
+    def __str__(self):
+        return f"{self.amount} {self.asset} on {self.chain_id} ({self.status})"

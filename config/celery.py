@@ -15,4 +15,5 @@ app.conf.beat_schedule = {
     "webhooks.sweep_callbacks": {"task": "webhooks.sweep_callbacks", "schedule": 60.0},
     "onboarding.sweep_unscreened": {"task": "onboarding.sweep_unscreened", "schedule": 300.0},
     "filings.sweep_sla_breaches": {"task": "filings.sweep_sla_breaches", "schedule": 60.0},
+    "compliance.sweep_transfers": {"task": "compliance.sweep_transfers", "schedule": 60.0},
 }

@@ -28,6 +28,7 @@ v1 = [
     path("onboarding/", include("onboarding.api.urls")),
     path("onboarding/", include("monitoring.api.entity_urls")),
     path("onboarding/", include("filings.api.urls")),
+    path("onboarding/", include("compliance.api.entity_urls")),
     path("monitoring/screening", ExternalScreeningView.as_view(), name="monitoring-screening"),
     path("monitoring/", include("monitoring.api.urls")),
     path("webhooks/", include(inbound_urlpatterns)),

@@ -206,3 +206,44 @@ def named_constraints() -> set[str]:
         for item in message.fields.values():
             found.update(item.constraints)
     return found
+
+
+def json_schema(message_name: str) -> dict:
+    """The message as a JSON Schema for the OpenAPI document (inline: the messages nest without cycles).
+    The reference's named constraints are not expressible here; the validator enforces them."""
+    types = model()
+    message = types.messages[message_name]
+    properties = {name: _field_schema(item, types) for name, item in message.fields.items()}
+    schema = {"type": "object", "title": f"IVMS101 {message.name}", "additionalProperties": False, "properties": properties}
+    required = [name for name, item in message.fields.items() if item.minimum and not item.oneof]
+    if required:
+        schema["required"] = required
+    if message.oneofs():
+        schema["description"] = " ".join(f"Exactly one of {' or '.join(f.json_name for f in group)}."
+                                         for group in message.oneofs().values())
+    return schema
+
+
+def _field_schema(item: Field, types: Model) -> dict:
+    if item.type in types.messages:
+        single = json_schema(item.type)
+    elif item.type in types.enums:
+        single = {"type": "string", "enum": list(types.enums[item.type].codes)}
+    elif item.type == "uint64":
+        single = {"type": "integer", "minimum": 0}
+    else:
+        single = {"type": "string"}
+        if item.datatype and (match := re.match(r"^(?:Local)?Max(\d+)Text$", item.datatype)):
+            single["maxLength"] = int(match.group(1))
+        if item.datatype == "CountryCode":
+            single["pattern"] = "^[A-Z]{2}$"
+        if item.pattern:
+            single["pattern"] = item.pattern
+    if not item.repeated:
+        return single
+    array = {"type": "array", "items": single}
+    if item.minimum:
+        array["minItems"] = item.minimum
+    if item.maximum is not None:
+        array["maxItems"] = item.maximum
+    return array

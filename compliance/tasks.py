@@ -1,0 +1,22 @@
+"""Travel-rule transfers: the process enqueued on commit of each initiation, and the beat sweep."""
+
+import logging
+
+from celery import shared_task
+
+from compliance import services
+
+logger = logging.getLogger("compliance.tasks")
+
+
+@shared_task(name="compliance.process_transfer", ignore_result=True, time_limit=60)
+def process_transfer(transfer_id: str) -> None:
+    services.transfer_process(transfer_id=transfer_id)
+
+
+@shared_task(name="compliance.sweep_transfers", ignore_result=True, time_limit=120)
+def sweep_transfers() -> None:
+    """Beat: process transfers left pending, expire acknowledged ones not executed in time."""
+    pending, expired = services.transfers_sweep()
+    if pending or expired:
+        logger.info("travel-rule sweep: %d pending re-enqueued, %d expired", len(pending), expired)
