@@ -225,6 +225,7 @@ SPECTACULAR_SETTINGS = {
         "DeliveryStatusEnum": "webhooks.models.DeliveryStatus",
         "InboundCallbackStatusEnum": "webhooks.models.InboundStatus",
         "OnchainStatusEnum": "compliance.models.OnchainStatus",
+        "TravelRuleStatusEnum": "compliance.models.TravelRuleStatus",
         "InvitationStatusEnum": "organizations.choices.InvitationStatus",
         "CaseStatusEnum": "filings.choices.CaseStatus",
     },

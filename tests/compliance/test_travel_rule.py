@@ -524,3 +524,24 @@ class TestTenancyAndRoles:
         policy = services.travel_rule_policy_set(principal=principal_of(org), threshold_usd=Decimal("3000"), acknowledgement_valid_hours=2)
         assert (policy.threshold_usd, policy.acknowledgement_valid_hours) == (Decimal("3000"), 2)
         assert AuditLogEntry.objects.filter(action="travel_rule_policy.updated", object_id=str(policy.pk)).exists()
+
+
+class TestOpenAPI:
+    def test_the_operations_and_their_schemas_are_published(self, client):
+        document = client.get("/v1/openapi.json").json()
+        paths, components = document["paths"], document["components"]["schemas"]
+        initiate_op = paths["/v1/compliance/transfer/initiate"]["post"]
+        assert initiate_op["operationId"] == "compliance_transfer_initiate" and {"200", "409", "422"} <= set(initiate_op["responses"])
+        request = components["InitiateTransferRequest"]
+        assert request["additionalProperties"] is False
+        assert set(request["required"]) == {"originator_entity_id", "beneficiary_entity_id", "chain_id", "asset", "amount",
+                                            "from_address", "to_address"}
+        person = request["properties"]["originator"]["properties"]["originatorPersons"]["items"]
+        assert set(person["properties"]) == {"naturalPerson", "legalPerson"}
+        name_id = person["properties"]["naturalPerson"]["properties"]["name"]["properties"]["nameIdentifier"]["items"]
+        assert name_id["properties"]["nameIdentifierType"]["enum"] == ["MISC", "ALIA", "BIRT", "MAID", "LEGL"]
+        assert {"transfer_id", "salt", "status"} <= set(components["TransferIdResponse"]["required"])
+        assert paths["/v1/compliance/transfer/{transfer_id}"]["get"]["responses"]["200"]["content"]["application/json"]["schema"] == {
+            "$ref": "#/components/schemas/TravelRuleStatusResponse"}
+        travel = paths["/v1/onboarding/entities/{entity_id}/transfers/{tx_hash}/travel-rule"]["get"]
+        assert travel["responses"]["200"]["content"]["application/json"]["schema"]["$ref"].endswith("/CustomerTravelRuleResponse")
