@@ -88,7 +88,7 @@ class TravelRuleTransfer(TenantModel):
     beneficiary_entity = models.ForeignKey("onboarding.Entity", on_delete=models.PROTECT, related_name="+")
     chain_id = models.PositiveBigIntegerField()
     asset = models.CharField(max_length=20)
-    amount = models.CharField(max_length=100)
+    amount = models.CharField(max_length=120, help_text="Up to 78 digits, a point and 36 decimals (115 characters).")
     usd_value = models.DecimalField(max_digits=30, decimal_places=2, null=True, blank=True)
     from_address = models.CharField(max_length=200)
     to_address = models.CharField(max_length=200)
