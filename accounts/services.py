@@ -14,6 +14,8 @@ from django.utils import timezone
 from accounts import tokens
 from accounts.models import SessionToken, User
 from accounts.selectors import user_by_email
+from accounts.sso import selectors as sso_selectors
+from accounts.sso.errors import SSORequired
 from common import ratelimit
 from common.audit import audit_record
 from common.context import current_request
@@ -140,17 +142,37 @@ def session_login(*, email: str, password: str, request=None) -> IssuedSession:
     user = credentials_check(email=email, password=password)
     if not user.email_verified:
         raise EmailNotVerified()
+    _refuse_if_sso_required(user)
     ratelimit.reset(_login_buckets(email)[0][0])
+    return session_issue(user=user, request=request)
+
+
+def _refuse_if_sso_required(user: User) -> None:
+    """A verified domain whose connection enforces SSO signs in only through it. The platform
+    operator (superuser) is exempt, so that a broken identity provider locks no one out for good."""
+    domain = sso_selectors.enforcing_domain_for_email(user.email)
+    if domain is not None and not user.is_superuser:
+        connection = domain.connection
+        raise SSORequired(
+            f"{domain.domain} signs in through single sign-on: use {settings.PUBLIC_URL}/v1/sso/{connection.protocol}/login"
+            f"?connection_id={connection.pk}",
+        )
+
+
+@transaction.atomic
+def session_issue(*, user: User, request=None, method: str = "password", details: dict | None = None) -> IssuedSession:
+    """A session for a user whose identity is proven (password, SSO): a session token, and the
+    Django session cookie when `request` is given. `method` and `details` go to the audit entry."""
     token = new_secret("st_", 48)
     context = current_request()
-    with transaction.atomic():
-        session = SessionToken.objects.create(
-            user=user, token_hash=secret_hash(token), ip_address=context.ip, user_agent=context.user_agent,
-            expires_at=timezone.now() + timedelta(hours=settings.SESSION_TOKEN_TTL_HOURS),
-        )
-        if request is not None:
-            auth.login(request, user, backend="django.contrib.auth.backends.ModelBackend")
-        audit_record(actor=user, action="user.logged_in", object_type="session", object_id=session.pk)
+    session = SessionToken.objects.create(
+        user=user, token_hash=secret_hash(token), ip_address=context.ip, user_agent=context.user_agent,
+        expires_at=timezone.now() + timedelta(hours=settings.SESSION_TOKEN_TTL_HOURS),
+    )
+    if request is not None:
+        auth.login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+    after = None if method == "password" else {"method": method, **(details or {})}
+    audit_record(actor=user, action="user.logged_in", object_type="session", object_id=session.pk, after=after)
     return IssuedSession(user=user, token=token, expires_at=session.expires_at)
 
 

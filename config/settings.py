@@ -158,6 +158,15 @@ SESSION_TOKEN_TTL_HOURS = env_int("SESSION_TOKEN_TTL_HOURS", 24)
 PASSWORD_RESET_TIMEOUT = env_int("PASSWORD_RESET_TIMEOUT", 3600)
 INVITATION_TTL_DAYS = 7
 
+# Single sign-on (docs/sso.md). Domain verification reads DNS TXT records through these name
+# servers ("host" or "host:port"), the system's resolver when empty.
+SSO_DNS_NAMESERVERS = env_list("SSO_DNS_NAMESERVERS", [])
+SSO_DNS_TIMEOUT_SECONDS = env_int("SSO_DNS_TIMEOUT_SECONDS", 5)
+SSO_LOGIN_TTL_SECONDS = env_int("SSO_LOGIN_TTL_SECONDS", 600)  # from /login to the callback
+SSO_HTTP_TIMEOUT_SECONDS = env_int("SSO_HTTP_TIMEOUT_SECONDS", 10)  # discovery, token and key requests to an IdP
+# An identity provider at a plain-http address is refused unless it is this machine (tests, development).
+SSO_ALLOW_HTTP_LOOPBACK = env_bool("SSO_ALLOW_HTTP_LOOPBACK", True)
+
 ACCOUNT_USER_MODEL_USERNAME_FIELD = None
 ACCOUNT_LOGIN_METHODS = {"email"}
 ACCOUNT_SIGNUP_FIELDS = ["email*", "password1*"]

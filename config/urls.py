@@ -20,6 +20,7 @@ v1 = [
     path("docs", SpectacularSwaggerView.as_view(url_name="openapi"), name="docs"),
     path("redoc", SpectacularRedocView.as_view(url_name="openapi"), name="redoc"),
     path("auth/", include("accounts.api.urls")),
+    path("sso/", include("accounts.api.sso_urls")),
     path("organizations", OrganizationsView.as_view()),
     path("organizations/", include("organizations.api.urls")),
     path("developer/whoami", WhoAmIView.as_view()),

@@ -1,0 +1,139 @@
+"""/v1/sso: connection management (org admin, user session), the public check, and the sign-in
+redirects and callbacks (public: the browser comes back from the identity provider)."""
+
+from urllib.parse import urlencode, urlsplit, urlunsplit
+
+from django.conf import settings
+from django.http import HttpResponseRedirect
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import status
+from rest_framework.response import Response
+
+from accounts.api import sso_serializers as s
+from accounts.sso import login, oidc_flow, selectors, services
+from accounts.sso.errors import SSOStateInvalid
+from common.api.serializers import validated, validated_query
+from common.api.views import V1APIView
+from common.errors import NotFound
+from organizations.choices import Role
+
+TAGS = ["sso"]
+
+
+class ConnectionAdminView(V1APIView):
+    credentials = ("session",)
+    minimum_role = Role.ADMIN
+
+
+def _connection_response(connection, code=status.HTTP_200_OK) -> Response:
+    connection = selectors.connection_with_domains(connection.pk)
+    return Response(s.SSOConnectionResponse(connection).data, status=code)
+
+
+class ConnectionsView(ConnectionAdminView):
+    @extend_schema(operation_id="sso_connections_list", responses={200: s.SSOConnectionResponse(many=True)}, tags=TAGS)
+    def get(self, request):
+        return Response(s.SSOConnectionResponse(selectors.connections_of(request.auth.organization), many=True).data)
+
+    @extend_schema(operation_id="sso_connections_create", request=s.SSOConnectionCreate,
+                   responses={201: s.SSOConnectionResponse}, tags=TAGS)
+    def post(self, request):
+        connection = services.sso_connection_create(principal=request.auth, **validated(s.SSOConnectionCreate, request.data))
+        return _connection_response(connection, status.HTTP_201_CREATED)
+
+
+class ConnectionView(ConnectionAdminView):
+    @extend_schema(operation_id="sso_connections_get", responses={200: s.SSOConnectionResponse}, tags=TAGS)
+    def get(self, request, connection_id):
+        return _connection_response(selectors.connection_of(request.auth.organization, connection_id))
+
+    @extend_schema(operation_id="sso_connections_update", request=s.SSOConnectionUpdate,
+                   responses={200: s.SSOConnectionResponse}, tags=TAGS)
+    def patch(self, request, connection_id):
+        changes = validated(s.SSOConnectionUpdate, request.data)
+        return _connection_response(services.sso_connection_update(principal=request.auth, connection_id=connection_id, changes=changes))
+
+    @extend_schema(operation_id="sso_connections_delete", responses={204: None}, tags=TAGS)
+    def delete(self, request, connection_id):
+        services.sso_connection_delete(principal=request.auth, connection_id=connection_id)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class VerifyDomainView(ConnectionAdminView):
+    @extend_schema(operation_id="sso_connections_verify_domain", request=s.VerifyDomainRequest,
+                   responses={200: s.SSODomainResponse}, tags=TAGS)
+    def post(self, request, connection_id):
+        domain = validated(s.VerifyDomainRequest, request.data)["domain"]
+        verified = services.sso_domain_verify(principal=request.auth, connection_id=connection_id, domain=domain)
+        return Response(s.SSODomainResponse(verified).data)
+
+
+class PublicSSOView(V1APIView):
+    public = True
+    authentication_classes = ()
+    permission_classes = ()
+
+
+class CheckView(PublicSSOView):
+    """Answers only whether the address must use SSO, and where: nothing about whether it is a
+    user, nor about domains that do not enforce SSO."""
+
+    @extend_schema(operation_id="sso_check", request=s.SSOCheckRequest, responses={200: s.SSOCheckResponse}, tags=TAGS, auth=[])
+    def post(self, request):
+        email = validated(s.SSOCheckRequest, request.data)["email"]
+        domain = selectors.enforcing_domain_for_email(email)
+        if domain is None:
+            return Response({"sso_required": False, "protocol": None, "connection_id": None, "login_url": None})
+        connection = domain.connection
+        return Response({"sso_required": True, "protocol": connection.protocol, "connection_id": str(connection.pk),
+                         "login_url": s.login_url(connection)})
+
+
+def _set_binding_cookie(response, secret: str) -> None:
+    response.set_cookie(login.BROWSER_COOKIE, secret, max_age=settings.SSO_LOGIN_TTL_SECONDS, httponly=True,
+                        secure=settings.PUBLIC_URL.startswith("https://"), samesite="Lax", path="/v1/sso/")
+
+
+def _after_sign_in(issued, redirect_url: str) -> HttpResponseRedirect:
+    """Back to the page the sign-in started from, with the session cookie set and the session token
+    in the fragment (never sent to a server, nor in a Referer), for clients that send it as a bearer."""
+    parts = urlsplit(redirect_url)
+    fragment = urlencode({"session_token": issued.token, "expires_at": issued.expires_at.isoformat()})
+    response = HttpResponseRedirect(urlunsplit(("", "", parts.path, parts.query, fragment)))
+    response.delete_cookie(login.BROWSER_COOKIE, path="/v1/sso/")
+    return response
+
+
+LOGIN_PARAMETERS = [OpenApiParameter("connection_id", str, required=True),
+                    OpenApiParameter("redirect_url", str, required=False, default="/",
+                                     description="A path on this service to return to (never another site).")]
+REDIRECT = {302: OpenApiResponse(description="To the identity provider.")}
+
+
+class OIDCLoginView(PublicSSOView):
+    @extend_schema(operation_id="sso_oidc_login", parameters=LOGIN_PARAMETERS, responses=REDIRECT, tags=TAGS, auth=[])
+    def get(self, request):
+        query = validated_query(s.SSOLoginQuery, request)
+        connection = selectors.active_connection(query["connection_id"], "oidc")
+        if connection is None:
+            raise NotFound("No active OIDC connection has this id.")
+        url, secret = oidc_flow.oidc_login_begin(connection=connection, redirect_url=query["redirect_url"],
+                                                 browser_secret=request.COOKIES.get(login.BROWSER_COOKIE))
+        response = HttpResponseRedirect(url)
+        _set_binding_cookie(response, secret)
+        return response
+
+
+class OIDCCallbackView(PublicSSOView):
+    @extend_schema(operation_id="sso_oidc_callback", tags=TAGS, auth=[],
+                   parameters=[OpenApiParameter("code", str, required=True), OpenApiParameter("state", str, required=True)],
+                   responses={302: OpenApiResponse(description="Signed in: to the redirect_url, session cookie set and "
+                                                               "`#session_token=…&expires_at=…` in the fragment.")})
+    def get(self, request):
+        query = validated_query(s.OIDCCallbackQuery, request)
+        issued, redirect_url = oidc_flow.oidc_login_finish(
+            state=query["state"], code=query.get("code"), issuer=query.get("iss"), error=query.get("error"),
+            browser_secret=request.COOKIES.get(login.BROWSER_COOKIE), request=request._request)
+        if not s.safe_redirect(redirect_url):  # checked when stored; checked again before it is followed
+            raise SSOStateInvalid("The stored redirect is not a path on this service.")
+        return _after_sign_in(issued, redirect_url)
