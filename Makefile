@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: run test deps system-deps lint bench clean
+.PHONY: run test deps system-deps npm-deps lint bench clean
 
 $(PY):
 	@python=$$(scripts/find-python) && echo "Creating $(VENV) with $$python" && "$$python" -m venv $(VENV)
@@ -20,6 +20,9 @@ deps: $(STAMP)
 system-deps:
 	@scripts/system-deps
 
+npm-deps: system-deps
+	@scripts/npm-deps
+
 run: deps
 	@$(PY) manage.py serve --check-port
 	@$(PY) manage.py migrate --noinput -v0
@@ -34,7 +37,7 @@ run: deps
 # Two passes: tests that flush the whole database at their end (transactional, live server) run
 # after the others, so they never wipe data the first pass loads once per worker. Exit code 5 is
 # "no test selected" (a PYTEST_ARGS selection without tests of that kind).
-test: deps system-deps
+test: deps system-deps npm-deps
 	@$(PY) -m pytest -m "not flushes_db" $(PYTEST_ARGS) || [ $$? -eq 5 ]
 	@$(PY) -m pytest -m "flushes_db" $(PYTEST_ARGS) || [ $$? -eq 5 ]
 

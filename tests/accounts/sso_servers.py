@@ -93,12 +93,18 @@ class OpenIDProvider:
         self._wait_ready()
 
     def _wait_ready(self):
+        """Until the provider prints "ready" (it may warn first); a provider that exits is an error."""
+        seen = []
         deadline = time.monotonic() + 30
-        line = self.process.stdout.readline()
-        if not line.startswith("ready") or time.monotonic() > deadline:
-            rest = line + self.process.stdout.read() if self.process.poll() is not None else line
-            self.close()
-            raise RuntimeError(f"oidc-provider did not start: {rest}")
+        while time.monotonic() < deadline:
+            line = self.process.stdout.readline()
+            if line.startswith("ready"):
+                return
+            if not line and self.process.poll() is not None:
+                break
+            seen.append(line)
+        self.close()
+        raise RuntimeError(f"oidc-provider did not start: {''.join(seen)}")
 
     def close(self):
         if self.process.poll() is None:
