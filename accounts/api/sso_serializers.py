@@ -140,8 +140,8 @@ class _ConnectionFields(StrictSerializer):
         return domains
 
 
-@extend_schema_serializer(component_name="SSOConnectionCreate")  # the spec's name
 class SSOConnectionCreate(_ConnectionFields):
+    request_component_name = "SSOConnectionCreate"  # the spec's name (common.api.schema)
     protocol = ChoiceField(choices=SSOProtocol.choices)
 
     def validate(self, attrs):
@@ -156,8 +156,8 @@ class SSOConnectionCreate(_ConnectionFields):
         return attrs
 
 
-@extend_schema_serializer(component_name="SSOConnectionUpdate")
 class SSOConnectionUpdate(_ConnectionFields):
+    request_component_name = "SSOConnectionUpdate"
     oidc = OIDCSettingsUpdate(required=False)
 
     def __init__(self, *args, **kwargs):

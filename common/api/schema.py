@@ -45,12 +45,25 @@ RETRIED_PATHS = ("/v1/monitoring/transfers", "/v1/monitoring/fiat-events")
 # Operations without credentials that still answer these: the sign-in throttle (accounts.services.
 # credentials_check) and the providers' signed callbacks (webhooks.inbound).
 PUBLIC_ERRORS = {"/v1/auth/login": ("401", "429"), "/v1/auth/resend-verification": ("401", "429"), "/v1/webhooks/": ("401",)}
+# The SSO sign-in endpoints (public: the browser comes back from the identity provider) answer
+# these in the envelope, with their own codes (accounts.sso.errors).
+SSO_ERRORS = {
+    "400": "This sign-in's state is unknown, used, expired or from another browser (SSO_STATE_INVALID).",
+    "401": "The identity provider's answer failed verification (SSO_ASSERTION_INVALID).",
+    "403": "The identity provider refused, or this identity may not sign in here (SSO_ACCESS_DENIED).",
+    "502": "The identity provider could not be reached or answered nonsense (SSO_PROVIDER_UNAVAILABLE).",
+}
+SSO_ERROR_CODES = {"/v1/sso/oidc/login": ("502",), "/v1/sso/saml/login": ("502",),
+                   "/v1/sso/oidc/callback": tuple(SSO_ERRORS), "/v1/sso/saml/acs": tuple(SSO_ERRORS)}
 
 
 class AutoSchema(SpectacularAutoSchema):
     def _get_serializer_name(self, serializer, direction, bypass_extensions=False) -> str:
         """A request serializer already named for it (OnboardEntityRequest, the spec's names) keeps
         its name: COMPONENT_SPLIT_REQUEST would append 'Request' once more (OnboardEntityRequestRequest)."""
+        spec_name = getattr(serializer, "request_component_name", None)
+        if direction == "request" and spec_name:  # the spec's own name for a request body not ending in "Request"
+            return spec_name
         name = super()._get_serializer_name(serializer, direction, bypass_extensions)
         return name.removesuffix("Request") if direction == "request" and name.endswith("RequestRequest") else name
 
@@ -73,6 +86,8 @@ def add_error_responses(result, generator, request, public):
                 continue
             responses = operation.setdefault("responses", {})
             public_op = not operation.get("security") or operation.get("security") == [{}]
+            for code in SSO_ERROR_CODES.get(path, ()):
+                responses.setdefault(code, {"description": SSO_ERRORS[code], "content": {"application/json": {"schema": ref}}})
             for code, description in ERROR_STATUSES.items():
                 if code in responses:
                     continue
