@@ -2,8 +2,17 @@ from django.contrib import admin
 from django.contrib.auth.admin import UserAdmin as DjangoUserAdmin
 from django.db.models import Q
 
-from accounts.models import SessionToken, User
-from common.admin_support import ReadOnlyAdmin, of_members
+from accounts.models import SessionToken, SSOConnection, SSODomain, User
+from accounts.sso import services as sso_services
+from common.admin_support import (
+    OrganizationFilter,
+    ReadOnlyAdmin,
+    ServiceSaveAdmin,
+    TenantAdmin,
+    admin_principal,
+    of_members,
+    run_service,
+)
 
 CONSOLE_ACCESS = ("is_staff", "is_superuser", "groups", "user_permissions")
 
@@ -61,3 +70,63 @@ class SessionTokenAdmin(ReadOnlyAdmin):
     def get_queryset(self, request):
         tokens = super().get_queryset(request)
         return tokens if request.user.is_superuser else tokens.filter(user=request.user)
+
+
+class SSODomainInline(admin.TabularInline):
+    """Domains and whether they are verified; verification happens through the API (DNS TXT)."""
+
+    model = SSODomain
+    extra = 0
+    fields = ("domain", "verified_at", "verification_record")
+    readonly_fields = fields
+    can_delete = False
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+    @admin.display(description="TXT record to publish")
+    def verification_record(self, domain):
+        from accounts.sso import dns_txt
+
+        return f"{dns_txt.record_name(domain.domain)}  \"{dns_txt.record_value(domain.verification_token)}\""
+
+
+@admin.register(SSOConnection)
+class SSOConnectionAdmin(TenantAdmin, ServiceSaveAdmin):
+    """An organization's SSO connections. Its admins switch one on or off, enforce it and set the
+    role of provisioned members here, through the same service as PATCH /v1/sso/connections/{id}
+    (admin role, audit entry). Created through the API (docs/sso.md); the client secret is never
+    shown, only its last four characters."""
+
+    list_display = ("name", "organization", "protocol", "status", "enforce", "default_role", "created_at")
+    list_filter = (OrganizationFilter, "protocol", "status", "enforce")
+    search_fields = ("name", "domains__domain")
+    list_select_related = ("organization",)
+    inlines = [SSODomainInline]
+    fields = ("organization", "name", "protocol", "status", "enforce", "default_role", "oidc_issuer", "oidc_client_id",
+              "client_secret", "oidc_scopes", "saml_idp_entity_id", "saml_idp_metadata_url", "created_by", "created_at")
+    editable = ("name", "status", "enforce", "default_role")
+
+    def get_readonly_fields(self, request, obj=None):
+        return [field for field in self.fields if field not in self.editable]
+
+    @admin.display(description="Client secret")
+    def client_secret(self, connection):
+        return f"•••••{connection.oidc_client_secret_last4}" if connection.oidc_client_secret_last4 else "—"
+
+    def has_add_permission(self, request):
+        return False  # created through the API, which takes the secret and the domains
+
+    def save_model(self, request, obj, form, change):
+        principal = admin_principal(request, obj.organization)
+        changes = {field: form.cleaned_data[field] for field in form.changed_data if field in self.editable}
+        self.save_through(request, lambda: sso_services.sso_connection_update(principal=principal, connection_id=obj.pk,
+                                                                              changes=changes))
+
+    def delete_model(self, request, obj):
+        principal = admin_principal(request, obj.organization)
+        run_service(request, lambda: sso_services.sso_connection_delete(principal=principal, connection_id=obj.pk))
+
+    def delete_queryset(self, request, queryset):
+        for connection in queryset:
+            self.delete_model(request, connection)

@@ -73,6 +73,8 @@ def _set_domains(connection: SSOConnection, domains: list[str]) -> None:
 
 
 def _check_protocol_settings(connection: SSOConnection) -> None:
+    if connection.default_role == Role.ADMIN:  # signing in must not be a way to become admin
+        raise ValidationFailed.for_field("default_role", "Members provisioned by SSO cannot be admins; promote them afterwards.")
     if connection.protocol == SSOProtocol.OIDC:
         missing = [key for key, field in (("issuer", "oidc_issuer"), ("client_id", "oidc_client_id"),
                                           ("client_secret", "oidc_client_secret_encrypted")) if not getattr(connection, field)]
