@@ -164,8 +164,8 @@ SSO_DNS_NAMESERVERS = env_list("SSO_DNS_NAMESERVERS", [])
 SSO_DNS_TIMEOUT_SECONDS = env_int("SSO_DNS_TIMEOUT_SECONDS", 5)
 SSO_LOGIN_TTL_SECONDS = env_int("SSO_LOGIN_TTL_SECONDS", 600)  # from /login to the callback
 SSO_HTTP_TIMEOUT_SECONDS = env_int("SSO_HTTP_TIMEOUT_SECONDS", 10)  # discovery, token and key requests to an IdP
-# An identity provider at a plain-http address is refused unless it is this machine (tests, development).
-SSO_ALLOW_HTTP_LOOPBACK = env_bool("SSO_ALLOW_HTTP_LOOPBACK", True)
+# An identity provider at a plain-http address is refused; with this set, one on this machine is taken (tests, development).
+SSO_ALLOW_HTTP_LOOPBACK = env_bool("SSO_ALLOW_HTTP_LOOPBACK", False)
 
 ACCOUNT_USER_MODEL_USERNAME_FIELD = None
 ACCOUNT_LOGIN_METHODS = {"email"}

@@ -21,3 +21,6 @@ CELERY_TASK_EAGER_PROPAGATES = True
 # the same test database. pytest-xdist appends the worker id to the name.
 if IS_SQLITE:  # noqa: F405
     DATABASES["default"]["TEST"] = {"NAME": os.path.join(DATA_DIR, "test.sqlite3")}  # noqa: F405
+
+# The OpenID Provider the SSO tests start listens on http://127.0.0.1 (tests/accounts/sso_servers.py).
+SSO_ALLOW_HTTP_LOOPBACK = True
