@@ -12,6 +12,7 @@ from rest_framework.response import Response
 from accounts.api import sso_serializers as s
 from accounts.sso import login, oidc_flow, selectors, services
 from accounts.sso.errors import SSOStateInvalid
+from accounts.sso.urls import safe_redirect
 from common.api.serializers import validated, validated_query
 from common.api.views import V1APIView
 from common.errors import NotFound
@@ -134,6 +135,6 @@ class OIDCCallbackView(PublicSSOView):
         issued, redirect_url = oidc_flow.oidc_login_finish(
             state=query["state"], code=query.get("code"), issuer=query.get("iss"), error=query.get("error"),
             browser_secret=request.COOKIES.get(login.BROWSER_COOKIE), request=request._request)
-        if not s.safe_redirect(redirect_url):  # checked when stored; checked again before it is followed
+        if not safe_redirect(redirect_url):  # checked when stored; checked again before it is followed
             raise SSOStateInvalid("The stored redirect is not a path on this service.")
         return _after_sign_in(issued, redirect_url)
