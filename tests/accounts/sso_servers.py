@@ -40,11 +40,11 @@ class TxtServer:
         while not self._stop.is_set():
             try:
                 wire, client = self.socket.recvfrom(4096)
+                self.socket.sendto(self._answer(dns.message.from_wire(wire)).to_wire(), client)
             except TimeoutError:
                 continue
-            except OSError:
+            except OSError:  # closed by close()
                 return
-            self.socket.sendto(self._answer(dns.message.from_wire(wire)).to_wire(), client)
 
     def _answer(self, query):
         response = dns.message.make_response(query)
@@ -61,8 +61,8 @@ class TxtServer:
 
     def close(self):
         self._stop.set()
-        self.socket.close()
         self._thread.join(timeout=2)
+        self.socket.close()
 
 
 def free_port() -> int:
