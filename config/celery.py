@@ -16,4 +16,6 @@ app.conf.beat_schedule = {
     "onboarding.sweep_unscreened": {"task": "onboarding.sweep_unscreened", "schedule": 300.0},
     "filings.sweep_sla_breaches": {"task": "filings.sweep_sla_breaches", "schedule": 60.0},
     "compliance.sweep_transfers": {"task": "compliance.sweep_transfers", "schedule": 60.0},
+    "monitoring.sweep_314a_files": {"task": "monitoring.sweep_314a_files", "schedule": 120.0},
+    "monitoring.expire_314b_requests": {"task": "monitoring.expire_314b_requests", "schedule": 300.0},
 }

@@ -182,6 +182,10 @@ DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "compliance@localhost"
 DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("MAX_JSON_BODY_BYTES", 10 * 1024 * 1024)
 MAX_UPLOAD_BYTES = env_int("MAX_UPLOAD_BYTES", 25 * 1024 * 1024)
 FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
+# A 314(a) subject list (docs/information-sharing.md): FinCEN's biweekly lists run to hundreds of
+# subjects; these bounds leave room for years of them in one file.
+FINCEN_314A_MAX_BYTES = env_int("FINCEN_314A_MAX_BYTES", 5 * 1024 * 1024)
+FINCEN_314A_MAX_SUBJECTS = env_int("FINCEN_314A_MAX_SUBJECTS", 20000)
 
 # --- REST framework and OpenAPI ---------------------------------------------------------------
 REST_FRAMEWORK = {
@@ -191,7 +195,8 @@ REST_FRAMEWORK = {
         "common.authentication.CookieSessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["common.permissions.HasRole"],
-    "DEFAULT_PARSER_CLASSES": ["common.parsers.JSONObjectParser"],  # JSON only: no endpoint takes a form or an upload
+    # JSON only; the one upload (POST /v1/monitoring/314a/upload) declares its multipart parser itself.
+    "DEFAULT_PARSER_CLASSES": ["common.parsers.JSONObjectParser"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "DEFAULT_CONTENT_NEGOTIATION_CLASS": "common.api.negotiation.JSONFirstContentNegotiation",
     "DEFAULT_SCHEMA_CLASS": "common.api.schema.AutoSchema",
@@ -237,6 +242,11 @@ SPECTACULAR_SETTINGS = {
         "TravelRuleStatusEnum": "compliance.models.TravelRuleStatus",
         "InvitationStatusEnum": "organizations.choices.InvitationStatus",
         "CaseStatusEnum": "filings.choices.CaseStatus",
+        "Fincen314aFileStatusEnum": "monitoring.models.fincen314a.FileStatus",
+        "Fincen314aReviewStatusEnum": "monitoring.models.fincen314a.ReviewStatus",
+        "Fincen314aReviewResultEnum": ["positive", "negative"],
+        "Fincen314bPartnerStatusEnum": "monitoring.models.fincen314b.PartnerStatus",
+        "Fincen314bRequestStatusEnum": "monitoring.models.fincen314b.RequestStatus",
     },
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",

@@ -13,3 +13,33 @@ from monitoring import risk_feed
 def recompute_entity_risk(entity_ids: list[str], reason: str) -> None:
     """After alerts were opened or disposed: the entities' risk scores take the new alert history in."""
     risk_feed.recompute(entity_ids, reason=reason)
+
+
+@shared_task(name="monitoring.match_314a_file", ignore_result=True, time_limit=900, soft_time_limit=870)
+def match_314a_file(file_id: str) -> None:
+    """A 314(a) list uploaded: match its subjects against the organization's entities."""
+    from monitoring.fincen314a.services import file_match
+
+    file_match(file_id=file_id)
+
+
+@shared_task(name="monitoring.sweep_314a_files", ignore_result=True, time_limit=60)
+def sweep_314a_files() -> None:
+    """Beat: hand again the 314(a) files still processing ten minutes after they were handed to a
+    worker (a lost message, a killed worker). Matching a completed file does nothing."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from monitoring.fincen314a.services import files_to_resend
+
+    for file_id in files_to_resend(older_than=timezone.now() - timedelta(minutes=10)):
+        match_314a_file.delay(file_id)
+
+
+@shared_task(name="monitoring.expire_314b_requests", ignore_result=True, time_limit=120)
+def expire_314b_requests() -> None:
+    """Beat: 314(b) requests still sent or received after their response deadline become expired."""
+    from monitoring.fincen314b.services import requests_expire
+
+    requests_expire()
