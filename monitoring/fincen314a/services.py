@@ -101,6 +101,10 @@ def file_upload(*, principal: Principal, filename: str, content: bytes, period: 
     except IntegrityError:
         _refuse_duplicate(scope, digest)
         raise
+    # Receipt is the row's own creation time (uploaded_at): the deadline and estimate count from it.
+    file.response_deadline = file.created_at + timedelta(days=RESPONSE_DAYS)
+    file.estimated_completion = estimated_completion(file.created_at, len(rows), entities)
+    file.save(update_fields=["response_deadline", "estimated_completion"])
     Fincen314aSubject.objects.bulk_create([_subject(file, row) for row in rows], batch_size=1000)
     audit_record(actor=principal, action="fincen_314a.file_uploaded", object_type="fincen_314a_file", object_id=file.pk, **scope,
                  after={"filename": name, "period": period, "subjects_count": len(rows), "sha256": digest})
