@@ -157,9 +157,16 @@ def request_send(*, principal: Principal, partner_id, subject: dict, reason: str
         organization=principal.organization, mode=principal.mode, partner=partner, direction=RequestDirection.OUTBOUND,
         status=RequestStatus.SENT, reason=reason, case_id=_checked_case(principal, case_id),
         response_deadline=now + timedelta(days=RESPONSE_DAYS), created_by_label=principal.actor_label, **fields)
+    _deadline_from_creation(request)
     _audit(principal, "fincen_314b.request_sent", request, after=_request_state(request))
     _deliver(request)
     return request
+
+
+def _deadline_from_creation(request: Fincen314bRequest) -> None:
+    """Due 14 days after the row's own creation time (created_at), to the microsecond."""
+    request.response_deadline = request.created_at + timedelta(days=RESPONSE_DAYS)
+    Fincen314bRequest.objects.filter(pk=request.pk).update(response_deadline=request.response_deadline)
 
 
 @transaction.atomic
