@@ -75,7 +75,8 @@ class TestUpload:
 
     def test_stored_processing_then_matched_on_commit(self, officer, org, django_capture_on_commit_callbacks):
         john = entity(org, "John Smith", dob=dt.date(1980, 1, 2))
-        text = HEADER + "\"SMITH, JOHN\",123-45-6789,1980-01-02,1 Main St,Springfield,IL,62701,,,Individual,\nAcme Corp,,,,,,,,,Business,12-3456789\n"
+        text = (HEADER + "\"SMITH, JOHN\",123-45-6789,1980-01-02,1 Main St,Springfield,IL,62701,,,Individual,\n"
+                "Acme Corp,,,,,,,,,Business,12-3456789\n")
         with django_capture_on_commit_callbacks(execute=False) as callbacks:
             response = upload(officer, text)
         assert response.status_code == 200, response.json()
@@ -315,7 +316,7 @@ class TestFilesList:
         entity(org, "John Smith Jr")
         file_id = uploaded(HEADER + "John Smith,,,,,,,,,,\n").json()["file_id"]
         first, second = Fincen314aMatch.objects.all()
-        officer.post(f"{BASE}/matches/{first.pk}/review", {"result": "positive", "notes": "Same person: DOB and address agree"}, format="json")
+        officer.post(f"{BASE}/matches/{first.pk}/review", {"result": "positive", "notes": "Same person"}, format="json")
         upload(api(key(other_org, role="l3_officer")), HEADER + "Other Org Subject,,,,,,,,,,\n")
         upload(api(key(org, role="l3_officer", mode="live")), HEADER + "Live Subject,,,,,,,,,,\n")
         body = files(api(key(org, role="l2_investigator")))
