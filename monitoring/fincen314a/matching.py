@@ -26,6 +26,7 @@ import datetime as dt
 import re
 from collections import defaultdict
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from rapidfuzz import fuzz
 
@@ -50,8 +51,14 @@ def id_hash(value: str) -> str:
     return keyed_hash(digits(value), "tax-id") if digits(value) else ""
 
 
+_NON_ALNUM = re.compile(r"[^a-z0-9]+")
+
+
+@lru_cache(maxsize=65536)
 def _street(value: str) -> str:
-    return " ".join(re.sub(r"[^a-z0-9]+", " ", fold(value or "")).split())
+    """Lower-case words of an address line or a city, accents folded ('12 Elm St.' → '12 elm st')."""
+    text = value.lower() if value.isascii() else fold(value)  # folding costs 30 times a lower()
+    return " ".join(_NON_ALNUM.sub(" ", text).split())
 
 
 @dataclass(frozen=True)
@@ -85,7 +92,7 @@ def party(*, id, names: list[str], individual: bool, id_numbers: dict[str, str] 
     tokens = tuple(t for t in (name_tokens(n, individual=individual) for n in names if n and n.strip()) if t)
     return Party(id=id, names=tokens, individual=individual, id_hashes=frozenset(fields), id_fields=fields,
                  ein_digits=digits((id_numbers or {}).get("ein", "")), registration_digits=digits(registration),
-                 dob=dob, street=_street(street), city=_street(city), state=(state or "").strip().upper(),
+                 dob=dob, street=_street(street or ""), city=_street(city or ""), state=(state or "").strip().upper(),
                  zip5=digits(zip)[:5], email=(email or "").strip().lower(), phone=digits(phone)[-10:])
 
 
