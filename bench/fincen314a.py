@@ -23,16 +23,26 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-GIVEN = ("James Mary Robert Patricia John Jennifer Michael Linda David Elizabeth William Barbara Richard Susan Joseph Jessica Thomas "
-         "Sarah Carlos Maria Jose Ana Wei Li Hiroshi Yuki Priya Rahul Olga Pavel Kwame Amara Fatima Lars Ingrid Piotr Ahmed Omar "
-         "Sofia Lucas Emma Noah Mohammed Chen Aisha Diego Elena Ivan Nadia").split()
-COMMON = ("Smith Johnson Williams Brown Jones Garcia Miller Davis Rodriguez Martinez Hernandez Lopez Gonzalez Wilson Anderson Thomas "
-          "Taylor Moore Jackson Martin Lee Perez Thompson White Harris Sanchez Clark Ramirez Lewis Robinson Walker Young Allen King "
-          "Wright Scott Torres Nguyen Hill Flores Green Adams Nelson Baker Hall Rivera Campbell Mitchell Carter Roberts Chen Wang "
-          "Patel Kumar Muller Schmidt Rossi Tanaka Kowalski Okafor Ivanov").split()
-SYLLABLES = "ka ren dol mi sto var ne li ber gan to shi ra vel mon tu co bri an del fa go hu ja qu ze wo yo pe".split()
-BUSINESS = "Holdings Trading Logistics Partners Ventures Capital Foods Media Analytics Builders Motors Imports Consulting".split()
-STATES = "CA NY TX FL IL WA MA GA NC OH".split()
+
+
+def _words(text: str) -> list[str]:
+    return text.split()
+
+
+GIVEN = _words(
+    "James Mary Robert Patricia John Jennifer Michael Linda David Elizabeth William Barbara Richard Susan Joseph Jessica Thomas "
+    "Sarah Carlos Maria Jose Ana Wei Li Hiroshi Yuki Priya Rahul Olga Pavel Kwame Amara Fatima Lars Ingrid Piotr Ahmed Omar "
+    "Sofia Lucas Emma Noah Mohammed Chen Aisha Diego Elena Ivan Nadia"
+)
+COMMON = _words(
+    "Smith Johnson Williams Brown Jones Garcia Miller Davis Rodriguez Martinez Hernandez Lopez Gonzalez Wilson Anderson Thomas "
+    "Taylor Moore Jackson Martin Lee Perez Thompson White Harris Sanchez Clark Ramirez Lewis Robinson Walker Young Allen King "
+    "Wright Scott Torres Nguyen Hill Flores Green Adams Nelson Baker Hall Rivera Campbell Mitchell Carter Roberts Chen Wang "
+    "Patel Kumar Muller Schmidt Rossi Tanaka Kowalski Okafor Ivanov"
+)
+SYLLABLES = _words("ka ren dol mi sto var ne li ber gan to shi ra vel mon tu co bri an del fa go hu ja qu ze wo yo pe")
+BUSINESS = _words("Holdings Trading Logistics Partners Ventures Capital Foods Media Analytics Builders Motors Imports Consulting")
+STATES = _words("CA NY TX FL IL WA MA GA NC OH")
 
 
 def set_up_django(data_dir: str) -> None:

@@ -58,7 +58,7 @@ CATALOGUE: dict[str, EventType] = {t.name: t for t in [
     _t("entity.risk_score_changed", "Entity", "an entity's risk score or tier changes",
        entity_id="string", previous_score="number?", new_score="number", previous_tier="string?",
        new_tier="string", reason="string", changed_at="datetime"),
-    _t("fincen_314a.match_found", "Screening", "a 314(a) subject matches an entity (not sent yet: 314(a) is not built)",
+    _t("fincen_314a.match_found", "Screening", "matching a 314(a) list finds an entity like a subject (one event per match)",
        match_id="string", file_id="string", entity_id="string", subject_name="string", match_score="number",
        match_fields="string[]", response_deadline="datetime"),
     _t("adverse_media.detected", "Screening", "an adverse-media check finds relevant articles",

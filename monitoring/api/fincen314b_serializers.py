@@ -11,7 +11,7 @@ from monitoring.fincen314b.ein import ein_normalized
 from monitoring.models import Fincen314bPartner, Fincen314bRequest
 from monitoring.models.fincen314b import PartnerStatus, RequestDirection, RequestStatus
 
-PHONE = r"^\+?[0-9 ().\-]{7,25}$"
+PHONE = r"^(\+?[0-9 ().\-]{7,25})?$"  # or blank
 
 
 class EinField(serializers.CharField):
@@ -163,7 +163,7 @@ class Request314bRespond(StrictSerializer):
     has_match = serializers.BooleanField()
     details = serializers.CharField(max_length=10000, required=False, allow_blank=True, default="")
     share_sar_reference = serializers.BooleanField(required=False, default=False)
-    sar_bsa_id = serializers.RegexField(r"^\d{14}$", required=False, allow_blank=True, default="",
+    sar_bsa_id = serializers.RegexField(r"^(\d{14})?$", required=False, allow_blank=True, default="",
                                         error_messages={"invalid": "A BSA ID is 14 digits."})
 
 
