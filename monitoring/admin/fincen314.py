@@ -155,6 +155,11 @@ class VerifyForm(forms.Form):
     notes = forms.CharField(widget=forms.Textarea(attrs={"rows": 3, "cols": 60}), required=False)
 
 
+class CertificationForm(forms.Form):
+    certification_date = forms.DateField(help_text="When the renewed notice took effect (YYYY-MM-DD).")
+    certification_expiry = forms.DateField(help_text="When it lapses.")
+
+
 @admin.register(Fincen314bPartner)
 class Fincen314bPartnerAdmin(ReadOnlyTenantAdmin):
     list_display = ("institution_name", "ein", "status", "certification_expiry", "verified_at", "verified_by", "mode")
@@ -164,7 +169,22 @@ class Fincen314bPartnerAdmin(ReadOnlyTenantAdmin):
     readonly_fields = ("organization", "mode", "institution_name", "ein", "status", "contact_name", "contact_email", "contact_phone",
                        "certification_date", "certification_expiry", "verified_at", "verified_by", "verification_method",
                        "verification_notes", "created_at", "created_by_label")
-    actions = ["verify"]
+    actions = ["verify", "renew_certification"]
+
+    @admin.action(description="Record a renewed certification…")
+    def renew_certification(self, request, queryset):
+        form = CertificationForm(request.POST if "apply" in request.POST else None)
+        if "apply" in request.POST and form.is_valid():
+            done = sum(run_service(request, lambda partner=partner: services_b.partner_update_certification(
+                principal=admin_principal(request, partner.organization, partner.mode), partner_id=partner.pk, **form.cleaned_data),
+                subject=str(partner)) for partner in queryset)
+            if done:
+                self.message_user(request, f"{done} certification{'s' if done > 1 else ''} recorded: verify the partner again.",
+                                  messages.SUCCESS)
+            return None
+        return _action_form(self, request, queryset, form=form, action="renew_certification", title="Record a renewed 314(b) notice",
+                            submit="Record the dates", intro="The partner goes back to pending verification until it is verified "
+                                                             "on the renewed notice.")
 
     @admin.action(description="Verify the selected partners…")
     def verify(self, request, queryset):

@@ -130,6 +130,18 @@ class TestActions:
         partner = Fincen314bPartner.objects.get(pk=acme["partner"].pk)
         assert (partner.status, partner.verification_notes) == ("pending_verification", "Dropped from the list")
 
+    def test_renew_a_certification(self, staff, org, acme):
+        response = staff(org, "l3_officer").post("/admin/monitoring/fincen314bpartner/", {
+            "action": "renew_certification", "_selected_action": [acme["partner"].pk], "apply": "1",
+            "certification_date": TODAY.isoformat(), "certification_expiry": (TODAY + timedelta(days=365)).isoformat()}, follow=True)
+        assert [m.level_tag for m in response.context["messages"]] == ["success"]
+        partner = Fincen314bPartner.objects.get(pk=acme["partner"].pk)
+        assert (partner.status, partner.certification_expiry) == ("pending_verification", TODAY + timedelta(days=365))
+        refused = staff(org, "l2_investigator").post("/admin/monitoring/fincen314bpartner/", {
+            "action": "renew_certification", "_selected_action": [acme["partner"].pk], "apply": "1",
+            "certification_date": TODAY.isoformat(), "certification_expiry": TODAY.isoformat()}, follow=True)
+        assert [m.level_tag for m in refused.context["messages"]] == ["error"]
+
     def test_record_an_inbound_request(self, staff, org, acme):
         response = staff(org, "l2_investigator").post("/admin/monitoring/fincen314brequest/add/", {
             "partner": acme["partner"].pk, "subject_name": "Phoned In Subject", "subject_ein": "123456789", "subject_address": "",
