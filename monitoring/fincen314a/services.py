@@ -160,7 +160,7 @@ def file_match(*, file_id) -> Fincen314aFile | None:
     """Match a `processing` file and mark it `completed`, with its matches and their events, in one
     transaction. Idempotent: a completed file (a second message, the sweep) is left as it is."""
     with transaction.atomic():
-        file = Fincen314aFile.objects.select_for_update().filter(pk=file_id).select_related("organization").first()
+        file = Fincen314aFile.objects.select_for_update(of=("self",)).filter(pk=file_id).select_related("organization").first()
         if file is None or file.status != FileStatus.PROCESSING:
             return file
         subjects = {subject.pk: subject for subject in Fincen314aSubject.objects.filter(file=file)}

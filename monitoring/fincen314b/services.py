@@ -239,7 +239,7 @@ def request_respond(*, principal: Principal, request_id, has_match: bool, detail
         raise ValidationFailed.for_field("sar_bsa_id", "Give the SAR's BSA ID when share_sar_reference is true.")
     if sar_bsa_id and not share_sar_reference:
         raise ValidationFailed.for_field("sar_bsa_id", "A BSA ID is shared only with share_sar_reference true.")
-    request = (Fincen314bRequest.objects.select_for_update().select_related("partner")
+    request = (Fincen314bRequest.objects.select_for_update(of=("self",)).select_related("partner")
                .filter(pk=request_id, organization=principal.organization, mode=principal.mode).first())
     if request is None:
         raise NotFound("No 314(b) request of yours has this id.")
@@ -273,7 +273,7 @@ def _answer(request: Fincen314bRequest, *, status_from: str, **response) -> bool
 def _answer_sender(inbound: Fincen314bRequest, response: dict, *, answered_by: str) -> None:
     if inbound.counterpart_id is None:
         return
-    outbound = Fincen314bRequest.objects.select_for_update().select_related("partner").filter(
+    outbound = Fincen314bRequest.objects.select_for_update(of=("self",)).select_related("partner").filter(
         pk=inbound.counterpart_id, direction=RequestDirection.OUTBOUND, status=RequestStatus.SENT).first()
     if outbound is None:
         return  # expired at the sender meanwhile: the answer stays with the recipient
