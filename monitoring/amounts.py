@@ -5,9 +5,11 @@ import re
 from decimal import Decimal, localcontext
 
 UINT256_MAX = 2**256 - 1
-# The usd_value column holds 28 digits before the point; anything larger is clamped to it (still
-# far above every threshold, so value rules judge it as the huge amount it is).
-USD_VALUE_MAX = Decimal("9" * 28 + ".99")
+# The usd_value column holds 28 digits before the point; anything larger is clamped to 10**27 (still
+# far above every threshold, so value rules judge it as the huge amount it is). Not 28 nines: SQLite
+# keeps the column as a float, which Django reads back to 15 digits, and 28 nines came back as 10**28,
+# a digit more than the column holds (an InvalidOperation, so a 500). No value up to 10**27 rounds past it.
+USD_VALUE_MAX = Decimal("1" + "0" * 27 + ".00")
 AMOUNT_PATTERN = re.compile(r"^0*(\d{1,78})(?:\.(\d{1,36}))?$")
 
 

@@ -25,7 +25,7 @@ class Transaction(TenantModel):
     log_index = models.PositiveIntegerField(default=0)
     from_address = models.CharField(max_length=200)
     to_address = models.CharField(max_length=200)
-    amount = models.CharField(max_length=100)
+    amount = models.CharField(max_length=120)  # uint256 and 36 decimals: 115 characters
     asset = models.CharField(max_length=20, blank=True, default="")
     usd_value = models.DecimalField(max_digits=30, decimal_places=2, null=True, blank=True)
     timestamp = models.DateTimeField()

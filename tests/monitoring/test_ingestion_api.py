@@ -8,6 +8,7 @@ from decimal import Decimal
 import pytest
 from django.utils import timezone
 
+from monitoring.amounts import USD_VALUE_MAX
 from monitoring.models import Alert, AlertHit, AssetPrice, FiatEvent, Transaction
 from webhooks.models import Event
 
@@ -81,6 +82,21 @@ class TestSingle:
         body = client.post("/v1/monitoring/transfers", transfer(amount="000" + BIG, asset="WEI"), format="json").json()
         assert Transaction.objects.get(pk=body["id"]).amount == BIG
         assert client.post("/v1/monitoring/transfers", transfer(amount=str(2**256), tx_hash="0x2"), format="json").status_code == 422
+
+    def test_the_longest_amount_of_a_priced_asset_is_stored_and_read_back(self, client, entity):
+        """uint256 with 36 decimals is 115 characters (the column held 100: a 500 on PostgreSQL), and
+        its USD value is clamped to what the column holds, read back exactly on SQLite too."""
+        longest = BIG + "." + "9" * 36
+        response = client.post("/v1/monitoring/transfers", transfer(amount=longest, asset="USDC"), format="json")
+        assert response.status_code == 200, response.json()
+        stored = Transaction.objects.get(pk=response.json()["id"])
+        assert stored.amount == longest and len(longest) == 115
+        assert stored.usd_value == USD_VALUE_MAX
+        listed = client.get(f"/v1/onboarding/entities/{entity['id']}/transfers")
+        assert listed.status_code == 200, listed.json()
+        assert [row["amount"] for row in listed.json()["data"]] == [longest]
+        detail = client.get(f"/v1/onboarding/entities/{entity['id']}/transfers/{stored.pk}")
+        assert detail.status_code == 200 and detail.json()["amount"] == longest, detail.json()
 
     def test_run_monitoring_false_only_stores(self, client, entity):
         body = client.post("/v1/monitoring/transfers", transfer(run_monitoring=False), format="json").json()
