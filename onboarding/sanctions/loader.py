@@ -6,8 +6,12 @@ process) see either the old list or the new one, never a half-loaded mix. Entrie
 `version_hash` tells a changed entry from an unchanged one. A list whose files hash the same as last
 time is left untouched (only `checked_at` moves), so running the loader on a schedule is cheap.
 
-A parse that yields no entries at all is refused: an empty or truncated download must never wipe
-a sanctions list.
+An empty or truncated download must never wipe a sanctions list, so a load is refused, and the
+list kept as it was, when the parse yields no entries, when the files look cut short (OFAC's
+end-of-file byte missing, UN XML not well-formed), when more than SANCTIONS_MAX_MALFORMED_SHARE
+(1 %) of a file's rows are malformed, or when it would remove more than SANCTIONS_MAX_REMOVED_SHARE
+(10 %) of the list's current entries, unless the operator says the shrinking is expected
+(`allow_shrink`, `load_sanctions --allow-shrink`).
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
+from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
@@ -35,7 +40,16 @@ _ADDRESS_LIMITS = {"street": 512, "city": 256, "state_province": 128, "postal_co
 _ENTRY_FIELDS = ("reference", "kind", "primary_name", "title", "programs", "remarks", "birth_dates", "countries", "listed_on")
 
 
-class EmptyListError(ValueError):
+# Defaults of the refusal thresholds (Django settings of the same names override them).
+MAX_MALFORMED_SHARE = 0.01
+MAX_REMOVED_SHARE = 0.10
+
+
+class UnsafeLoadError(ValueError):
+    """Loading the parsed list could wipe or cut down the stored one by mistake; nothing was written."""
+
+
+class EmptyListError(UnsafeLoadError):
     """The parsed list has no entries; loading it would delete the whole list."""
 
 
@@ -111,8 +125,42 @@ def _delete_children(entry_ids: list) -> None:
             model.objects.filter(entry_id__in=chunk).delete()
 
 
-def _reconcile(sanctions_list: SanctionsList, parsed: ParsedList, result: LoadResult, now) -> None:
-    existing = {uid: (pk, version) for uid, pk, version in sanctions_list.entries.values_list("uid", "id", "version_hash")}
+def _existing(sanctions_list: SanctionsList | None) -> dict[str, tuple]:
+    if sanctions_list is None:
+        return {}
+    return {uid: (pk, version) for uid, pk, version in sanctions_list.entries.values_list("uid", "id", "version_hash")}
+
+
+def _refuse_damaged(parsed: ParsedList) -> None:
+    """Files that gave nothing, were cut short or are riddled with bad rows are not a list to load."""
+    report = parsed.report
+    if not parsed.entries:
+        raise EmptyListError(f"{parsed.source}: the files gave no entries ({report.skipped} rows skipped); refusing to empty the list")
+    if report.incomplete:
+        raise UnsafeLoadError(f"{parsed.source}: refusing to load incomplete files, the list is kept as it was: "
+                              + "; ".join(report.incomplete))
+    limit = getattr(settings, "SANCTIONS_MAX_MALFORMED_SHARE", MAX_MALFORMED_SHARE)
+    file, skipped, rows, share = report.most_malformed()
+    if share > limit:
+        raise UnsafeLoadError(
+            f"{parsed.source}: {skipped} of the {rows} rows of {file} are malformed ({share:.1%}, more than {limit:.0%}); "
+            "refusing to load damaged files, the list is kept as it was")
+
+
+def _refuse_shrinking(parsed: ParsedList, existing: dict, *, allow_shrink: bool) -> None:
+    """A load that removes more than the set share of the current entries is refused unless expected:
+    publishers delist in tens, not thousands, so a big removal is far likelier a bad download."""
+    removed = len(set(existing) - {entry.uid for entry in parsed.entries})
+    limit = getattr(settings, "SANCTIONS_MAX_REMOVED_SHARE", MAX_REMOVED_SHARE)
+    if allow_shrink or not existing or removed <= limit * len(existing):
+        return
+    raise UnsafeLoadError(
+        f"{parsed.source}: the files would remove {removed} of the {len(existing)} listed entries ({removed / len(existing):.0%}, "
+        f"more than {limit:.0%}); refusing, the list is kept as it was. If the publisher really removed them, load again "
+        "with --allow-shrink")
+
+
+def _reconcile(sanctions_list: SanctionsList, parsed: ParsedList, result: LoadResult, now, existing: dict) -> None:
     incoming = {entry.uid: entry for entry in parsed.entries}
     result.removed_uids = sorted(set(existing) - set(incoming))
     removed_ids = [existing[uid][0] for uid in result.removed_uids]
@@ -158,13 +206,11 @@ def _record_list(parsed: ParsedList, now) -> SanctionsList:
 
 
 @transaction.atomic
-def sanctions_list_load(parsed: ParsedList) -> LoadResult:
-    """Make the database's copy of `parsed.source` equal to `parsed`; a no-op if the files are unchanged."""
+def sanctions_list_load(parsed: ParsedList, *, allow_shrink: bool = False) -> LoadResult:
+    """Make the database's copy of `parsed.source` equal to `parsed`; a no-op if the files are unchanged.
+    Raises UnsafeLoadError, having written nothing, for files that could wipe or cut down the list."""
     started = time.perf_counter()
-    if not parsed.entries:
-        raise EmptyListError(
-            f"{parsed.source}: the files gave no entries ({parsed.report.skipped} rows skipped); refusing to empty the list"
-        )
+    _refuse_damaged(parsed)
     now = timezone.now()
     result = LoadResult(
         source=parsed.source, changed=False, content_hash=parsed.content_hash, entries=len(parsed.entries),
@@ -176,8 +222,10 @@ def sanctions_list_load(parsed: ParsedList) -> LoadResult:
         SanctionsList.objects.filter(pk=current.pk).update(checked_at=now)
         result.seconds = time.perf_counter() - started
         return result
+    existing = _existing(current)
+    _refuse_shrinking(parsed, existing, allow_shrink=allow_shrink)
     sanctions_list = _record_list(parsed, now)
-    _reconcile(sanctions_list, parsed, result, now)
+    _reconcile(sanctions_list, parsed, result, now, existing)
     result.changed = True
     audit_record(
         actor=None, action="sanctions_list.loaded", object_type="sanctions_list", object_id=sanctions_list.pk,

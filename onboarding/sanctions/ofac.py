@@ -12,7 +12,10 @@ end-of-file byte (0x1A) on a line of its own. Columns:
   The cut falls anywhere, even inside a digital-currency address, so the two are joined as they are.
 
 Malformed rows (wrong column count, non-numeric ids, no name, a reference to an unknown entry, a
-repeated ent_num) are skipped and counted in the report, never fatal.
+repeated ent_num) are skipped and counted in the report, never fatal here: the loader refuses a list
+with more than a few (loader.py). sdn.csv, alt.csv and add.csv as OFAC publishes them end with the
+DOS end-of-file byte; one that does not was cut short in transit, which the report records
+(`incomplete`) for the loader to refuse. sdn_comments.csv carries no such byte, so it cannot be checked.
 """
 
 from __future__ import annotations
@@ -38,6 +41,8 @@ from onboarding.sanctions.records import (
 SDN_FILE, ALT_FILE, ADD_FILE, COMMENTS_FILE = "sdn.csv", "alt.csv", "add.csv", "sdn_comments.csv"
 _KINDS = {"individual": EntryKind.INDIVIDUAL, "vessel": EntryKind.VESSEL, "aircraft": EntryKind.AIRCRAFT, "": EntryKind.ENTITY}
 _DOS_EOF = "\x1a"
+# The files OFAC ends with _DOS_EOF (sdn_comments.csv does not).
+_MARKED_FILES = (SDN_FILE, ALT_FILE, ADD_FILE)
 
 
 def _decode(blob: bytes) -> str:
@@ -57,10 +62,12 @@ def _rows(text: str, *, file: str, width: int, report: ParseReport):
         except StopIteration:
             return
         except csv.Error as error:
+            report.read(file=file)
             report.skip(file=file, line=reader.line_num, reason=f"unreadable CSV: {error}")
             continue
         if not row or row == [_DOS_EOF] or all(not cell.strip() for cell in row):
             continue
+        report.read(file=file)
         if len(row) != width:
             report.skip(file=file, line=reader.line_num, reason=f"{len(row)} columns, expected {width}")
             continue
@@ -147,6 +154,12 @@ def _attach_addresses(text: str, entries: dict[str, ParsedEntry], report: ParseR
             entry.countries.append(code)
 
 
+def _check_complete(blobs: dict[str, bytes], report: ParseReport) -> None:
+    for name in _MARKED_FILES:
+        if name in blobs and not blobs[name].rstrip(b"\r\n\t ").endswith(_DOS_EOF.encode()):
+            report.incomplete.append(f"{name} does not end with OFAC's end-of-file byte (0x1A): the download was cut short")
+
+
 def parse_ofac(directory: str | Path) -> ParsedList:
     """Read the SDN CSV set from `directory`. sdn.csv is required; the others are optional."""
     directory = Path(directory)
@@ -155,6 +168,7 @@ def parse_ofac(directory: str | Path) -> ParsedList:
         raise FileNotFoundError(f"{directory / SDN_FILE} not found")
     blobs = {name: (directory / name).read_bytes() for name in files}
     report = ParseReport()
+    _check_complete(blobs, report)
     comments = _comments(_decode(blobs[COMMENTS_FILE]), report) if COMMENTS_FILE in blobs else {}
     entries = _entries(_decode(blobs[SDN_FILE]), comments, report)
     if ALT_FILE in blobs:

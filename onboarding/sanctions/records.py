@@ -68,15 +68,33 @@ class ParsedEntry:
 
 @dataclass
 class ParseReport:
-    """Rows the parser could not use. Counted exactly; a few kept as examples (file, line, why)."""
+    """Rows the parser could not use. Counted exactly; a few kept as examples (file, line, why).
+
+    `rows` counts, per file, every row (OFAC) or record (UN) read, usable or not, so that the loader
+    can tell a stray bad row from a damaged file; `incomplete` says why the files look cut short (no
+    end-of-file marker, XML that is not well-formed), which the loader refuses whatever was read."""
 
     skipped: int = 0
     samples: list[dict] = field(default_factory=list)
+    rows: dict[str, int] = field(default_factory=dict)
+    skipped_by_file: dict[str, int] = field(default_factory=dict)
+    incomplete: list[str] = field(default_factory=list)
+
+    def read(self, *, file: str) -> None:
+        self.rows[file] = self.rows.get(file, 0) + 1
 
     def skip(self, *, file: str, line: int | str, reason: str) -> None:
         self.skipped += 1
+        self.skipped_by_file[file] = self.skipped_by_file.get(file, 0) + 1
         if len(self.samples) < SKIPPED_SAMPLE_LIMIT:
             self.samples.append({"file": file, "line": line, "reason": reason})
+
+    def most_malformed(self) -> tuple[str, int, int, float]:
+        """(file, skipped rows, rows read, share) of the file with the largest share of skipped rows
+        (parser errors count as rows)."""
+        shares = [(file, skipped, max(self.rows.get(file, 0), skipped), skipped / max(self.rows.get(file, 0), skipped))
+                  for file, skipped in self.skipped_by_file.items()]
+        return max(shares, key=lambda share: share[3], default=("", 0, 0, 0.0))
 
 
 @dataclass

@@ -6,9 +6,10 @@ first). Aliases carry a QUALITY: 'Good' and 'a.k.a.'/'f.k.a.' are aliases, 'Low'
 list's placeholder and is ignored. NAME_ORIGINAL_SCRIPT (Arabic, Cyrillic, ...) is kept as its own
 name kind. Dates of birth come as DATE, YEAR, or FROM_YEAR/TO_YEAR for a range.
 
-A document that is not well-formed is read with lxml's recovering parser: what can be read is
-loaded and every parser error is counted as a skipped row. Entries without an id or a name are
-skipped and counted.
+The document must be well-formed: the published file is, and one that is not was cut short or
+damaged in transit. It is then read with lxml's recovering parser only to report what could be
+read (every parser error counted as a skipped row), and marked `incomplete`, which the loader
+refuses. Entries without an id or a name are skipped and counted.
 """
 
 from __future__ import annotations
@@ -134,22 +135,38 @@ def _published_at(root) -> datetime | None:
         return None
 
 
+def _parser(*, recover: bool) -> etree.XMLParser:
+    return etree.XMLParser(recover=recover, resolve_entities=False, no_network=True, remove_comments=True)
+
+
+def _document(blob: bytes, file: str, report: ParseReport):
+    """The root element. A document that is not well-formed is recorded as incomplete, and what the
+    recovering parser can read of it is returned for the report."""
+    try:
+        return etree.fromstring(blob, _parser(recover=False))
+    except etree.XMLSyntaxError as error:
+        report.incomplete.append(f"{file} is not well-formed XML ({error}): the download was cut short or damaged")
+    parser = _parser(recover=True)
+    try:
+        root = etree.fromstring(blob, parser)
+    except etree.XMLSyntaxError as error:
+        root = None
+        report.skip(file=file, line=0, reason=f"XML: {error}")
+    for error in parser.error_log:
+        report.skip(file=file, line=error.line, reason=f"XML: {error.message}")
+    return root
+
+
 def parse_un(path: str | Path) -> ParsedList:
     """Read the UN consolidated list XML at `path`."""
     path = Path(path)
     blob = path.read_bytes()
     report = ParseReport()
-    parser = etree.XMLParser(recover=True, resolve_entities=False, no_network=True, remove_comments=True)
-    try:
-        root = etree.fromstring(blob, parser)
-    except etree.XMLSyntaxError as error:
-        root = None
-        report.skip(file=path.name, line=0, reason=f"XML: {error}")
-    for error in parser.error_log:
-        report.skip(file=path.name, line=error.line, reason=f"XML: {error.message}")
+    root = _document(blob, path.name, report)
     entries: dict[str, ParsedEntry] = {}
     for tag, individual in (("INDIVIDUALS/INDIVIDUAL", True), ("ENTITIES/ENTITY", False)):
         for record in root.findall(tag) if root is not None else []:
+            report.read(file=path.name)
             entry = _entry(record, individual=individual)
             if not entry.uid or not entry.primary_name:
                 report.skip(file=path.name, line=record.sourceline, reason="no DATAID" if not entry.uid else "no name")

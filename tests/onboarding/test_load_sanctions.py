@@ -146,6 +146,93 @@ def test_files_that_give_no_entries_never_empty_a_list(tmp_path):
     assert ofac_list().entry_count == 8976 and SanctionsEntry.objects.filter(sanctions_list__source="ofac_sdn").count() == 8976
 
 
+def assert_ofac_intact(before: SanctionsList) -> None:
+    after = ofac_list()
+    assert (after.content_hash, after.loaded_at, after.entry_count) == (before.content_hash, before.loaded_at, 8976)
+    assert SanctionsEntry.objects.filter(sanctions_list=after).count() == 8976
+
+
+class TestDamagedDownloadsAreRefused:
+    """docs/screening.md: an empty or truncated download cannot wipe a list. Before, a sdn.csv cut to
+    10 % of its bytes loaded 1,336 entries and removed 7,640 ("Done"), a cut UN file removed 906."""
+
+    def test_a_truncated_ofac_file_is_refused(self, ofac_copy, calls):
+        before = ofac_list()
+        sdn = ofac_copy / "sdn.csv"
+        sdn.write_bytes(sdn.read_bytes()[: sdn.stat().st_size // 10])
+        audit_rows = AuditLogEntry.objects.count()
+
+        with pytest.raises(CommandError, match=r"sdn.csv does not end with OFAC's end-of-file byte .0x1A.: the download was cut short"):
+            load("--ofac-dir", str(ofac_copy), "--only", "ofac")
+
+        assert_ofac_intact(before)
+        assert AuditLogEntry.objects.count() == audit_rows and calls == []
+
+    def test_a_truncated_alias_file_is_refused(self, ofac_copy, calls):
+        before = ofac_list()
+        alt = ofac_copy / "alt.csv"
+        alt.write_bytes(alt.read_bytes()[:-200])
+        with pytest.raises(CommandError, match="alt.csv does not end with OFAC's end-of-file byte"):
+            load("--ofac-dir", str(ofac_copy), "--only", "ofac")
+        assert_ofac_intact(before)
+        assert calls == []
+
+    def test_a_truncated_un_file_is_refused(self, un_copy, calls):
+        before = SanctionsList.objects.get(source="un_consolidated")
+        un_copy.write_bytes(un_copy.read_bytes()[: un_copy.stat().st_size // 10])
+
+        with pytest.raises(CommandError, match="un_consolidated: refusing to load incomplete files.*is not well-formed XML"):
+            load("--un-file", str(un_copy), "--only", "un")
+
+        after = SanctionsList.objects.get(source="un_consolidated")
+        assert (after.content_hash, after.loaded_at, after.entry_count) == (before.content_hash, before.loaded_at, 1003)
+        assert SanctionsEntry.objects.filter(sanctions_list=after).count() == 1003
+        assert calls == []
+
+    def test_more_than_one_percent_malformed_rows_is_refused(self, ofac_copy, calls):
+        before = ofac_list()
+        alt = ofac_copy / "alt.csv"
+        lines = alt.read_text().splitlines(keepends=True)
+        # Every 20th alias row loses its last columns (5 %): the end-of-file byte is still there.
+        damaged = [line.split(",")[0] + ',"CUT"\r\n' if index % 20 == 1 else line for index, line in enumerate(lines)]
+        alt.write_text("".join(damaged))
+        rows = len(lines) - 1  # the last line is the end-of-file byte
+        cut = len(range(1, rows, 20))
+
+        with pytest.raises(CommandError, match=rf"ofac_sdn: {cut} of the {rows} rows of alt.csv are malformed \(5.0%, more than 1%\); "
+                                               "refusing to load damaged files, the list is kept as it was"):
+            load("--ofac-dir", str(ofac_copy), "--only", "ofac")
+        assert_ofac_intact(before)
+        assert calls == []
+
+    def test_a_few_malformed_rows_still_load(self, ofac_copy, calls):
+        edit_sdn(ofac_copy, append='99998,"TOO SHORT"\r\n' + NEW_ROW)
+        output = load("--ofac-dir", str(ofac_copy), "--only", "ofac")
+        assert "1 malformed rows skipped" in output and "1 added, 0 changed, 0 removed" in output
+        assert ofac_list().skipped_count == 1 and [c.added_uids for c in calls[0]] == [["99999"]]
+
+    def test_removing_more_than_a_tenth_needs_allow_shrink(self, ofac_copy, calls):
+        before = ofac_list()
+        sdn = ofac_copy / "sdn.csv"
+        lines = sdn.read_text().splitlines(keepends=True)
+        sdn.write_text("".join(lines[:100] + lines[1100:]))  # 1,000 entries (11 %) delisted, end-of-file byte kept
+        delisted = {line.split(",")[0] for line in lines[100:1100]}
+        for name in ("alt.csv", "add.csv"):  # with their aliases and addresses, as the publisher would
+            path = ofac_copy / name
+            path.write_text("".join(line for line in path.read_text().splitlines(keepends=True) if line.split(",")[0] not in delisted))
+
+        with pytest.raises(CommandError, match=r"ofac_sdn: the files would remove 1000 of the 8976 listed entries \(11%, more than "
+                                               r"10%\); refusing, the list is kept as it was.*--allow-shrink"):
+            load("--ofac-dir", str(ofac_copy), "--only", "ofac")
+        assert_ofac_intact(before)
+        assert calls == []
+
+        output = load("--ofac-dir", str(ofac_copy), "--only", "ofac", "--allow-shrink")
+
+        assert "0 added, 0 changed, 1000 removed" in output and "0 malformed rows skipped" in output
+        assert ofac_list().entry_count == 7976 and calls[0][0].removed_uids and len(calls[0][0].removed_uids) == 1000
+
+
 def test_missing_files_are_a_command_error(tmp_path):
     with pytest.raises(CommandError, match="cannot read the list"):
         load("--ofac-dir", str(tmp_path / "nowhere"), "--only", "ofac")

@@ -38,7 +38,7 @@ class TestOfacRealFiles:
         }
         assert parsed.address_count == 13837
         assert parsed.digital_address_count == 97
-        assert parsed.report.skipped == 0
+        assert parsed.report.skipped == 0 and parsed.report.incomplete == []
         assert parsed.source == "ofac_sdn" and len(parsed.content_hash) == 64
 
     def test_entry_with_aliases_addresses_and_weak_alias(self, ofac):
@@ -130,7 +130,9 @@ class TestOfacMalformed:
         parsed = parse_ofac(write_ofac(tmp_path / "ofac", sdn=sdn, alt=alt, add=add))
         entries = {entry.uid: entry for entry in parsed.entries}
         assert sorted(entries) == ["10", "13"]
-        assert parsed.report.skipped == 7
+        assert parsed.report.skipped == 7 and parsed.report.rows == {"sdn.csv": 6, "alt.csv": 3, "add.csv": 2}
+        assert parsed.report.incomplete == [f"{name} does not end with OFAC's end-of-file byte (0x1A): the download was cut short"
+                                            for name in ("alt.csv", "add.csv")]
         reasons = [sample["reason"] for sample in parsed.report.samples]
         assert "3 columns, expected 12" in reasons and "ent_num 10 repeated" in reasons and "no name" in reasons
         assert "unknown ent_num" in reasons and "no alias name" in reasons and "3 columns, expected 6" in reasons
@@ -139,6 +141,12 @@ class TestOfacMalformed:
         assert entries["10"].birth_dates == ["1970"] and entries["10"].countries == ["IR"]
         assert [(d.currency, d.address) for d in entries["13"].digital_addresses] == [("ETH", "0xabcdef0123456789abcdef0123456789abcdef01")]
         assert entries["13"].addresses[0].country_code == "IR"
+
+    def test_files_without_the_end_of_file_byte_are_marked_incomplete(self, tmp_path):
+        row = '10,"GOOD NAME, Ann","individual","SDGT",-0- ,-0- ,-0- ,-0- ,-0- ,-0- ,-0- ,-0- \r\n'
+        parsed = parse_ofac(write_ofac(tmp_path / "ofac", sdn=row, alt='10,1,"aka","GOOD, Anne",-0- \r\n\x1a'))
+        assert parsed.report.incomplete == ["sdn.csv does not end with OFAC's end-of-file byte (0x1A): the download was cut short"]
+        assert [entry.uid for entry in parsed.entries] == ["10"] and parsed.report.rows == {"sdn.csv": 1, "alt.csv": 1}
 
     def test_cp1252_file_is_read(self, tmp_path):
         directory = tmp_path / "ofac"
@@ -207,13 +215,19 @@ class TestUnMalformed:
         assert entries == [("1", "ONE PERSON", ["1960/1962"]), ("3", "SOME FRONT", [])]
         assert parsed.report.skipped == 3 and parsed.published_at is None
 
-    def test_truncated_document_is_recovered(self, tmp_path):
+    def test_truncated_document_is_marked_incomplete(self, tmp_path):
         text = UN_FILE.read_text()
         xml = tmp_path / "un.xml"
         xml.write_text(text[: len(text) // 2])
         parsed = parse_un(xml)
+        # What the recovering parser could read is reported; the loader refuses the list (incomplete).
         assert 300 < len(parsed.entries) < 1003
         assert parsed.report.skipped >= 1 and parsed.report.samples[0]["reason"].startswith("XML:")
+        assert len(parsed.report.incomplete) == 1 and "un.xml is not well-formed XML" in parsed.report.incomplete[0]
+
+    def test_the_real_file_is_complete(self, un):
+        parsed, _ = un
+        assert parsed.report.incomplete == [] and parsed.report.rows == {"UN_consolidated.xml": 1003}
 
     def test_garbage_gives_no_entries_and_no_crash(self, tmp_path):
         xml = tmp_path / "un.xml"

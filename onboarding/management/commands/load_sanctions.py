@@ -1,9 +1,11 @@
-"""`python manage.py load_sanctions [--ofac-dir DIR] [--un-file FILE] [--only ofac|un]`
+"""`python manage.py load_sanctions [--ofac-dir DIR] [--un-file FILE] [--only ofac|un] [--allow-shrink]`
 
 Loads the OFAC SDN CSV set and the UN consolidated XML, each list in its own transaction, skipping
 a list whose files are unchanged, then tells the registered lists-changed callbacks (re-screening)
 about the lists that did change. Defaults: $SANCTIONS_DIR, else ../shared/reference/sanctions next
-to the repository, with `ofac/` and `un/UN_consolidated.xml` inside.
+to the repository, with `ofac/` and `un/UN_consolidated.xml` inside. Files that are empty, cut
+short or damaged, or that would remove more than a tenth of a list, are refused and the list is kept
+(onboarding.sanctions.loader); `--allow-shrink` accepts a large removal the publisher really made.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from pathlib import Path
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from onboarding.sanctions.loader import EmptyListError, LoadResult, sanctions_list_load
+from onboarding.sanctions.loader import LoadResult, UnsafeLoadError, sanctions_list_load
 from onboarding.sanctions.ofac import parse_ofac
 from onboarding.sanctions.un import parse_un
 from onboarding.screening.hooks import ListChange, notify_lists_changed
@@ -34,6 +36,8 @@ class Command(BaseCommand):
         parser.add_argument("--ofac-dir", help="Folder with sdn.csv, alt.csv, add.csv (and sdn_comments.csv).")
         parser.add_argument("--un-file", help="The UN consolidated list XML.")
         parser.add_argument("--only", choices=["ofac", "un"], help="Load one list only.")
+        parser.add_argument("--allow-shrink", action="store_true",
+                            help="Load even if the files remove more than a tenth of a list's entries (a real mass delisting).")
 
     def handle(self, *args, **options):
         base = default_sanctions_dir()
@@ -45,7 +49,7 @@ class Command(BaseCommand):
         changes: list[ListChange] = []
         for name, parse in jobs.items():
             if options["only"] in (None, name):
-                result = self._load_one(name, parse)
+                result = self._load_one(name, parse, allow_shrink=options["allow_shrink"])
                 if result.changed:
                     changes.append(
                         ListChange(result.source, result.content_hash, result.added_uids, result.changed_uids, result.removed_uids)
@@ -54,7 +58,7 @@ class Command(BaseCommand):
         self._notify(changes)
         self.stdout.write(f"Done in {time.perf_counter() - started:.2f}s: {len(changes)} list(s) changed.")
 
-    def _load_one(self, name: str, parse) -> LoadResult:
+    def _load_one(self, name: str, parse, *, allow_shrink: bool) -> LoadResult:
         self.stdout.write(f"{name}: parsing...")
         parse_started = time.perf_counter()
         try:
@@ -69,8 +73,8 @@ class Command(BaseCommand):
         for sample in parsed.report.samples[:5]:
             self.stdout.write(f"  skipped {sample['file']}:{sample['line']}: {sample['reason']}")
         try:
-            result = sanctions_list_load(parsed)
-        except EmptyListError as error:
+            result = sanctions_list_load(parsed, allow_shrink=allow_shrink)
+        except UnsafeLoadError as error:
             raise CommandError(str(error))
         if result.changed:
             self.stdout.write(
