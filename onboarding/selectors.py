@@ -4,7 +4,7 @@
 from django.db.models import Prefetch, Q, QuerySet
 
 from common.models import AuditLogEntry
-from onboarding.choices import CheckResult, CheckType, EntityStatus
+from onboarding.choices import CheckResult, CheckType, EntityStatus, HitSubject
 from onboarding.models import BeneficialOwner, ComplianceCheck, Entity, RiskAssessment, ScreeningHit, Wallet
 
 CONCLUSIVE_RESULTS = (CheckResult.PASS, CheckResult.REVIEW, CheckResult.FAIL)
@@ -64,6 +64,20 @@ def checks_of_entity(entity: Entity, *, check_type: str | None = None, result: s
 
 def latest_check(entity: Entity, check_type: str) -> ComplianceCheck | None:
     return checks_of_entity(entity, check_type=check_type).first()
+
+
+def latest_name_screening(entity: Entity) -> ComplianceCheck | None:
+    """The latest sanctions check that counts and screened the entity's names (its own and its owners'):
+    an external result, or a built-in run with a name among its subjects. A wallet-only run (a wallet
+    added later) says nothing about the names, so it must not stand in for the run that screened them."""
+    checks = (ComplianceCheck.objects.filter(entity=entity, check_type=CheckType.SANCTIONS, counts_toward_status=True)
+              .only("id", "result", "summary", "external", "provider", "details", "created_at").order_by("-created_at", "-id"))
+    for check in checks.iterator(chunk_size=20):
+        subjects = (check.details or {}).get("subjects") or []
+        wallet_only = bool(subjects) and all(subject.get("type") == HitSubject.WALLET for subject in subjects)
+        if check.external or not wallet_only:
+            return check
+    return None
 
 
 def latest_conclusive_check(entity: Entity, check_type: str, **filters) -> ComplianceCheck | None:

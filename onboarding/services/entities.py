@@ -19,7 +19,7 @@ from onboarding.choices import ENTITY_TRANSITIONS, CheckResult, CheckType, Entit
 from onboarding.models import BeneficialOwner, Entity, Wallet
 from onboarding.risk import risk_recompute
 from onboarding.screening.thresholds import review_threshold
-from onboarding.selectors import entity_of, latest_conclusive_check
+from onboarding.selectors import entity_of, latest_conclusive_check, latest_name_screening
 from organizations.choices import Role
 from webhooks.services import event_emit
 
@@ -141,17 +141,23 @@ def _move(entity: Entity, action: str, *, actor, actor_label: str | None, reason
 
 
 def _require_sanctions_screening(entity: Entity) -> None:
-    """An entity is approved only after a sanctions screening that ran: none yet (it runs right after
-    onboarding, in the worker) or one that failed (no list loaded, a provider error) is a 409 saying
-    what to do, so that an unscreened customer never reads `compliant: true`."""
-    last = entity.checks.filter(check_type=CheckType.SANCTIONS, counts_toward_status=True).order_by("-created_at").first()
-    if last is None:
-        raise Conflict("This entity has not been screened against the sanctions lists yet (screening runs in the worker right "
-                       "after onboarding); approve it once a sanctions check is recorded.")
-    if last.result == CheckResult.ERROR:
-        raise Conflict(f"The entity's last sanctions screening did not complete ({last.summary or 'error'}); approve it after a "
-                       "screening that completes: load the lists and screen again, or record your own provider's result with "
-                       "POST /v1/monitoring/screening (update_compliance_status: true).")
+    """An entity is approved only after a sanctions screening of its names that ran: none yet (it runs
+    right after onboarding, in the worker) or one that failed (no list loaded, a name in a script the
+    matcher cannot read, a provider error) is a 409 saying what to do, so that an unscreened customer
+    never reads `compliant: true`. The names' screening is the latest that covered them: a later
+    wallet-only run does not stand in for it. A latest run that failed, whatever it covered, blocks too."""
+    last = entity.checks.filter(check_type=CheckType.SANCTIONS, counts_toward_status=True).order_by("-created_at", "-id").first()
+    names = latest_name_screening(entity)
+    if last is None or names is None:
+        raise Conflict("This entity's name has not been screened against the sanctions lists yet (screening runs in the "
+                       "worker right after onboarding); approve it once a sanctions check is recorded.")
+    for check in dict.fromkeys((names, last)):
+        if check.result == CheckResult.ERROR:
+            covered = "of its names " if check == names else ""
+            raise Conflict(
+                f"The entity's last sanctions screening {covered}did not complete ({check.summary or 'error'}); approve it "
+                "after a screening that completes: load the lists and screen again, or record your own provider's result "
+                "with POST /v1/monitoring/screening (update_compliance_status: true).")
     external = latest_conclusive_check(entity, CheckType.SANCTIONS, external=True)
     if external is not None and external.result != CheckResult.PASS:
         found = "a possible match" if external.result == CheckResult.REVIEW else "a match"
@@ -195,7 +201,7 @@ def _screen_if_never_screened(principal: Principal, entity_id) -> None:
     entity = entity_of(organization=principal.organization, mode=principal.mode, entity_id=entity_id)
     if entity is None or entity.status not in ENTITY_TRANSITIONS["approve"][0]:
         return
-    if entity.checks.filter(check_type=CheckType.SANCTIONS, counts_toward_status=True).exists():
+    if latest_name_screening(entity) is not None:
         return
     from onboarding.services.screening import entity_screen  # (that module imports this one)
 

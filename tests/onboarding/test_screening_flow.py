@@ -152,6 +152,38 @@ class TestFalsePositives:
         assert refused.status_code == 409 and hit is not None and str(hit.pk) in refused.json()["error"]["message"]
         assert Entity.objects.get(pk=listed["id"]).status == "under_review"
 
+    def test_a_wallet_screening_does_not_stand_in_for_a_name_that_could_not_be_screened(self, client,
+                                                                                        django_capture_on_commit_callbacks):
+        """A name in a script the matcher cannot read is an `error` screening; a clean wallet added
+        later is screened on its own (pass) and must not let the entity through. Before, the approval
+        looked at the latest sanctions check only: 200 and `compliant: true`. A completed screening of
+        the name (here the client's own provider's result) lets it through."""
+        entity = onboard(client, django_capture_on_commit_callbacks, {"legal_name": "金正恩", "entity_type": "individual",
+                                                                       "jurisdiction": "KP"})
+        assert sanctions_check(entity["id"]).result == "error"
+        with django_capture_on_commit_callbacks(execute=True):
+            added = client.post(entity_url(entity, "wallets"), {"chain_id": 1, "address": PLAIN_ETH}, format="json")
+        assert added.status_code == 201
+        wallet_check = sanctions_check(entity["id"])
+        assert wallet_check.result == "pass" and [s["type"] for s in wallet_check.details["subjects"]] == ["wallet"]
+        audit_before = AuditLogEntry.objects.filter(object_id=entity["id"]).count()
+
+        refused = client.post(entity_url(entity, "approve"), {}, format="json")
+
+        assert refused.status_code == 409
+        message = refused.json()["error"]["message"]
+        assert message.startswith("The entity's last sanctions screening of its names did not complete (Sanctions screening error: ")
+        assert "POST /v1/monitoring/screening" in message
+        assert Entity.objects.get(pk=entity["id"]).status == "pending"
+        assert AuditLogEntry.objects.filter(object_id=entity["id"]).count() == audit_before
+        assert client.get(f"/v1/compliance/status/{entity['id']}").json()["compliant"] is False
+
+        recorded = client.post("/v1/monitoring/screening", {"entity_id": entity["id"], "check_type": "sanctions", "provider": "ClientCo",
+                                                            "result": "pass", "update_compliance_status": True}, format="json")
+        assert recorded.status_code == 200
+        approved = client.post(entity_url(entity, "approve"), {}, format="json")
+        assert approved.status_code == 200 and approved.json()["status"] == "active"
+
     def test_approval_waits_until_every_open_match_is_decided(self, client, django_capture_on_commit_callbacks):
         """A possible match (review, not yet 'sanctioned') left open: approving is a 409 naming the
         match and what to do, nothing changes, the entity stays non-compliant; cleared with a reason,
