@@ -5,7 +5,7 @@ from django.db.models import Prefetch, Q, QuerySet
 
 from common.models import AuditLogEntry
 from onboarding.choices import CheckResult, CheckType, EntityStatus, HitSubject
-from onboarding.models import BeneficialOwner, ComplianceCheck, Entity, RiskAssessment, ScreeningHit, Wallet
+from onboarding.models import BeneficialOwner, ComplianceCheck, Entity, RiskAssessment, SanctionsList, ScreeningHit, Wallet
 
 CONCLUSIVE_RESULTS = (CheckResult.PASS, CheckResult.REVIEW, CheckResult.FAIL)
 
@@ -42,6 +42,15 @@ def wallets_of_entity(entity: Entity) -> QuerySet[Wallet]:
 def entity_ids_to_rescreen() -> list:
     """Every entity, of every organization and mode, that is not rejected (a system-wide job)."""
     return list(Entity.objects.exclude(status=EntityStatus.REJECTED).order_by("created_at", "id").values_list("pk", flat=True))
+
+
+def lists_rescreen_pending(*, changed_before=None) -> dict:
+    """{list id: rescreen_pending_since} of the sanctions lists whose change has not been re-screened
+    against yet (a system-wide job); with `changed_before`, only those changed before then."""
+    lists = SanctionsList.objects.filter(rescreen_pending_since__isnull=False)
+    if changed_before is not None:
+        lists = lists.filter(rescreen_pending_since__lt=changed_before)
+    return dict(lists.order_by("source").values_list("pk", "rescreen_pending_since"))
 
 
 def entity_ids_unscreened(*, older_than, limit: int = 500) -> list:

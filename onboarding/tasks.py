@@ -24,9 +24,20 @@ def screen_wallet(wallet_id: str) -> None:
 
 @shared_task(name="onboarding.rescreen_all", ignore_result=True, time_limit=600)
 def rescreen_all() -> None:
-    """After a sanctions list changed: one sanctions re-screening task per entity still in play."""
+    """After a sanctions list changed: one sanctions re-screening task per entity still in play; then
+    the lists' rescreen markers seen at the start are cleared."""
+    pending = selectors.lists_rescreen_pending()
     for entity_id in selectors.entity_ids_to_rescreen():
         screen_entity.delay(str(entity_id), trigger="lists_changed", providers=False)
+    screening.lists_rescreen_done(pending=pending)
+
+
+@shared_task(name="onboarding.sweep_rescreen_pending", ignore_result=True, time_limit=60)
+def sweep_rescreen_pending() -> None:
+    """Beat: a list changed ten minutes ago or more and still not re-screened against (the loading
+    process died before its lists-changed callbacks, or the message was lost): re-screen now."""
+    if selectors.lists_rescreen_pending(changed_before=timezone.now() - timedelta(minutes=10)):
+        rescreen_all.delay()
 
 
 @shared_task(name="onboarding.sweep_unscreened", ignore_result=True, time_limit=300)

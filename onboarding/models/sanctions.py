@@ -53,6 +53,10 @@ class SanctionsList(BaseModel):
     skipped_count = models.PositiveIntegerField(default=0, help_text="Malformed rows skipped by the parser.")
     skipped_samples = models.JSONField(default=list, blank=True)
     source_files = models.JSONField(default=list, blank=True)
+    rescreen_pending_since = models.DateTimeField(
+        null=True, blank=True,
+        help_text="Set by a load that changed the list, in its transaction; cleared once every entity was queued for "
+                  "re-screening against it (a beat sweep queues them again while it stays set).")
 
     class Meta:
         ordering = ["source"]

@@ -193,6 +193,10 @@ def _record_list(parsed: ParsedList, now) -> SanctionsList:
     sanctions_list.version = parsed.version[:64]
     sanctions_list.published_at = parsed.published_at
     sanctions_list.loaded_at = sanctions_list.checked_at = now
+    # Committed with the content: a process killed before its lists-changed callbacks ran leaves the
+    # marker for the beat sweep (onboarding.sweep_rescreen_pending), so re-screening is never lost.
+    # Always this load's time: a re-screening that started before it does not clear it.
+    sanctions_list.rescreen_pending_since = now
     sanctions_list.content_hash = parsed.content_hash
     sanctions_list.entry_count = len(parsed.entries)
     sanctions_list.name_count = parsed.name_count

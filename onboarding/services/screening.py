@@ -23,9 +23,17 @@ from common.principal import Principal
 from compliance.services import onchain_updates_write
 from monitoring.notifications.services import notification_create
 from onboarding.choices import BUILTIN_PROVIDER, CheckResult, CheckType, HitStatus, HitSubject, WalletStatus
-from onboarding.models import ComplianceCheck, Entity, ScreeningFalsePositive, ScreeningHit, Wallet
+from onboarding.models import ComplianceCheck, Entity, SanctionsList, ScreeningFalsePositive, ScreeningHit, Wallet
 from onboarding.risk import risk_recompute
-from onboarding.screening import ListsNotLoaded, UnscreenableName, outcome, screen_address, screen_name, screening_lists
+from onboarding.screening import (
+    ListsNotLoaded,
+    UnscreenableName,
+    get_index,
+    outcome,
+    screen_address,
+    screen_name,
+    screening_lists,
+)
 from onboarding.screening.thresholds import fail_threshold, review_threshold
 from onboarding.services.entities import REVIEW_ROLE, entity_flag_for_review
 from onboarding.services.flags import flags_recompute
@@ -93,6 +101,10 @@ def entity_screen(*, entity_id, trigger: str = "onboarding") -> ComplianceCheck 
     entity = Entity.objects.filter(pk=entity_id).first()
     if entity is None:
         return None
+    if trigger == "lists_changed":
+        # This process checks its index against the lists at most every 30 s: a re-screening for a
+        # change must not run on the index of before it, or the change is never screened against.
+        get_index(max_age=0)
     wallets = entity.wallets.filter(status=WalletStatus.ACTIVE).order_by("created_at", "id")
     subjects = name_subjects(entity) + [wallet_subject(wallet) for wallet in wallets]
     return screening_record(entity_id=entity.pk, subjects=subjects, findings=screen_subjects(subjects), trigger=trigger)
@@ -220,6 +232,13 @@ def _flag_wallets(entity: Entity, raised: list[ScreeningHit]) -> None:
 def _notify(entity: Entity, check: ComplianceCheck) -> None:
     notification_create(organization=entity.organization, mode=entity.mode, type="screening_complete", entity_id=entity.pk,
                         title=f"Sanctions screening of {entity.legal_name}: {check.result}", body=check.summary)
+
+
+def lists_rescreen_done(*, pending: dict) -> int:
+    """Clear the rescreen markers read before every entity was queued (`pending`: list id -> marker
+    seen). A list loaded again meanwhile carries a newer marker and stays pending. Returns how many."""
+    return sum(SanctionsList.objects.filter(pk=pk, rescreen_pending_since=since).update(rescreen_pending_since=None)
+               for pk, since in pending.items())
 
 
 # --- False positives -----------------------------------------------------------------------------

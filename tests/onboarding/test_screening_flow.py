@@ -3,15 +3,21 @@
 re-screens, false positives, and screening with no list loaded."""
 
 import io
+from datetime import timedelta
 
 import pytest
 from django.core.management import call_command
+from django.core.management.base import CommandError
+from django.utils import timezone
 
 from common.models import AuditLogEntry
 from compliance.models import OnchainStatusUpdate
+from config.celery import app
 from monitoring.models import Notification
 from onboarding.models import ComplianceCheck, Entity, SanctionsList, ScreeningFalsePositive, ScreeningHit, Wallet
-from onboarding.tasks import screen_entity
+from onboarding.sanctions.loader import sanctions_list_load
+from onboarding.sanctions.ofac import parse_ofac
+from onboarding.tasks import screen_entity, sweep_rescreen_pending
 from tests.onboarding.helpers import PLAIN_ETH, SANCTIONED_ETH, entity_url, onboard
 from tests.onboarding.test_load_sanctions import NEW_ROW, edit_sdn
 from webhooks.models import Event
@@ -252,6 +258,56 @@ class TestListChanges:
         assert check.details["trigger"] == "lists_changed" and check.result in ("review", "fail")
         assert ScreeningHit.objects.get(entity_id=entity["id"], active=True, status="open").entry_uid == "99999"
         assert Entity.objects.get(pk=entity["id"]).status == "under_review"
+
+    def test_a_list_that_changed_is_rescreened_even_when_the_next_list_fails(self, client, django_capture_on_commit_callbacks,
+                                                                             ofac_copy, un_copy, fresh_index):
+        """OFAC changed and committed, then the UN download was empty: before, the UN's command error
+        skipped the re-screening of the committed OFAC change, and the next run found OFAC unchanged,
+        so it never happened. Now every list that committed is re-screened against, then the command
+        exits non-zero naming what failed."""
+        entity = onboard(client, django_capture_on_commit_callbacks, {"legal_name": "Boris Testovsky", "entity_type": "individual",
+                                                                       "jurisdiction": "RU"})
+        un_before = SanctionsList.objects.get(source="un_consolidated")
+        edit_sdn(ofac_copy, append=NEW_ROW)
+        un_copy.write_text("")
+        out = io.StringIO()
+
+        with django_capture_on_commit_callbacks(execute=True), pytest.raises(
+                CommandError, match=r"1 problem\(s\); re-screening was started for ofac_sdn: un_consolidated: the files gave no entries"):
+            call_command("load_sanctions", "--ofac-dir", str(ofac_copy), "--un-file", str(un_copy), stdout=out, stderr=io.StringIO())
+
+        assert "ofac: loaded in" in out.getvalue() and "Re-screening hooks called for: ofac_sdn" in out.getvalue()
+        check = sanctions_check(entity["id"])
+        assert check.details["trigger"] == "lists_changed" and check.result in ("review", "fail")
+        assert ScreeningHit.objects.get(entity_id=entity["id"], active=True, status="open").entry_uid == "99999"
+        assert SanctionsList.objects.get(source="ofac_sdn").rescreen_pending_since is None  # re-screening queued
+        un_after = SanctionsList.objects.get(source="un_consolidated")
+        assert (un_after.content_hash, un_after.entry_count) == (un_before.content_hash, 1003)
+
+    def test_the_beat_sweep_rescreens_a_change_whose_loader_died_before_notifying(self, client, django_capture_on_commit_callbacks,
+                                                                                  ofac_copy, fresh_index):
+        """The load committed (with its rescreen marker) and the process died before the lists-changed
+        callbacks: the beat sweep re-screens once the change is ten minutes old, and clears the marker."""
+        entity = onboard(client, django_capture_on_commit_callbacks, {"legal_name": "Boris Testovsky", "entity_type": "individual",
+                                                                       "jurisdiction": "RU"})
+        edit_sdn(ofac_copy, append=NEW_ROW)
+        sanctions_list_load(parse_ofac(ofac_copy))  # what the command commits before it notifies
+        ofac = SanctionsList.objects.get(source="ofac_sdn")
+        assert ofac.rescreen_pending_since == ofac.loaded_at
+
+        sweep_rescreen_pending.delay()  # a change just made: the command's own callbacks are due first
+        assert sanctions_check(entity["id"]).details["trigger"] != "lists_changed"
+
+        SanctionsList.objects.filter(pk=ofac.pk).update(rescreen_pending_since=timezone.now() - timedelta(minutes=11))
+        with django_capture_on_commit_callbacks(execute=True):
+            sweep_rescreen_pending.delay()
+        check = sanctions_check(entity["id"])
+        assert check.details["trigger"] == "lists_changed" and check.result in ("review", "fail")
+        assert SanctionsList.objects.get(pk=ofac.pk).rescreen_pending_since is None
+        checks = ComplianceCheck.objects.filter(entity_id=entity["id"], check_type="sanctions").count()
+        sweep_rescreen_pending.delay()
+        assert ComplianceCheck.objects.filter(entity_id=entity["id"], check_type="sanctions").count() == checks
+        assert app.conf.beat_schedule["onboarding.sweep_rescreen_pending"]["task"] == "onboarding.sweep_rescreen_pending"
 
     def test_with_no_list_loaded_the_check_is_an_error_never_a_pass(self, client, django_capture_on_commit_callbacks, fresh_index):
         SanctionsList.objects.all().delete()

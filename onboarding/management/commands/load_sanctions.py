@@ -47,15 +47,30 @@ class Command(BaseCommand):
         }
         started = time.perf_counter()
         changes: list[ListChange] = []
-        for name, parse in jobs.items():
-            if options["only"] in (None, name):
-                result = self._load_one(name, parse, allow_shrink=options["allow_shrink"])
+        failed: list[str] = []
+        try:
+            for name, parse in jobs.items():
+                if options["only"] not in (None, name):
+                    continue
+                try:
+                    result = self._load_one(name, parse, allow_shrink=options["allow_shrink"])
+                except CommandError as error:  # this list is kept as it was; the next one is loaded all the same
+                    self.stderr.write(str(error))
+                    failed.append(str(error))
+                    continue
                 if result.changed:
                     changes.append(
                         ListChange(result.source, result.content_hash, result.added_uids, result.changed_uids, result.removed_uids)
                     )
-        invalidate_index()
-        self._notify(changes)
+        finally:
+            # Whatever failed after it, a list that committed is screened against: otherwise the next run
+            # finds its files unchanged and re-screening never happens (the list's rescreen marker and
+            # the beat sweep cover a process killed right here).
+            invalidate_index()
+            failed += self._notify(changes)
+        if failed:
+            loaded = f"; re-screening was started for {', '.join(c.source for c in changes)}" if changes else ""
+            raise CommandError(f"{len(failed)} problem(s){loaded}: " + " | ".join(failed))
         self.stdout.write(f"Done in {time.perf_counter() - started:.2f}s: {len(changes)} list(s) changed.")
 
     def _load_one(self, name: str, parse, *, allow_shrink: bool) -> LoadResult:
@@ -85,11 +100,13 @@ class Command(BaseCommand):
             self.stdout.write(f"{name}: unchanged (same content hash), nothing written ({result.seconds:.2f}s)")
         return result
 
-    def _notify(self, changes: list[ListChange]) -> None:
+    def _notify(self, changes: list[ListChange]) -> list[str]:
+        """Call the lists-changed callbacks; what failed, for the command's error."""
         if not changes:
-            return
+            return []
         failures = notify_lists_changed(changes)
         self.stdout.write(f"Re-screening hooks called for: {', '.join(change.source for change in changes)}")
-        if failures:
-            names = ", ".join(getattr(callback, "__qualname__", repr(callback)) for callback, _error in failures)
-            raise CommandError(f"the lists were loaded, but {len(failures)} lists-changed callback(s) failed: {names}")
+        if not failures:
+            return []
+        names = ", ".join(getattr(callback, "__qualname__", repr(callback)) for callback, _error in failures)
+        return [f"the lists were loaded, but {len(failures)} lists-changed callback(s) failed: {names}"]
