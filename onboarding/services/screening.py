@@ -133,6 +133,10 @@ def screening_record(*, entity_id, subjects: list[Subject], findings: Findings, 
         hits = _store_hits(entity, check, subjects, findings)
         _conclude(entity, check, subjects, findings, hits, trigger)
     flags_recompute(entity=entity)
+    # After the flags, so that the on-chain rows say what the entity is now. A wallet screened again and
+    # found on no list (the publisher delisted the address) is no longer blocked.
+    screened_wallets = {s.wallet_id for s in subjects if s.wallet_id and s.key in findings.hits}
+    _unflag_wallets(entity, screened_wallets, actor=None, reason="address no longer listed (sanctions screening)")
     risk_recompute(entity=entity, reason=f"sanctions screening ({trigger})")
     _notify(entity, check)
     return check
@@ -273,13 +277,15 @@ def hit_mark_false_positive(*, principal: Principal, entity_id, hit_id, reason: 
                  after={"hit_id": str(hit.pk), "source": hit.source, "entry_uid": hit.entry_uid,
                         "entry_version_hash": hit.entry_version_hash, "primary_name": hit.primary_name, "reason": reason.strip()})
     flags_recompute(entity=entity)
-    _unflag_wallets(entity, wallet_ids, principal)
+    _unflag_wallets(entity, wallet_ids, actor=principal, reason="screening hit cleared as a false positive")
     risk_recompute(entity=entity, reason="screening hit marked false positive", actor=principal)
     hit.refresh_from_db()
     return hit
 
 
-def _unflag_wallets(entity: Entity, wallet_ids: set, principal: Principal) -> None:
+def _unflag_wallets(entity: Entity, wallet_ids: set, *, actor, reason: str) -> None:
+    """Unflag those of `wallet_ids` that no open hit at or above review keeps flagged (audit entry and
+    on-chain status row for each)."""
     for wallet in Wallet.objects.select_for_update().filter(pk__in=wallet_ids, flagged=True).order_by("pk"):
         still_listed = ScreeningHit.objects.filter(wallet=wallet, active=True, status=HitStatus.OPEN,
                                                    score__gte=review_threshold()).exists()
@@ -287,7 +293,7 @@ def _unflag_wallets(entity: Entity, wallet_ids: set, principal: Principal) -> No
             continue
         wallet.flagged, wallet.flag_reason, wallet.flagged_at = False, "", None
         wallet.save(update_fields=["flagged", "flag_reason", "flagged_at", "updated_at"])
-        audit_record(actor=principal, action="wallet.unflagged", object_type="entity", object_id=entity.pk,
+        audit_record(actor=actor, action="wallet.unflagged", object_type="entity", object_id=entity.pk,
                      organization=entity.organization, mode=entity.mode,
-                     after={"wallet_id": str(wallet.pk), "address": wallet.address, "reason": "screening hit cleared"})
-        onchain_updates_write(entity=entity, wallets=[wallet], reason="screening hit cleared as a false positive")
+                     after={"wallet_id": str(wallet.pk), "address": wallet.address, "reason": reason})
+        onchain_updates_write(entity=entity, wallets=[wallet], reason=reason)

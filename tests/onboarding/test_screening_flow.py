@@ -309,6 +309,35 @@ class TestListChanges:
         assert ComplianceCheck.objects.filter(entity_id=entity["id"], check_type="sanctions").count() == checks
         assert app.conf.beat_schedule["onboarding.sweep_rescreen_pending"]["task"] == "onboarding.sweep_rescreen_pending"
 
+    def test_a_delisted_address_unflags_its_wallet(self, client, django_capture_on_commit_callbacks, ofac_copy, fresh_index):
+        """OFAC removes the entry listing the wallet's address: the re-screening finds nothing and the
+        wallet is no longer flagged (audit entry, on-chain row saying so). Before, the hit was superseded
+        but the wallet stayed flagged, and blocked on-chain, for good."""
+        entity = onboard(client, django_capture_on_commit_callbacks, {"legal_name": "Blue Harbor Trading LLC", "entity_type": "business",
+                                                                       "jurisdiction": "US"},
+                         wallets=[{"chain_id": 1, "address": SANCTIONED_ETH}])
+        wallet = Wallet.objects.get(entity_id=entity["id"])
+        assert wallet.flagged and Entity.objects.get(pk=entity["id"]).sanctioned
+        edit_sdn(ofac_copy, drop="30518")
+
+        with django_capture_on_commit_callbacks(execute=True):
+            call_command("load_sanctions", "--only", "ofac", "--ofac-dir", str(ofac_copy), stdout=io.StringIO())
+
+        check = sanctions_check(entity["id"])
+        assert (check.details["trigger"], check.result) == ("lists_changed", "pass")
+        assert not ScreeningHit.objects.filter(entity_id=entity["id"], active=True).exists()
+        wallet.refresh_from_db()
+        assert (wallet.flagged, wallet.flag_reason, wallet.flagged_at) == (False, "", None)
+        assert not Entity.objects.get(pk=entity["id"]).sanctioned
+        audit = AuditLogEntry.objects.get(object_id=entity["id"], action="wallet.unflagged")
+        assert audit.after == {"wallet_id": str(wallet.pk), "address": wallet.address,
+                               "reason": "address no longer listed (sanctions screening)"}
+        last = OnchainStatusUpdate.objects.filter(wallet=wallet).order_by("created_at", "id").last()
+        assert (last.flagged, last.reason, last.status) == (False, "address no longer listed (sanctions screening)", "pending")
+        status = client.get(f"/v1/compliance/status/wallet/1/{SANCTIONED_ETH}").json()
+        assert status["wallets"] == [{"chain_id": 1, "address": wallet.address, "flagged": False, "status": "active"}]
+        assert status["flags"]["sanctioned"] is False
+
     def test_with_no_list_loaded_the_check_is_an_error_never_a_pass(self, client, django_capture_on_commit_callbacks, fresh_index):
         SanctionsList.objects.all().delete()
         entity = onboard(client, django_capture_on_commit_callbacks)
