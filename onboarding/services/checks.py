@@ -13,7 +13,6 @@ from common.audit import actor_of, audit_record
 from common.errors import NotFound
 from common.permissions import require_role
 from common.principal import Principal
-from compliance.services import onchain_updates_write
 from monitoring.notifications.services import notification_create
 from onboarding.choices import CheckResult, CheckType
 from onboarding.models import ComplianceCheck, Entity
@@ -138,10 +137,9 @@ def external_check_record(*, principal: Principal, entity_id, check_type: str, p
         return check, False
     if result in (CheckResult.REVIEW, CheckResult.FAIL):
         entity_flag_for_review(entity=entity, reason=summary)
-    flags_recompute(entity=entity)
+    flags_recompute(entity=entity, reason=summary, publish=True)  # one on-chain row per active wallet
     entity = risk_recompute(entity=entity, reason=f"external {check_type} result", actor=principal)
     Entity.objects.filter(pk=entity.pk).update(flags_updated_at=timezone.now(), updated_at=timezone.now())
-    onchain_updates_write(entity=entity, reason=summary)
     return check, True
 
 

@@ -1,11 +1,14 @@
 """The decision aggregator: the entity's compliance flags (sanctioned, pep, adverse_media) from its
 open sanctions hits and its latest conclusive checks. Stored on the entity so that a status
-look-up reads one row (compliance.status)."""
+look-up reads one row (compliance.status); a change that turns a wallet's on-chain answer writes its
+on-chain status row in the same transaction (DESIGN §6)."""
 
 from django.db import transaction
 from django.utils import timezone
 
-from onboarding.choices import CheckResult, CheckType, HitStatus
+from compliance.services import onchain_updates_write
+from compliance.status import wallet_blocked
+from onboarding.choices import CheckResult, CheckType, HitStatus, WalletStatus
 from onboarding.models import Entity, ScreeningHit
 from onboarding.screening.thresholds import fail_threshold
 from onboarding.selectors import latest_conclusive_check
@@ -28,14 +31,32 @@ def computed_flags(entity: Entity) -> dict:
 
 
 @transaction.atomic
-def flags_recompute(*, entity: Entity) -> bool:
-    """Store the aggregated flags; True when one changed."""
+def flags_recompute(*, entity: Entity, reason: str = "", publish: bool = False) -> bool:
+    """Store the aggregated flags; True when one changed.
+
+    A change of `sanctioned` changes what the oracle publishes for the entity's wallets (a wallet is
+    blocked when it is flagged or its entity sanctioned, suspended or rejected: compliance.status),
+    so one on-chain status row is written per active wallet whose answer it turned. With `publish`
+    (a counted external result, spec rule 4) one is written per active wallet whatever changed."""
     flags = computed_flags(entity)
-    current = Entity.objects.filter(pk=entity.pk).values("sanctioned", "pep", "adverse_media").get()
-    if current == flags:
-        return False
-    now = timezone.now()
-    Entity.objects.filter(pk=entity.pk).update(**flags, flags_updated_at=now, updated_at=now)
+    current = Entity.objects.filter(pk=entity.pk).values("sanctioned", "pep", "adverse_media", "status").get()
+    entity.status = current.pop("status")
+    wallets = list(entity.wallets.filter(status=WalletStatus.ACTIVE).order_by("created_at", "id"))
+    before = _blocked(entity, wallets, current)
+    changed = current != flags
+    if changed:
+        now = timezone.now()
+        Entity.objects.filter(pk=entity.pk).update(**flags, flags_updated_at=now, updated_at=now)
+    after = _blocked(entity, wallets, flags)
+    turned = [wallet for wallet in wallets if before[wallet.pk] != after[wallet.pk]]
+    if publish or turned:
+        default = "entity sanctioned" if flags["sanctioned"] else "entity no longer sanctioned"
+        onchain_updates_write(entity=entity, wallets=wallets if publish else turned, reason=reason or default)
+    return changed
+
+
+def _blocked(entity: Entity, wallets: list, flags: dict) -> dict:
+    """{wallet id: blocked on-chain} with the entity holding `flags` (left holding them)."""
     for name, value in flags.items():
         setattr(entity, name, value)
-    return True
+    return {wallet.pk: wallet_blocked(entity, wallet) for wallet in wallets}

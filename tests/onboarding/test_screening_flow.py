@@ -96,6 +96,32 @@ class TestWallets:
         stored = Entity.objects.get(pk=entity["id"])
         assert stored.status == "under_review" and stored.sanctioned
 
+    def test_an_entity_found_sanctioned_or_cleared_writes_on_chain_rows_for_its_wallets(self, client,
+                                                                                        django_capture_on_commit_callbacks):
+        """The name is a confident match: the entity is sanctioned, so the oracle must block its clean
+        wallets (compliance.status.wallet_blocked); cleared as a false positive, unblock them. Before,
+        `sanctioned` changed with no on-chain row at all."""
+        entity = onboard(client, django_capture_on_commit_callbacks, {"legal_name": "Nicolas Maduro Moros", "entity_type": "individual",
+                                                                       "jurisdiction": "VE"},
+                         wallets=[{"chain_id": 1, "address": PLAIN_ETH}, {"chain_id": 0, "address": "acct-1"}])
+        stored = Entity.objects.get(pk=entity["id"])
+        assert stored.sanctioned and stored.status == "under_review"
+        rows = OnchainStatusUpdate.objects.filter(entity_id=entity["id"]).order_by("created_at", "id")
+        assert [(r.chain_id, r.address, r.flagged, r.reason, r.status) for r in rows] == [
+            (1, PLAIN_ETH.lower(), True, "entity sanctioned", "pending"), (0, "acct-1", True, "entity sanctioned", "pending")]
+
+        for hit in ScreeningHit.objects.filter(entity_id=entity["id"], active=True, status="open").order_by("-score"):
+            if ScreeningHit.objects.get(pk=hit.pk).status == "open":
+                cleared = client.post(entity_url(entity, f"screening-hits/{hit.pk}/false-positive"), {"reason": "other person"},
+                                      format="json")
+                assert cleared.status_code == 200
+        assert not Entity.objects.get(pk=entity["id"]).sanctioned
+        assert [(r.address, r.flagged, r.reason) for r in rows.all()[2:]] == [
+            (PLAIN_ETH.lower(), False, "entity no longer sanctioned"), ("acct-1", False, "entity no longer sanctioned")]
+        # A screening that changes nothing writes nothing.
+        screen_entity(entity["id"], trigger="manual", providers=False)
+        assert OnchainStatusUpdate.objects.filter(entity_id=entity["id"]).count() == 4
+
     def test_a_wallet_added_later_is_screened(self, client, django_capture_on_commit_callbacks):
         entity = onboard(client, django_capture_on_commit_callbacks)
         with django_capture_on_commit_callbacks(execute=True):
