@@ -20,6 +20,27 @@ class CountryField(serializers.CharField):
         return value
 
 
+EARLIEST_BIRTH_DATE = date(1900, 1, 1)
+
+
+class BirthDateField(serializers.DateField):
+    """A person's date of birth: not after today (UTC) and not before 1900-01-01. A date the matcher
+    would weigh as evidence (docs/screening.md) must at least be possible; 9999-12-31 is a typo."""
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("help_text", f"YYYY-MM-DD, from {EARLIEST_BIRTH_DATE.isoformat()} to today")
+        super().__init__(**kwargs)
+
+    def to_internal_value(self, value):
+        born = super().to_internal_value(value)
+        today = datetime.now(UTC).date()
+        if born > today:
+            raise serializers.ValidationError(f"A date of birth cannot be in the future (after {today.isoformat()}).")
+        if born < EARLIEST_BIRTH_DATE:
+            raise serializers.ValidationError(f"A date of birth before {EARLIEST_BIRTH_DATE.isoformat()} is not plausible.")
+        return born
+
+
 class ChoiceField(serializers.ChoiceField):
     """DRF's ChoiceField whose refusal lists the values it takes ('"x" is not one of: a, b, c.')."""
 

@@ -1,7 +1,7 @@
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from common.api.fields import ChoiceField, CountryField
+from common.api.fields import BirthDateField, ChoiceField, CountryField
 from common.api.serializers import StrictSerializer
 from common.chain import EVM_ADDRESS, MAX_CHAIN_ID
 from compliance.status import flags_of
@@ -54,7 +54,7 @@ class WalletRegistration(StrictSerializer):
 
 class UboRequest(StrictSerializer):
     name = serializers.CharField(max_length=300)
-    date_of_birth = serializers.DateField(required=False, allow_null=True)
+    date_of_birth = BirthDateField(required=False, allow_null=True)
     nationality = CountryField(required=False, allow_blank=True)
     ownership_pct = serializers.DecimalField(max_digits=6, decimal_places=3, min_value=0, max_value=100, required=False,
                                              allow_null=True)
@@ -69,7 +69,7 @@ class OnboardEntityRequest(StrictSerializer):
     registration_number = serializers.CharField(max_length=100, required=False, allow_blank=True)
     tax_id = serializers.CharField(max_length=40, required=False, allow_blank=True,
                                    help_text="SSN/EIN/ITIN: encrypted at rest, returned masked")
-    date_of_birth = serializers.DateField(required=False, allow_null=True)
+    date_of_birth = BirthDateField(required=False, allow_null=True)
     address = AddressSerializer(required=False)
     industry = serializers.CharField(max_length=100, required=False, allow_blank=True)
     website = serializers.URLField(max_length=300, required=False, allow_blank=True)

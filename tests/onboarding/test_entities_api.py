@@ -1,5 +1,7 @@
 """/v1/onboarding/entities: onboarding, wallets, review decisions, lists; tenancy and roles."""
 
+from datetime import UTC, datetime, timedelta
+
 import pytest
 
 from common.crypto import decrypt
@@ -65,6 +67,34 @@ class TestCreate:
         assert response.status_code == 422
         assert field in {d["field"] for d in response.json()["error"]["details"]}
         assert not Entity.objects.exists() and not Wallet.objects.exists()
+
+    @pytest.mark.parametrize("born, message", [
+        ("9999-12-31", "A date of birth cannot be in the future (after {today})."),
+        ("2100-01-01", "A date of birth cannot be in the future (after {today})."),
+        ("{tomorrow}", "A date of birth cannot be in the future (after {today})."),
+        ("0001-01-01", "A date of birth before 1900-01-01 is not plausible."),
+        ("1899-12-31", "A date of birth before 1900-01-01 is not plausible."),
+    ])
+    @pytest.mark.parametrize("where", ["entity", "owner"])
+    def test_an_impossible_date_of_birth_is_refused(self, client, born, message, where):
+        """Before, any date DRF could parse was stored (201), 9999-12-31 included, and weighed by the matcher."""
+        today = datetime.now(UTC).date()
+        born = born.format(tomorrow=(today + timedelta(days=1)).isoformat())
+        person = {**BUSINESS, "entity_type": "individual"}
+        body = {**person, "date_of_birth": born} if where == "entity" else {**person, "ubos": [{"name": "Ana Lima", "date_of_birth": born}]}
+        response = client.post(URL, body, format="json")
+        assert response.status_code == 422
+        field = "date_of_birth" if where == "entity" else "ubos.0.date_of_birth"
+        assert {"field": field, "message": message.format(today=today.isoformat())} in response.json()["error"]["details"]
+        assert not Entity.objects.exists() and not Wallet.objects.exists()
+
+    @pytest.mark.parametrize("born", ["1900-01-01", "today"])
+    def test_the_bounds_of_a_date_of_birth_are_taken(self, client, born):
+        born = datetime.now(UTC).date().isoformat() if born == "today" else born
+        response = client.post(URL, {**BUSINESS, "entity_type": "individual", "date_of_birth": born,
+                                     "ubos": [{"name": "Ana Lima", "date_of_birth": born}]}, format="json")
+        assert response.status_code == 201
+        assert response.json()["date_of_birth"] == born and response.json()["ubos"][0]["date_of_birth"] == born
 
     def test_duplicates_conflict(self, client):
         onboard(client)
