@@ -1,8 +1,11 @@
 """Country names as the lists write them -> ISO 3166-1 alpha-2.
 
 The lists use their own spellings ("Korea, North", "Iran (Islamic Republic of)", "Burma",
-"Palestinian") that pycountry's exact lookup does not know; those are listed here. Anything that
-still cannot be resolved maps to "" and is simply not used for scoring.
+"Palestinian") that pycountry's exact lookup does not know; those are listed here, and a leading
+"Region:" or "The" is read past ("Region: Northern Mali", "The Gambia"). Anything that still cannot
+be resolved maps to "" and is simply not used for scoring. In the lists as published (2026-02) that
+is left on purpose for "undetermined" and "None Identified", "Region: Kafia Kingi" (disputed between
+Sudan and South Sudan) and "possibly Palestinian" (a guess is no evidence to score on).
 """
 
 from __future__ import annotations
@@ -25,8 +28,11 @@ _LIST_SPELLINGS = {
     "swaziland": "SZ", "east timor": "TL", "micronesia": "FM", "st. kitts and nevis": "KN",
     "st. vincent and the grenadines": "VC", "st. lucia": "LC", "bahamas, the": "BS", "gambia, the": "GM",
     "netherlands antilles": "CW", "curacao": "CW", "region: crimea": "UA", "crimea": "UA",
-    "soviet union": "RU", "yugoslavia": "RS", "serbia and montenegro": "RS",
+    "soviet union": "RU", "former soviet union": "RU", "yugoslavia": "RS", "serbia and montenegro": "RS",
+    "cote d ivoire": "CI", "macedonia, the former yugoslav republic of": "MK", "state of palestine": "PS",
+    "st. kitts & nevis": "KN", "northern mali": "ML", "china, hong kong special administrative region": "HK",
 }
+_PREFIXES = ("region: ", "the ")
 
 
 @lru_cache(maxsize=4096)
@@ -38,6 +44,9 @@ def country_code(name: str | None) -> str:
     key = text.lower()
     if key in _LIST_SPELLINGS:
         return _LIST_SPELLINGS[key]
+    for prefix in _PREFIXES:
+        if key.startswith(prefix) and len(key) > len(prefix):
+            return country_code(text[len(prefix):])
     for candidate in (text, text.split(" (")[0]):
         try:
             return pycountry.countries.lookup(candidate).alpha_2
