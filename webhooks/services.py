@@ -17,7 +17,7 @@ from common.principal import Principal
 from organizations.choices import Role
 from webhooks import catalogue, clock, signing
 from webhooks.models import Delivery, DeliveryStatus, Event, WebhookEndpoint
-from webhooks.transport import address_refusal, literal_address
+from webhooks.transport import host_refusal
 
 EDITABLE_FIELDS = ("url", "event_types", "enabled", "description")
 MAX_ENDPOINTS_PER_MODE = 20
@@ -36,8 +36,9 @@ def _audit(principal: Principal, action: str, obj, **changes) -> None:
 # --- Validation --------------------------------------------------------------------------------
 
 def checked_url(url: str) -> str:
-    """HTTPS only, with a host, no credentials; an address literal (or localhost) must be public
-    unless private networks are allowed. Host names are checked again at every delivery."""
+    """HTTPS only, with a host, no credentials; an address literal (in any form the resolver reads)
+    must be public and the host may not be `localhost` or `*.localhost`, unless private networks are
+    allowed. Other host names are not resolved here: their addresses are checked at every delivery."""
     url = url.strip()
     try:
         parts = urlsplit(url)
@@ -53,8 +54,7 @@ def checked_url(url: str) -> str:
     if parts.fragment:
         raise ValidationFailed.for_field("url", "The URL may not have a #fragment.")
     if not settings.WEBHOOK_ALLOW_PRIVATE_NETWORKS:
-        address = literal_address(parts.hostname)
-        reason = address_refusal(address) if address else ("loopback" if parts.hostname == "localhost" else None)
+        reason = host_refusal(parts.hostname)  # the check of every delivery, short of resolving a name
         if reason:
             raise ValidationFailed.for_field("url", f"The URL points to a {reason} address; only public destinations are allowed "
                                                     "(a server started with WEBHOOK_ALLOW_PRIVATE_NETWORKS=true allows local receivers).")

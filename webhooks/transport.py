@@ -8,6 +8,7 @@ address. Redirects are never followed; the timeout is 5 s to connect and 5 s per
 """
 
 import ipaddress
+import re
 import socket
 import ssl
 import threading
@@ -23,6 +24,7 @@ TIMEOUT = urllib3.Timeout(connect=5.0, read=5.0)
 MAX_ERROR_BODY = 300
 MAX_DRAINED_BODY = 64 * 1024
 USER_AGENT = "compliance-service-webhooks/0.1"
+NUMERIC_IPV4 = re.compile(r"[0-9a-fx.]+")
 
 
 class DestinationRefused(Exception):
@@ -54,14 +56,38 @@ def address_refusal(ip: ipaddress.IPv4Address | ipaddress.IPv6Address) -> str | 
 
 
 def literal_address(host: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    """The address a host denotes without DNS: an IPv6 literal, or IPv4 in any form the resolver reads
+    as one (inet_aton: `127.1`, `2130706433`, `0x7f000001`, `0177.0.0.1`, `0`)."""
+    host = host.strip("[]").rstrip(".").lower()
     try:
-        return ipaddress.ip_address(host.strip("[]"))
+        return ipaddress.ip_address(host)
     except ValueError:
+        pass
+    if not NUMERIC_IPV4.fullmatch(host):  # inet_aton would also take "1.2.3.4 junk"; getaddrinfo does not
         return None
+    try:
+        return ipaddress.IPv4Address(socket.inet_aton(host))
+    except OSError:
+        return None
+
+
+def host_refusal(host: str) -> str | None:
+    """Why a URL's host may not be called, as far as it can be told without DNS: a loopback name
+    (RFC 6761: `localhost` and every `*.localhost`, with or without the final dot) or a non-public
+    address literal. None for any other name: its addresses are checked when it is resolved."""
+    name = host.strip("[]").rstrip(".").lower()
+    if name == "localhost" or name.endswith(".localhost"):
+        return "loopback"
+    address = literal_address(name)
+    return address_refusal(address) if address else None
 
 
 def resolve_destination(host: str, port: int) -> str:
     """The address to connect to: the first one resolved, after every resolved one passed the guard."""
+    if not settings.WEBHOOK_ALLOW_PRIVATE_NETWORKS:
+        reason = host_refusal(host)
+        if reason:
+            raise DestinationRefused(f"{host} is a {reason} address; refused")
     try:
         infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
     except (socket.gaierror, UnicodeError) as exc:

@@ -2,12 +2,14 @@
 unless WEBHOOK_ALLOW_PRIVATE_NETWORKS is set."""
 
 import ipaddress
+import socket
 
 import pytest
 
+from common.errors import ValidationFailed
 from tests.webhooks.conftest import alert_data
 from webhooks import services, transport
-from webhooks.models import Delivery
+from webhooks.models import Delivery, WebhookEndpoint
 
 REFUSED = ["127.0.0.1", "127.8.9.10", "10.0.0.5", "172.16.3.4", "192.168.1.1", "169.254.169.254", "100.64.0.1",
            "0.0.0.0", "224.0.0.1", "240.0.0.1", "::1", "fe80::1", "fc00::1", "::ffff:127.0.0.1", "::ffff:10.1.2.3", "ff02::1"]
@@ -61,3 +63,39 @@ def test_only_https_is_called(settings):
     settings.WEBHOOK_ALLOW_PRIVATE_NETWORKS = True
     outcome = transport.post("http://127.0.0.1:9/hook", b"{}", {})
     assert outcome.status_code is None and "https" in outcome.error
+
+
+LOOPBACK_SPELLINGS = ["https://127.1/x", "https://2130706433/x", "https://0x7f000001/x", "https://0177.0.0.1/x", "https://0/x",
+                      "https://localhost./x", "https://LOCALHOST/x", "https://foo.localhost/x", "https://a.b.localhost./x",
+                      "https://012.1/x", "https://0xa9.0xfe.0xa9.0xfe/latest", "https://[::ffff:127.0.0.1]/x"]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("url", LOOPBACK_SPELLINGS)
+def test_every_spelling_of_a_non_public_host_is_refused_when_saved(settings, admin_principal, url):
+    settings.WEBHOOK_ALLOW_PRIVATE_NETWORKS = False
+    with pytest.raises(ValidationFailed) as refused:
+        services.endpoint_create(principal=admin_principal, url=url, event_types=["alert.created"])
+    assert refused.value.details[0]["field"] == "url" and "only public destinations" in refused.value.details[0]["message"]
+    assert not WebhookEndpoint.objects.exists()
+
+
+@pytest.mark.parametrize("url", LOOPBACK_SPELLINGS)
+def test_the_same_spellings_are_refused_when_sent(settings, url):
+    settings.WEBHOOK_ALLOW_PRIVATE_NETWORKS = False
+    outcome = transport.post(url, b"{}", {})
+    assert outcome.status_code is None and "refused" in outcome.error
+
+
+@pytest.mark.django_db
+def test_a_host_name_is_not_resolved_when_saved(settings, admin_principal, monkeypatch):
+    settings.WEBHOOK_ALLOW_PRIVATE_NETWORKS = False
+
+    def no_dns(*args, **kwargs):
+        raise AssertionError("resolved at save time")
+
+    monkeypatch.setattr(socket, "getaddrinfo", no_dns)
+    for url in ("https://hooks.example.com/x", "https://localhost.example.com/x", "https://1.2.3.4.example/x",
+                "https://93.184.216.34/x"):
+        services.endpoint_create(principal=admin_principal, url=url, event_types=["alert.created"])
+    assert WebhookEndpoint.objects.count() == 4
