@@ -4,7 +4,13 @@ The host is resolved once; every resolved address must be public (unless the set
 WEBHOOK_ALLOW_PRIVATE_NETWORKS allows private ones), and the connection goes to that address
 while TLS still verifies the certificate for the URL's host name (SNI and hostname check). So a
 DNS answer that changes between the check and the connect (rebinding) cannot reach an inside
-address. Redirects are never followed; the timeout is 5 s to connect and 5 s per read.
+address. Redirects are never followed.
+
+An attempt has one deadline, DEADLINE_SECONDS after it starts (spec "Limits": receiver response
+time 5 seconds), for the connect, the TLS handshake, sending the request and reading the answer's
+headers and whatever of its body is read: each of these steps may block only for what is left of
+it (_DeadlineSocket). A timeout per socket read would start again at every byte, so a receiver
+trickling its headers could hold a send (and its worker) for as long as it liked.
 """
 
 import ipaddress
@@ -20,7 +26,7 @@ import certifi
 import urllib3
 from django.conf import settings
 
-TIMEOUT = urllib3.Timeout(connect=5.0, read=5.0)
+DEADLINE_SECONDS = 5.0
 MAX_ERROR_BODY = 300
 MAX_DRAINED_BODY = 64 * 1024
 USER_AGENT = "compliance-service-webhooks/0.1"
@@ -103,6 +109,36 @@ def resolve_destination(host: str, port: int) -> str:
     return addresses[0]
 
 
+_attempt = threading.local()  # .deadline: the time.monotonic() by which this thread's attempt must be done
+
+
+class _DeadlineSocket(ssl.SSLSocket):
+    """A TLS socket whose every blocking step waits at most until the deadline of the attempt the
+    thread is making (no deadline: the socket's own timeout). Past it, the step raises TimeoutError,
+    which urllib3 reports as a timeout and the attempt records as a failure."""
+
+    def _within_deadline(self) -> None:
+        deadline = getattr(_attempt, "deadline", None)
+        if deadline is None:
+            return
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise TimeoutError(f"no answer within {DEADLINE_SECONDS:g} s")
+        self.settimeout(left)
+
+    def do_handshake(self, *args, **kwargs):
+        self._within_deadline()
+        return super().do_handshake(*args, **kwargs)
+
+    def send(self, *args, **kwargs):  # sendall sends through send
+        self._within_deadline()
+        return super().send(*args, **kwargs)
+
+    def read(self, *args, **kwargs):  # recv and recv_into read through read
+        self._within_deadline()
+        return super().read(*args, **kwargs)
+
+
 _contexts: dict[str, ssl.SSLContext] = {}
 _pools: dict[tuple, urllib3.HTTPSConnectionPool] = {}
 _lock = threading.Lock()
@@ -115,6 +151,7 @@ def _ssl_context() -> ssl.SSLContext:
     context = _contexts.get(extra)
     if context is None:
         context = ssl.create_default_context(cafile=certifi.where())
+        context.sslsocket_class = _DeadlineSocket
         if extra:
             context.load_verify_locations(cafile=extra)
         _contexts[extra] = context
@@ -132,7 +169,7 @@ def _pool(address: str, port: int, host: str) -> urllib3.HTTPSConnectionPool:
                     old.close()
                 _pools.clear()
             pool = urllib3.HTTPSConnectionPool(
-                address, port, timeout=TIMEOUT, maxsize=max(16, settings.WEBHOOK_SEND_CONCURRENCY), retries=False,
+                address, port, maxsize=max(16, settings.WEBHOOK_SEND_CONCURRENCY), retries=False,
                 server_hostname=host, assert_hostname=host, ssl_context=_ssl_context(),
             )
             _pools[key] = pool
@@ -153,8 +190,10 @@ def _target(url: str) -> tuple[str, int, str]:
 
 
 def post(url: str, body: bytes, headers: dict[str, str]) -> Outcome:
-    """POST `body` to `url`; any failure is an Outcome with an error, never an exception."""
+    """POST `body` to `url` within DEADLINE_SECONDS; any failure is an Outcome with an error, never
+    an exception. An answer that completes after the deadline is a time-out."""
     started = time.monotonic()
+    deadline = started + DEADLINE_SECONDS
 
     def done(status_code: int | None, error: str) -> Outcome:
         return Outcome(status_code, error, int((time.monotonic() - started) * 1000))
@@ -164,34 +203,44 @@ def post(url: str, body: bytes, headers: dict[str, str]) -> Outcome:
         address = resolve_destination(host, port)
     except DestinationRefused as exc:
         return done(None, str(exc))
-    all_headers = {"Host": _host_header(host, port), "Content-Type": "application/json", "User-Agent": USER_AGENT, **headers}
+    _attempt.deadline = deadline
     try:
-        response = _pool(address, port, host).urlopen(
-            "POST", path, body=body, headers=all_headers, redirect=False, retries=False,
-            assert_same_host=False, preload_content=False,
-        )
+        status, excerpt, location = _exchange(address, host, port, path, body, headers, deadline)
     except urllib3.exceptions.HTTPError as exc:
-        return done(None, _describe(exc))
+        return done(None, _describe(exc, past_deadline=time.monotonic() >= deadline))
+    finally:
+        _attempt.deadline = None
+    if time.monotonic() >= deadline:
+        return done(None, f"timed out: the answer (HTTP {status}) was not complete within {DEADLINE_SECONDS:g} s")
+    if 200 <= status < 300:
+        return done(status, "")
+    if 300 <= status < 400:
+        return done(status, f"HTTP {status}: redirect to {location} not followed")
+    return done(status, f"HTTP {status}: {excerpt.decode('utf-8', 'replace')}".strip())
+
+
+def _exchange(address: str, host: str, port: int, path: str, body: bytes, headers: dict[str, str],
+              deadline: float) -> tuple[int, bytes, str]:
+    """(status, the first bytes of the body, Location) of one POST; urllib3's errors are raised."""
+    left = max(deadline - time.monotonic(), 0.001)  # what resolving left of the deadline
+    all_headers = {"Host": _host_header(host, port), "Content-Type": "application/json", "User-Agent": USER_AGENT, **headers}
+    response = _pool(address, port, host).urlopen(
+        "POST", path, body=body, headers=all_headers, redirect=False, retries=False,
+        assert_same_host=False, preload_content=False, timeout=urllib3.Timeout(connect=left, read=left),
+    )
     try:
         excerpt = response.read(MAX_ERROR_BODY, decode_content=False)
         if response.length_remaining is not None and response.length_remaining <= MAX_DRAINED_BODY:
             response.drain_conn()  # a small rest is read so the connection can be reused
         else:
             response.close()
-    except urllib3.exceptions.HTTPError as exc:
-        return done(None, _describe(exc))
     finally:
         response.release_conn()
-    status = response.status
-    if 200 <= status < 300:
-        return done(status, "")
-    if 300 <= status < 400:
-        return done(status, f"HTTP {status}: redirect to {response.headers.get('Location', '?')} not followed")
-    return done(status, f"HTTP {status}: {excerpt.decode('utf-8', 'replace')}".strip())
+    return response.status, excerpt, response.headers.get("Location", "?")
 
 
-def _describe(exc: Exception) -> str:
-    if isinstance(exc, urllib3.exceptions.TimeoutError):
+def _describe(exc: Exception, past_deadline: bool = False) -> str:
+    if past_deadline or isinstance(exc, urllib3.exceptions.TimeoutError):
         return f"timed out: {exc}"[:500]
     if isinstance(exc, urllib3.exceptions.SSLError):
         return f"TLS error: {exc}"[:500]

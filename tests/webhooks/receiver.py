@@ -1,7 +1,8 @@
 """A real HTTPS receiver on loopback for the webhook tests and the benchmark.
 
 Each request is recorded with its raw body and headers; `behaviour(n, request)` decides the answer
-of the n-th request (0-based): a status code, or HANG to keep the connection open without answering.
+of the n-th request (0-based): a status code, HANG to keep the connection open without answering, or
+TRICKLE to answer 200 one header line a second (each read of the sender gets something in time).
 """
 
 import datetime as dt
@@ -14,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 HANG = "hang"
+TRICKLE = "trickle"
 
 
 @dataclass
@@ -103,6 +105,9 @@ class Receiver:
                     receiver.release.wait(receiver.hang_seconds)
                     self.close_connection = True
                     return
+                if answer == TRICKLE:
+                    self.trickle(request)
+                    return
                 status, extra = (answer, {}) if isinstance(answer, int) else answer
                 payload = b'{"ok":true}' if 200 <= status < 300 else b'{"error":"receiver says no"}'
                 request.answered = status  # before the answer leaves: the sender may look as soon as it has it
@@ -113,6 +118,20 @@ class Receiver:
                 self.send_header("Content-Length", str(len(payload)))
                 self.end_headers()
                 self.wfile.write(payload)
+
+            def trickle(self, request: ReceivedRequest) -> None:
+                """200, its headers one line a second for hang_seconds, then the end of the answer."""
+                try:
+                    self.wfile.write(b"HTTP/1.1 200 OK\r\n")
+                    for _ in range(int(receiver.hang_seconds)):
+                        if receiver.release.wait(1):
+                            break
+                        self.wfile.write(b"X-Slowly: yes\r\n")
+                    request.answered = 200
+                    self.wfile.write(b"Content-Length: 2\r\nConnection: close\r\n\r\nok")
+                except OSError:  # the sender gave up and closed the connection
+                    pass
+                self.close_connection = True
 
             def log_message(self, *args):
                 pass

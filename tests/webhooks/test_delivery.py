@@ -5,11 +5,12 @@ import datetime as dt
 import hashlib
 import hmac
 import json
+import time
 
 import pytest
 
 from tests.webhooks.conftest import alert_data, principal_of
-from tests.webhooks.receiver import HANG
+from tests.webhooks.receiver import HANG, TRICKLE
 from webhooks import delivery, services
 from webhooks.models import Delivery, DeliveryStatus
 
@@ -151,6 +152,23 @@ def test_a_failed_manual_retry_leaves_the_delivery_failed(local_receivers, recei
 
     stored.refresh_from_db()
     assert (stored.status, stored.attempts, stored.last_status, stored.next_attempt_at) == ("failed", 8, 503, None)
+
+
+def test_a_receiver_trickling_its_headers_times_out_at_the_deadline(local_receivers, receiver, make_endpoint, emit):
+    hook = receiver(lambda n, request: TRICKLE, hang_seconds=12)  # a header line a second: no read ever waits 5 s
+    make_endpoint(hook.url())
+
+    started = time.monotonic()
+    event = emit()
+    elapsed = time.monotonic() - started
+
+    assert [r.event_id for r in hook.requests] == [event.public_id]
+    stored = Delivery.objects.get(event=event)
+    assert (stored.status, stored.attempts, stored.last_status) == ("pending", 1, None)
+    assert stored.last_error.startswith("timed out")
+    (attempt,) = stored.attempt_log.all()
+    assert (attempt.status_code, attempt.error) == (None, stored.last_error)
+    assert 5000 <= attempt.duration_ms < 6500 and elapsed < 8  # one deadline for the whole answer
 
 
 def test_redirects_are_not_followed(local_receivers, receiver, make_endpoint, emit):

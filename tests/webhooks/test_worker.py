@@ -15,7 +15,7 @@ from django.db import connection
 
 from config.celery import app as project_app
 from tests.webhooks.conftest import alert_data
-from tests.webhooks.receiver import HANG
+from tests.webhooks.receiver import HANG, TRICKLE
 from webhooks import services
 from webhooks.models import Delivery
 
@@ -140,3 +140,28 @@ def test_a_worker_killed_mid_delivery_still_delivers_each_event_once(local_recei
     lost, delivered = deliveries[first].attempt_log.order_by("number")
     assert (lost.number, lost.finished_at, lost.status_code) == (1, None, None)  # the attempt the kill interrupted
     assert (delivered.number, delivered.status_code) == (2, 200)
+
+
+def test_receivers_trickling_their_answers_hold_up_another_endpoint_only_until_their_deadline(
+        local_receivers, receiver, make_endpoint, org, broker_app, worker):
+    fast = receiver()
+    make_endpoint(fast.url("/fast"))  # created first: its delivery is the last of the event's three
+    slow = [receiver(lambda n, request: TRICKLE, hang_seconds=40) for _ in range(2)]
+    for each in slow:
+        make_endpoint(each.url("/slow"))
+    worker.start()  # two processes: both may be busy with a slow endpoint first
+
+    event = services.event_emit(organization=org, mode="test", type="alert.created", data=alert_data())
+    assert all(each.wait_for(1, timeout=60) for each in slow), worker.log_tail()
+    started = time.monotonic()
+
+    assert fast.wait_for(1, timeout=30), worker.log_tail()
+    assert time.monotonic() - started < 8  # the slow sends ended at their 5-second deadline
+    assert [r.event_id for r in fast.acknowledged()] == [event.public_id]
+    assert wait_until(lambda: not Delivery.objects.filter(attempt_log__finished_at__isnull=True).exists(), 30)
+    stored = {d.endpoint.url: d for d in Delivery.objects.select_related("endpoint")}
+    assert stored[fast.url("/fast")].status == "succeeded"
+    for each in slow:
+        first = stored[each.url("/slow")].attempt_log.get(number=1)
+        assert (first.status_code, first.error.startswith("timed out")) == (None, True)
+        assert 5000 <= first.duration_ms < 6500
