@@ -10,17 +10,24 @@ event `id` as idempotency key (spec "Events").
 Schedule (spec "Limits"): after failed attempt n (1..6) the next is due RETRY_DELAYS[n-1] after it;
 the 7th failure makes the delivery permanently failed. Retries are handed out by the beat sweeper
 (every SWEEP_INTERVAL), so a retry starts at most that much after its due time.
+
+A batch's outcomes are recorded whatever happens to some of its sends: an error of one send is
+that attempt's outcome, and what has finished is recorded even when the task is stopped (Celery's
+soft time limit) or the batch runs out of time; an attempt without an outcome then is recorded as
+timed out.
 """
 
 import logging
 import os
 import socket
+import time
 from collections import deque
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
 
+from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 from django.db import connection, transaction
 from django.db.models import F, Q
@@ -50,6 +57,13 @@ def requeue_after() -> timedelta:
     return timedelta(seconds=getattr(settings, "WEBHOOK_REQUEUE_AFTER_SECONDS", 120))
 
 
+def send_budget() -> timedelta:
+    """How long a batch's sends may take in all before what has not finished is recorded as timed
+    out: well inside the deliver task's soft time limit (40 s) and the lease, so this worker records
+    the outcomes. Each send ends at its own deadline (5 s) anyway; this bounds a batch of many."""
+    return min(timedelta(seconds=30), lease() / 2)
+
+
 def batch_size() -> int:
     """How many due deliveries of one endpoint a task claims and sends in one go."""
     return max(1, settings.WEBHOOK_DELIVERY_BATCH)
@@ -61,6 +75,7 @@ class _Claimed:
     attempt: DeliveryAttempt
     outcome: transport.Outcome | None = None
     final: bool = False
+    sent_at: float | None = None  # time.monotonic() when its send started
 
 
 def delivery_attempt(delivery_id) -> Delivery | None:
@@ -75,8 +90,14 @@ def delivery_attempt(delivery_id) -> Delivery | None:
     claimed = _claim(delivery_id)
     if not claimed:
         return None
-    _send(claimed)
-    return _record(claimed).get(delivery_id)
+    try:
+        _send(claimed)
+    except SoftTimeLimitExceeded:  # the task is being stopped: record what there is while we may
+        logger.warning("delivery %s: the task's soft time limit ended its batch; unfinished attempts are "
+                       "recorded as timed out", delivery_id)
+    finally:
+        recorded = _record(claimed)
+    return recorded.get(delivery_id)
 
 
 def _bookkeeping() -> None:
@@ -126,30 +147,50 @@ def _send(claimed: list[_Claimed]) -> None:
     if len(to_send) == 1:
         _post(to_send[0])
     elif to_send:
-        list(_sender().map(_post, to_send))
+        _post_concurrently(to_send)
+
+
+def _post_concurrently(items: list[_Claimed]) -> None:
+    """At most WEBHOOK_SEND_CONCURRENCY at a time, in threads of this batch alone: a batch of a slow
+    endpoint never queues another task's sends behind its own. Waits at most send_budget(); a send
+    still running then goes on in its thread until its deadline, its outcome no longer recorded."""
+    sender = ThreadPoolExecutor(min(len(items), max(1, settings.WEBHOOK_SEND_CONCURRENCY)),
+                                thread_name_prefix="webhook-send")
+    try:
+        wait([sender.submit(_post, item) for item in items], timeout=send_budget().total_seconds())
+    finally:
+        sender.shutdown(wait=False, cancel_futures=True)
 
 
 def _post(item: _Claimed) -> None:
-    endpoint = item.delivery.endpoint
-    body = signing.envelope_body(item.delivery.event)
-    timestamp = str(int(item.attempt.at.timestamp()))
-    item.outcome = transport.post(endpoint.url, body, {
-        "x-svc-timestamp": timestamp,
-        "x-svc-signature": signing.signature(endpoint.signing_secret, timestamp, body),
-    })
+    item.sent_at = time.monotonic()
+    try:
+        endpoint = item.delivery.endpoint
+        body = signing.envelope_body(item.delivery.event)
+        timestamp = str(int(item.attempt.at.timestamp()))
+        item.outcome = transport.post(endpoint.url, body, {
+            "x-svc-timestamp": timestamp,
+            "x-svc-signature": signing.signature(endpoint.signing_secret, timestamp, body),
+        })
+    except SoftTimeLimitExceeded:
+        raise  # stops the task (delivery_attempt records the batch), not this attempt alone
+    except Exception as exc:  # noqa: BLE001 - one attempt's error is its outcome, never the batch's
+        logger.exception("delivery %s: attempt %s failed before it had an answer", item.delivery.pk, item.attempt.number)
+        item.outcome = transport.Outcome(None, f"{type(exc).__name__}: {exc}"[:500], _elapsed_ms(item))
 
 
-_senders: dict[int, ThreadPoolExecutor] = {}
+def _elapsed_ms(item: _Claimed) -> int:
+    return int((time.monotonic() - item.sent_at) * 1000) if item.sent_at is not None else 0
 
 
-def _sender() -> ThreadPoolExecutor:
-    """A thread pool per process (created after a fork, never inherited from the parent)."""
-    pid = os.getpid()
-    if pid not in _senders:
-        _senders.clear()
-        _senders[pid] = ThreadPoolExecutor(max(1, settings.WEBHOOK_SEND_CONCURRENCY),
-                                           thread_name_prefix="webhook-send")
-    return _senders[pid]
+def _outcome(item: _Claimed) -> transport.Outcome:
+    """The attempt's outcome, or the time-out of one that has none (its task stopped, its batch's
+    time ran out): it is recorded as a failed attempt and retried on the schedule."""
+    if item.outcome is not None:
+        return item.outcome
+    if item.sent_at is None:
+        return transport.Outcome(None, "timed out: not sent before the batch's time ran out", 0)
+    return transport.Outcome(None, "timed out: no answer before the batch's time ran out", _elapsed_ms(item))
 
 
 @transaction.atomic
@@ -160,6 +201,7 @@ def _record(claimed: list[_Claimed]) -> dict[str, Delivery]:
     executemany (PostgreSQL pipelines it)."""
     _bookkeeping()
     finished = clock.now()
+    outcomes = [_outcome(item) for item in claimed]  # taken once: a send still running may set one later
     ids = [item.delivery.pk for item in claimed]
     current = dict(Delivery.objects.select_for_update().filter(pk__in=ids, status=DeliveryStatus.PENDING)
                    .order_by("pk").values_list("pk", "attempts"))
@@ -168,11 +210,12 @@ def _record(claimed: list[_Claimed]) -> dict[str, Delivery]:
         cursor.executemany(
             f"UPDATE {DeliveryAttempt._meta.db_table} SET finished_at = %s, status_code = %s, error = %s, duration_ms = %s "
             "WHERE id = %s",
-            [(at, item.outcome.status_code, item.outcome.error, item.outcome.duration_ms, item.attempt.pk) for item in claimed],
+            [(at, outcome.status_code, outcome.error, outcome.duration_ms, item.attempt.pk)
+             for item, outcome in zip(claimed, outcomes, strict=True)],
         )
     succeeded: dict[int, list[str]] = {}  # status code → delivery ids
-    for item in claimed:
-        delivery, attempt, outcome = item.delivery, item.attempt, item.outcome
+    for item, outcome in zip(claimed, outcomes, strict=True):
+        delivery, attempt = item.delivery, item.attempt
         attempt.finished_at, attempt.status_code = finished, outcome.status_code
         attempt.error, attempt.duration_ms = outcome.error, outcome.duration_ms
         if current.get(delivery.pk) != attempt.number:

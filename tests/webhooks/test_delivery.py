@@ -11,7 +11,7 @@ import pytest
 
 from tests.webhooks.conftest import alert_data, principal_of
 from tests.webhooks.receiver import HANG, TRICKLE
-from webhooks import delivery, services
+from webhooks import delivery, services, transport
 from webhooks.models import Delivery, DeliveryStatus
 
 pytestmark = pytest.mark.django_db
@@ -303,3 +303,86 @@ def test_the_leases_of_a_dead_process_of_this_host_are_released_at_once(local_re
     for name in ("alive", "other host"):
         kept = Delivery.objects.get(pk=leased[name])
         assert (kept.claimed_by, kept.next_attempt_at) == (holders[name], clock.now() + dt.timedelta(seconds=60))
+
+
+@pytest.fixture
+def held_back(org, django_capture_on_commit_callbacks):
+    """held_back(n) → n alert.created events whose delivery task messages are never sent."""
+
+    def emit(n: int) -> list:
+        with django_capture_on_commit_callbacks(execute=False):
+            return [services.event_emit(organization=org, mode="test", type="alert.created", data=alert_data())
+                    for _ in range(n)]
+
+    return emit
+
+
+def test_an_error_of_one_send_is_its_outcome_and_the_rest_of_the_batch_is_recorded(
+        local_receivers, receiver, make_endpoint, held_back, sweep, clock, monkeypatch):
+    hook = receiver()
+    make_endpoint(hook.url())
+    first, second, broken = held_back(3)
+    real_post = transport.post
+
+    def post(url, body, headers):
+        if broken.public_id.encode() in body:
+            raise ValueError("an error outside the HTTP exchange")
+        return real_post(url, body, headers)
+
+    monkeypatch.setattr(transport, "post", post)
+    returned = delivery.delivery_attempt(Delivery.objects.get(event=first).pk)
+
+    assert returned.status == "succeeded"
+    assert sorted(r.event_id for r in hook.acknowledged()) == sorted([first.public_id, second.public_id])
+    for event in (first, second):
+        stored = Delivery.objects.get(event=event)
+        assert (stored.status, stored.attempts, stored.last_status, stored.claimed_by) == ("succeeded", 1, 200, "")
+    failed = Delivery.objects.get(event=broken)
+    assert (failed.status, failed.attempts, failed.last_status) == ("pending", 1, None)
+    assert failed.last_error == "ValueError: an error outside the HTTP exchange"
+    assert failed.next_attempt_at == failed.attempt_log.get().finished_at + dt.timedelta(seconds=5)
+
+    monkeypatch.setattr(transport, "post", real_post)
+    clock.advance(seconds=5)
+    sweep()  # the retry sends the failed one alone: the acknowledged ones are not sent again
+    assert [r.event_id for r in hook.requests].count(broken.public_id) == 1 and len(hook.requests) == 3
+    assert set(Delivery.objects.values_list("status", flat=True)) == {"succeeded"}
+
+
+def test_a_soft_time_limit_during_a_batch_records_what_finished_and_times_out_the_rest(
+        local_receivers, receiver, make_endpoint, held_back, sweep, clock):
+    import signal
+    import threading
+
+    from celery.exceptions import SoftTimeLimitExceeded
+
+    hook = receiver(lambda n, request: HANG if request.event_id == slow.public_id else 200, hang_seconds=8)
+    make_endpoint(hook.url())
+    answered, slow = held_back(2), held_back(1)[0]
+
+    def soft_time_limit(signum, frame):  # what Celery's pool does to a task at its soft time limit
+        raise SoftTimeLimitExceeded()
+
+    previous = signal.signal(signal.SIGUSR1, soft_time_limit)
+    timer = threading.Timer(3.5, signal.pthread_kill, (threading.main_thread().ident, signal.SIGUSR1))
+    try:
+        timer.start()
+        delivery.delivery_attempt(Delivery.objects.get(event=answered[0]).pk)
+    finally:
+        timer.cancel()
+        signal.signal(signal.SIGUSR1, previous)
+
+    assert sorted(r.event_id for r in hook.acknowledged()) == sorted(e.public_id for e in answered)
+    for event in answered:
+        assert Delivery.objects.get(event=event).status == "succeeded"
+    unfinished = Delivery.objects.get(event=slow)
+    assert (unfinished.status, unfinished.attempts, unfinished.last_status) == ("pending", 1, None)
+    assert unfinished.last_error == "timed out: no answer before the batch's time ran out"
+    attempt = unfinished.attempt_log.get()
+    assert attempt.finished_at is not None and 3000 <= attempt.duration_ms < 5000
+    assert unfinished.next_attempt_at == attempt.finished_at + dt.timedelta(seconds=5)
+
+    hook.behaviour = lambda n, request: 200
+    clock.advance(seconds=5)
+    sweep()
+    assert [r.event_id for r in hook.acknowledged()].count(slow.public_id) == 1 and len(hook.acknowledged()) == 3

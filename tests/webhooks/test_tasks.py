@@ -9,6 +9,7 @@ from django.db import connection
 
 from config.celery import app
 from tests.webhooks.conftest import alert_data
+from tests.webhooks.receiver import HANG
 from webhooks import delivery, services, tasks
 from webhooks.models import Delivery
 
@@ -82,3 +83,37 @@ def test_two_workers_racing_for_one_attempt_send_it_once(local_receivers, receiv
     assert sum(result is not None for result in results) == 1
     stored = Delivery.objects.get(pk=target)
     assert (stored.status, stored.attempts, stored.attempt_log.count()) == ("succeeded", 1, 1)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_slow_endpoints_batch_does_not_hold_up_the_sends_of_another(local_receivers, receiver, make_endpoint, org,
+                                                                      monkeypatch, settings):
+    settings.WEBHOOK_SEND_CONCURRENCY = 32
+    slow, fast = receiver(lambda n, request: HANG, hang_seconds=8), receiver()
+    slow_endpoint, fast_endpoint = make_endpoint(slow.url()), make_endpoint(fast.url())
+    monkeypatch.setattr(tasks.deliver, "apply_async", lambda *args, **kwargs: None)  # the tasks are ours to run
+    services.events_emit(organization=org, mode="test", events=[("alert.created", alert_data())] * 34)  # > 32 at once
+    first_of = {endpoint: Delivery.objects.filter(endpoint=endpoint).order_by("next_attempt_at", "pk").first().pk
+                for endpoint in (slow_endpoint, fast_endpoint)}
+
+    def slow_task():
+        try:
+            delivery.delivery_attempt(first_of[slow_endpoint])
+        finally:
+            connection.close()
+
+    other_worker = threading.Thread(target=slow_task)
+    other_worker.start()
+    try:
+        assert slow.wait_for(32, timeout=30)  # every sending thread of its batch is waiting on it
+        started = time.monotonic()
+        delivery.delivery_attempt(first_of[fast_endpoint])
+        elapsed = time.monotonic() - started
+    finally:
+        other_worker.join(30)
+
+    assert elapsed < 2.5, elapsed  # not queued behind the slow endpoint's sends (5 s each, their deadline)
+    assert len(fast.acknowledged()) == 34
+    assert Delivery.objects.filter(endpoint=fast_endpoint, status="succeeded").count() == 34
+    assert Delivery.objects.filter(endpoint=slow_endpoint, status="pending", attempts=1).count() == 34
+    assert len(slow.requests) == 34
