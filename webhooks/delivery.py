@@ -5,7 +5,9 @@ An attempt is claimed with a conditional update (pending, due, then `attempts + 
 attempt; a delivery already succeeded is never claimed again. The outcome is recorded only if the
 lease is still this attempt's. A worker killed in between leaves the delivery pending: when the
 lease ends, the sweeper hands it out again. Delivery is therefore at least once; receivers use the
-event `id` as idempotency key (spec "Events").
+event `id` as idempotency key (spec "Events"). An attempt whose outcome was lost counts like any
+other: if it was the delivery's last allowed one, the delivery becomes failed instead of being
+handed out again (a worker killed at every attempt cannot send an event forever).
 
 Schedule (spec "Limits"): after failed attempt n (1..6) the next is due RETRY_DELAYS[n-1] after it;
 the 7th failure makes the delivery permanently failed. Retries are handed out by the beat sweeper
@@ -44,6 +46,9 @@ RETRY_DELAYS = (
 )
 MAX_ATTEMPTS = len(RETRY_DELAYS) + 1
 SWEEP_INTERVAL = timedelta(seconds=5)
+OUTCOME_LOST = "attempt outcome lost: its worker stopped before recording the answer, and it was the last attempt"
+# Due (its lease over) yet still held: the outcome of its last allowed attempt was never recorded.
+_LAST_OUTCOME_LOST = Q(attempts__gte=MAX_ATTEMPTS) & ~Q(claimed_by="")
 
 
 def lease() -> timedelta:
@@ -122,7 +127,8 @@ def _claim(delivery_id: str) -> list[_Claimed]:
     from its start. The UPDATE is the claim (attempts + 1, a lease in `next_attempt_at`, the holder
     in `claimed_by`); the attempt rows are written with it."""
     now = clock.now()
-    due = Delivery.objects.select_for_update(skip_locked=True).filter(status=DeliveryStatus.PENDING, next_attempt_at__lte=now)
+    due = (Delivery.objects.select_for_update(skip_locked=True).filter(status=DeliveryStatus.PENDING, next_attempt_at__lte=now)
+           .exclude(_LAST_OUTCOME_LOST))  # the sweeper makes those failed
     endpoint_id = next(iter(due.filter(pk=delivery_id).values_list("endpoint_id", flat=True)), None)
     if endpoint_id is None:
         return []
@@ -322,20 +328,33 @@ def _holder_is_gone(holder: str) -> bool:
     return state in ("Z", "X") or start != started  # a killed process not yet reaped is gone too
 
 
+def _fail_when_out_of_attempts(lost, now) -> int:
+    """Of the deliveries `lost` (pending, their last attempt's outcome lost), those whose attempt was
+    the last allowed one become permanently failed; a manual retry can still send them."""
+    failed = lost.filter(status=DeliveryStatus.PENDING, attempts__gte=MAX_ATTEMPTS).update(
+        status=DeliveryStatus.FAILED, next_attempt_at=None, claimed_by="", enqueued_at=None, last_status=None,
+        last_error=OUTCOME_LOST, updated_at=now)
+    if failed:
+        logger.warning("%s deliveries failed: the outcome of their last attempt was lost", failed)
+    return failed
+
+
 def delivery_release_dead_leases() -> int:
     """Hand back at once the attempts claimed by processes of this host that died (a worker killed
     mid-delivery and restarted): they are due again now instead of when their lease ends. Called
-    when a worker starts and by every sweep. Each such attempt counts as made (its row has no end)."""
+    when a worker starts and by every sweep. Each such attempt counts as made (its row has no end):
+    a delivery that has had all its attempts becomes failed instead."""
     now = clock.now()
     held = (Delivery.objects.filter(status=DeliveryStatus.PENDING, next_attempt_at__gt=now).exclude(claimed_by="")
             .order_by("claimed_by").values_list("claimed_by", flat=True).distinct())  # no default ordering in DISTINCT
     gone = [holder for holder in held if _holder_is_gone(holder)]
     if not gone:
         return 0
-    released = Delivery.objects.filter(status=DeliveryStatus.PENDING, claimed_by__in=gone).update(
-        next_attempt_at=now, claimed_by="", updated_at=now)
-    logger.warning("released %s delivery leases of processes that are gone: %s", released, ", ".join(gone))
-    return released
+    lost = Delivery.objects.filter(status=DeliveryStatus.PENDING, claimed_by__in=gone)
+    failed = _fail_when_out_of_attempts(lost, now)
+    released = lost.update(next_attempt_at=now, claimed_by="", updated_at=now)
+    logger.warning("released %s delivery leases of processes that are gone: %s", released + failed, ", ".join(gone))
+    return released + failed
 
 
 @transaction.atomic
@@ -346,6 +365,7 @@ def delivery_sweep(limit: int = 1000) -> list[str]:
 
     delivery_release_dead_leases()
     now = clock.now()
+    _fail_when_out_of_attempts(Delivery.objects.filter(next_attempt_at__lte=now).exclude(claimed_by=""), now)  # lease over
     due = (
         Delivery.objects.filter(status=DeliveryStatus.PENDING, next_attempt_at__lte=now)
         .filter(Q(enqueued_at__isnull=True) | Q(enqueued_at__lte=now - requeue_after()))

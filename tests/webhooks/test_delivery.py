@@ -1,6 +1,7 @@
 """Deliveries to real HTTPS receivers on loopback: signatures, the retry schedule, permanent failure
 and manual retry, redirects, idempotency and the SSRF guard."""
 
+import contextlib
 import datetime as dt
 import hashlib
 import hmac
@@ -386,3 +387,74 @@ def test_a_soft_time_limit_during_a_batch_records_what_finished_and_times_out_th
     clock.advance(seconds=5)
     sweep()
     assert [r.event_id for r in hook.acknowledged()].count(slow.public_id) == 1 and len(hook.acknowledged()) == 3
+
+
+class WorkerLost(BaseException):
+    """The worker's process ends between the send and the recording of its outcome."""
+
+
+@pytest.mark.parametrize("how", ["lease ends", "holder gone"])
+def test_attempts_whose_outcome_is_lost_count_and_the_seventh_makes_the_delivery_failed(
+        local_receivers, receiver, make_endpoint, emit, sweep, clock, monkeypatch, settings, how):
+    import subprocess
+    import sys
+
+    hook = receiver()
+    endpoint = make_endpoint(hook.url())
+
+    def record_never(claimed):
+        raise WorkerLost
+
+    monkeypatch.setattr(delivery, "_record", record_never)
+    if how == "holder gone":  # a worker of this host killed and restarted: its leases are handed back at once
+        gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+        monkeypatch.setattr(delivery, "lease_holder", lambda: f"{delivery._this_host()}:{int(gone.stdout)}:1")
+        settings.WEBHOOK_DELIVERY_LEASE_SECONDS = 3600
+    with pytest.raises(WorkerLost):
+        emit()
+    stored = Delivery.objects.get()
+    for _ in range(12):
+        clock.advance(seconds=200)  # past the lease, and past the time a task message is trusted to arrive
+        with contextlib.suppress(WorkerLost):
+            sweep()
+
+    stored.refresh_from_db()
+    assert (stored.status, stored.attempts) == ("failed", 7)
+    assert stored.last_error.startswith("attempt outcome lost")
+    assert (stored.next_attempt_at, stored.claimed_by, stored.last_status) == (None, "", None)
+    assert list(stored.attempt_log.values_list("number", "finished_at")) == [(n, None) for n in range(1, 8)]
+    assert len(hook.requests) == 7 and {r.event_id for r in hook.requests} == {stored.event.public_id}
+    clock.advance(days=1)
+    assert sweep() == [] and len(hook.requests) == 7
+
+    monkeypatch.undo()  # the worker records again: a manual retry still makes one more attempt
+    services.delivery_retry(principal=principal_of(endpoint.organization), endpoint_id=endpoint.pk, delivery_id=stored.pk)
+    delivery.delivery_attempt(stored.pk)
+    stored.refresh_from_db()
+    assert (stored.status, stored.attempts, stored.last_status) == ("succeeded", 8, 200)
+
+
+def test_a_send_stopped_at_every_attempt_by_the_soft_time_limit_fails_after_seven(
+        local_receivers, receiver, make_endpoint, emit, sweep, clock, monkeypatch):
+    from celery.exceptions import SoftTimeLimitExceeded
+
+    hook = receiver()
+    make_endpoint(hook.url())
+    sent = []
+
+    def stopped(url, body, headers):
+        sent.append(body)
+        raise SoftTimeLimitExceeded  # what Celery raises in a task at its soft time limit (40 s)
+
+    monkeypatch.setattr(transport, "post", stopped)
+    emit()
+    stored = Delivery.objects.get()
+    for _ in range(12):
+        clock.advance(hours=5)  # past every retry's due time
+        sweep()
+
+    stored.refresh_from_db()
+    assert (stored.status, stored.attempts, stored.last_status) == ("failed", 7, None)
+    assert stored.last_error == "timed out: no answer before the batch's time ran out"
+    assert stored.attempt_log.filter(finished_at__isnull=False).count() == 7 and len(sent) == 7
+    assert hook.requests == []
