@@ -164,11 +164,11 @@ class EventAdmin(TenantAdmin, ReadOnlyAdmin):
 class InboundCallbackAdmin(PlatformAdmin, ReadOnlyAdmin):
     """Provider callbacks name no organization until processed: the platform operator's."""
 
-    list_display = ("created_at", "provider", "external_id", "status", "processed_at")
+    list_display = ("created_at", "provider", "external_id", "status", "attempts", "processed_at", "next_attempt_at")
     list_filter = ("provider", "status")
     search_fields = ("external_id",)
     readonly_fields = ("provider", "external_id", "signed_at", "headers", "body", "status", "result", "claimed_at",
-                       "processed_at", "created_at")
+                       "processed_at", "attempts", "next_attempt_at", "created_at")
     exclude = ("signature",)
     actions = ["reprocess"]
 

@@ -117,7 +117,8 @@ class DeliveryAttempt(models.Model):
 
 
 class InboundStatus(models.TextChoices):
-    """received → processing → processed | failed | unhandled (no handler for the provider)."""
+    """received → processing → processed | failed | unhandled (no handler for the provider);
+    failed → received when its automatic retry is due, or by a reprocess (unhandled too)."""
 
     RECEIVED = "received"
     PROCESSING = "processing"
@@ -129,7 +130,9 @@ class InboundStatus(models.TextChoices):
 class InboundCallback(BaseModel):
     """A verified callback of a provider, stored raw before it is processed. The unique signature
     per provider is what refuses a replay; `external_id` (the provider's event id) lets a provider
-    re-send an event with a fresh signature without it being processed twice."""
+    re-send an event with a fresh signature without it being processed twice. `attempts` counts the
+    times it was handed to its handler; `next_attempt_at` is when a failed one is retried
+    automatically (null once it is not any more: then it waits for a reprocess)."""
 
     provider = models.CharField(max_length=40)
     external_id = models.CharField(max_length=200)
@@ -141,6 +144,8 @@ class InboundCallback(BaseModel):
     result = models.TextField(blank=True, default="")
     claimed_at = models.DateTimeField(null=True, blank=True)
     processed_at = models.DateTimeField(null=True, blank=True)
+    attempts = models.PositiveSmallIntegerField(default=0)
+    next_attempt_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at", "id"]

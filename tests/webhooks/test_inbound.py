@@ -1,6 +1,7 @@
 """Inbound provider callbacks: a valid signature is accepted once and ingested by the task; a wrong
 signature, a stale timestamp, a replay or a malformed body is refused with nothing stored."""
 
+import datetime as dt
 import hashlib
 import hmac
 import json
@@ -234,3 +235,80 @@ def test_a_deeply_nested_callback_is_a_400(client):
     response = post(client, "kyb-provider", body, signed("kyb-provider", body))
     refused(response, 400, "BAD_REQUEST")
     assert "more than 64 levels deep" in response.json()["error"]["message"]
+
+
+def test_a_failed_callback_is_retried_after_a_minute_and_processed(client, clock, django_capture_on_commit_callbacks,
+                                                                    handler_registry):
+    runs = []
+
+    def flaky(*, callback, payload):
+        runs.append(callback.pk)
+        if len(runs) == 1:
+            raise LookupError("entity not committed yet")
+        return "compliance check recorded"
+
+    handlers.inbound_handler("kyb-provider")(flaky)
+    body = json.dumps(PAYLOADS["kyb-provider"]).encode()
+    with django_capture_on_commit_callbacks(execute=True):
+        post(client, "kyb-provider", body, signed("kyb-provider", body))
+    stored = InboundCallback.objects.get()
+    assert (stored.status, stored.result) == ("failed", "LookupError: entity not committed yet")
+    failed_at = clock.now()
+
+    clock.advance(seconds=59)
+    with django_capture_on_commit_callbacks(execute=True):
+        assert inbound.callback_sweep() == []  # not due yet
+    clock.advance(seconds=1)
+    with django_capture_on_commit_callbacks(execute=True):
+        assert inbound.callback_sweep() == [str(stored.pk)]
+
+    stored.refresh_from_db()
+    assert (stored.status, stored.result) == ("processed", "compliance check recorded")
+    assert runs == [stored.pk, stored.pk]
+    assert (stored.attempts, stored.next_attempt_at, stored.claimed_at) == (2, None, failed_at + dt.timedelta(minutes=1))
+
+
+def test_a_callback_failing_every_time_is_tried_four_times_then_left_for_reprocess(
+        client, clock, django_capture_on_commit_callbacks, handler_registry):
+    runs = []
+
+    def broken(*, callback, payload):
+        runs.append(clock.now())
+        raise LookupError("entity not found")
+
+    handlers.inbound_handler("kyb-provider")(broken)
+    body = json.dumps(PAYLOADS["kyb-provider"]).encode()
+    start = clock.now()
+    with django_capture_on_commit_callbacks(execute=True):
+        post(client, "kyb-provider", body, signed("kyb-provider", body))
+    stored = InboundCallback.objects.get()
+    for minutes in (1, 5, 30, 60 * 24):  # the retry delays, then a day
+        clock.advance(minutes=minutes)
+        with django_capture_on_commit_callbacks(execute=True):
+            inbound.callback_sweep()
+
+    assert [run - start for run in runs] == [dt.timedelta(minutes=m) for m in (0, 1, 6, 36)]
+    stored.refresh_from_db()
+    assert (stored.status, stored.attempts, stored.next_attempt_at) == ("failed", 4, None)
+    assert stored.result == "LookupError: entity not found"
+
+    handlers.inbound_handler("kyb-provider")(lambda *, callback, payload: "fixed")
+    with django_capture_on_commit_callbacks(execute=True):
+        inbound.callback_reprocess(actor=None, callback_id=stored.pk)
+    stored.refresh_from_db()
+    assert (stored.status, stored.attempts, stored.result) == ("processed", 5, "fixed")
+
+
+def test_a_callback_whose_worker_died_on_its_last_run_is_left_failed(client, clock, django_capture_on_commit_callbacks):
+    body = json.dumps(PAYLOADS["kyb-provider"]).encode()
+    post(client, "kyb-provider", body, signed("kyb-provider", body))  # its ingestion below, by hand
+    InboundCallback.objects.update(status="processing", claimed_at=clock.now(), attempts=4)  # a worker died in run 4
+    stored = InboundCallback.objects.get()
+
+    clock.advance(minutes=11)
+    with django_capture_on_commit_callbacks(execute=True):
+        assert inbound.callback_sweep() == []
+
+    stored.refresh_from_db()
+    assert (stored.status, stored.attempts, stored.next_attempt_at) == ("failed", 4, None)
+    assert stored.result.startswith("attempt outcome lost")

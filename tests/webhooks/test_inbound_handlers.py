@@ -84,3 +84,43 @@ def test_unknown_entity_fails_with_the_reason_and_changes_nothing(client, django
                        django_capture_on_commit_callbacks)
     assert callback.status == "failed" and "No entity" in callback.result
     assert not ComplianceCheck.objects.exists()
+
+
+class WorkerDied(BaseException):
+    """The worker's process ends at this point (killed, out of memory): nothing after it runs."""
+
+
+def test_a_worker_dying_as_it_marks_a_callback_processed_does_not_leave_the_work_to_be_done_twice(
+        client, entity, clock, django_capture_on_commit_callbacks, monkeypatch):
+    from django.db.models import QuerySet
+
+    from webhooks.inbound import services as inbound
+
+    real_update, died = QuerySet.update, []
+
+    def update(self, **changes):
+        if self.model is InboundCallback and changes.get("status") == "processed" and not died:
+            died.append(True)
+            raise WorkerDied
+        return real_update(self, **changes)
+
+    monkeypatch.setattr(QuerySet, "update", update)
+    payload = {"event_id": "k9", "entity_id": str(entity.pk), "check_type": "kyb", "result": "fail",
+               "completed_at": "2026-01-02T03:04:05Z"}
+    body = json.dumps(payload).encode()
+    with django_capture_on_commit_callbacks(execute=False):  # the worker's task is run below, by hand
+        post(client, "kyb-provider", body, signed("kyb-provider", body))
+    callback = InboundCallback.objects.get()
+    with pytest.raises(WorkerDied):
+        inbound.callback_ingest(callback.pk)
+    callback.refresh_from_db()
+    assert callback.status == "processing"
+    assert not ComplianceCheck.objects.filter(entity=entity).exists()  # the handler's work went with it
+
+    clock.advance(minutes=11)  # the sweeper hands a callback stuck in processing to another worker
+    with django_capture_on_commit_callbacks(execute=True):
+        assert inbound.callback_sweep() == [str(callback.pk)]
+
+    callback.refresh_from_db()
+    assert (callback.status, callback.attempts) == ("processed", 2), callback.result
+    assert ComplianceCheck.objects.filter(entity=entity).count() == 1  # a non-idempotent handler ran once

@@ -7,7 +7,9 @@ The app that owns the records a callback changes registers its handler when it l
     def kyb_result(*, callback, payload) -> str:   # payload: the validated provider format
         ...                                         # returns a one-line summary for the log
 
-A handler runs inside a transaction; raising marks the callback failed with the error.
+A handler runs inside a transaction, the one that marks the callback processed (its work and that
+mark commit together). Raising marks the callback failed with the error: it is retried a few times
+(webhooks.inbound.services.RETRY_DELAYS), then left for a reprocess from the console.
 """
 
 from collections.abc import Callable

@@ -4,6 +4,11 @@ A callback is refused, with nothing stored and one line on the "security" logger
 signature or timestamp header is missing, the timestamp is more than 300 s from our clock, the
 HMAC does not match (constant-time compare) or the provider has no secret configured. A valid
 signature is accepted once: the same signature again is a replay and refused.
+
+The handler runs in a transaction that also records the callback as processed: a worker dying
+after the handler's work committed cannot leave the callback to be handled a second time. A failed
+callback is retried after RETRY_DELAYS (the handler may have failed on something passing: a lock,
+a row not there yet); after MAX_ATTEMPTS it stays failed until it is reprocessed from the console.
 """
 
 import json
@@ -13,6 +18,7 @@ from datetime import UTC, datetime, timedelta
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
+from django.db.models import F
 
 from common.audit import audit_record
 from common.context import current_request
@@ -29,6 +35,8 @@ logger = logging.getLogger("webhooks.inbound")
 
 STUCK_AFTER = timedelta(minutes=10)
 REQUEUE_AFTER = timedelta(minutes=2)
+RETRY_DELAYS = (timedelta(minutes=1), timedelta(minutes=5), timedelta(minutes=30))  # after failed run 1, 2, 3
+MAX_ATTEMPTS = len(RETRY_DELAYS) + 1
 KEPT_HEADERS = ("content-type", "user-agent")
 
 
@@ -110,51 +118,70 @@ def _store(provider: Provider, signature: str, signed_at: datetime, headers, bod
 
 def callback_ingest(callback_id) -> InboundCallback | None:
     """Hand a received callback to its provider's handler; no handler → `unhandled`, with the reason."""
-    now = clock.now()
     claimed = InboundCallback.objects.filter(pk=callback_id, status=InboundStatus.RECEIVED).update(
-        status=InboundStatus.PROCESSING, claimed_at=now,
+        status=InboundStatus.PROCESSING, claimed_at=clock.now(), attempts=F("attempts") + 1, next_attempt_at=None,
     )
     if not claimed:
         return None
     callback = InboundCallback.objects.get(pk=callback_id)
     handler = handlers.handler_for(callback.provider)
     if handler is None:
-        status = InboundStatus.UNHANDLED
-        result = (f"No handler is registered for {callback.provider}: its callbacks are meant to update "
-                  f"{PROVIDERS[callback.provider].handled_by}, which this installation does not have yet. "
-                  f"Stored; reprocess it once a handler is registered.")
+        _finish(callback, InboundStatus.UNHANDLED,
+                f"No handler is registered for {callback.provider}: its callbacks are meant to update "
+                f"{PROVIDERS[callback.provider].handled_by}, which this installation does not have yet. "
+                f"Stored; reprocess it once a handler is registered.")
     else:
-        status, result = _run(handler, callback)
-    InboundCallback.objects.filter(pk=callback.pk, status=InboundStatus.PROCESSING).update(
-        status=status, result=result[:2000], processed_at=clock.now(),
-    )
+        _run(handler, callback)
     callback.refresh_from_db()
     return callback
 
 
-def _run(handler, callback: InboundCallback) -> tuple[str, str]:
+def _run(handler, callback: InboundCallback) -> None:
     payload = PROVIDERS[callback.provider].payload(data=json.loads(callback.body))
     try:
         payload.is_valid(raise_exception=True)
-        with transaction.atomic():
-            return InboundStatus.PROCESSED, handler(callback=callback, payload=payload.validated_data) or "processed"
-    except Exception as exc:  # noqa: BLE001 - any handler failure is recorded on the row, to reprocess later
+        with transaction.atomic():  # the handler's work and `processed` commit together, or neither does
+            summary = handler(callback=callback, payload=payload.validated_data) or "processed"
+            _finish(callback, InboundStatus.PROCESSED, summary)
+    except Exception as exc:  # noqa: BLE001 - any handler failure is recorded on the row, retried, reprocessed
         logger.exception("inbound callback %s (%s) failed", callback.pk, callback.provider)
-        return InboundStatus.FAILED, f"{type(exc).__name__}: {exc}"
+        _finish(callback, InboundStatus.FAILED, f"{type(exc).__name__}: {exc}", retry_at=_retry_at(callback))
+
+
+def _retry_at(callback: InboundCallback) -> datetime | None:
+    """When a failed run is retried automatically: never after the last of MAX_ATTEMPTS (nor after a
+    reprocess past them)."""
+    if callback.attempts >= MAX_ATTEMPTS:
+        return None
+    return clock.now() + RETRY_DELAYS[callback.attempts - 1]
+
+
+def _finish(callback: InboundCallback, status: str, result: str, retry_at: datetime | None = None) -> None:
+    InboundCallback.objects.filter(pk=callback.pk, status=InboundStatus.PROCESSING).update(
+        status=status, result=result[:2000], processed_at=clock.now(), next_attempt_at=retry_at,
+    )
 
 
 @transaction.atomic
 def callback_sweep() -> list[str]:
-    """Re-enqueue callbacks whose message was lost, and release those whose worker died."""
+    """Re-enqueue failed callbacks whose retry is due and callbacks whose message was lost, and
+    release those whose worker died (or give up on them, if that was their last attempt)."""
     from webhooks import tasks
 
     now = clock.now()
-    InboundCallback.objects.filter(status=InboundStatus.PROCESSING, claimed_at__lte=now - STUCK_AFTER).update(
-        status=InboundStatus.RECEIVED,
+    stuck = InboundCallback.objects.filter(status=InboundStatus.PROCESSING, claimed_at__lte=now - STUCK_AFTER)
+    stuck.filter(attempts__gte=MAX_ATTEMPTS).update(
+        status=InboundStatus.FAILED, processed_at=now, next_attempt_at=None,
+        result="attempt outcome lost: its worker stopped while handling it, and it was the last attempt; reprocess it.",
     )
-    ids = [str(pk) for pk in InboundCallback.objects.filter(
+    stuck.update(status=InboundStatus.RECEIVED)
+    due = InboundCallback.objects.filter(status=InboundStatus.FAILED, next_attempt_at__lte=now)
+    retried = [str(pk) for pk in due.order_by("next_attempt_at").values_list("pk", flat=True)[:500]]
+    InboundCallback.objects.filter(pk__in=retried).update(status=InboundStatus.RECEIVED, next_attempt_at=None)
+    lost = [str(pk) for pk in InboundCallback.objects.filter(
         status=InboundStatus.RECEIVED, created_at__lte=now - REQUEUE_AFTER,
     ).order_by("created_at").values_list("pk", flat=True)[:500]]
+    ids = list(dict.fromkeys(retried + lost))
     for callback_id in ids:
         enqueue_on_commit(tasks.ingest_callback, callback_id)
     return ids
@@ -172,7 +199,8 @@ def callback_reprocess(*, actor, callback_id) -> InboundCallback:
         raise Conflict(f"Only an unhandled or failed callback can be reprocessed; this one is {callback.status}.")
     before = {"status": callback.status, "result": callback.result}
     callback.status, callback.result, callback.processed_at = InboundStatus.RECEIVED, "", None
-    callback.save(update_fields=["status", "result", "processed_at", "updated_at"])
+    callback.next_attempt_at = None  # now instead
+    callback.save(update_fields=["status", "result", "processed_at", "next_attempt_at", "updated_at"])
     audit_record(actor=actor, action="inbound_callback.reprocessed", object_type="inboundcallback",
                  object_id=callback.pk, before=before, after={"status": callback.status})
     enqueue_on_commit(tasks.ingest_callback, str(callback.pk))
