@@ -5,6 +5,7 @@ DATA_DIR, the database cache for the rate limiter, e-mail printed to the console
 """
 
 import os
+import shutil
 from pathlib import Path
 
 import dj_database_url
@@ -166,6 +167,16 @@ SSO_LOGIN_TTL_SECONDS = env_int("SSO_LOGIN_TTL_SECONDS", 600)  # from /login to 
 SSO_HTTP_TIMEOUT_SECONDS = env_int("SSO_HTTP_TIMEOUT_SECONDS", 10)  # discovery, token and key requests to an IdP
 # An identity provider at a plain-http address is refused; with this set, one on this machine is taken (tests, development).
 SSO_ALLOW_HTTP_LOOPBACK = env_bool("SSO_ALLOW_HTTP_LOOPBACK", False)
+# SAML: pysaml2 signs and checks signatures with the xmlsec1 program.
+SAML_XMLSEC_BINARY = os.environ.get("SAML_XMLSEC_BINARY") or shutil.which("xmlsec1") or "/usr/bin/xmlsec1"
+
+# Google sign-in (/v1/auth/google): the OAuth client registered in Google Cloud; empty = not offered (404).
+GOOGLE_CLIENT_ID = os.environ.get("GOOGLE_CLIENT_ID", "")
+GOOGLE_CLIENT_SECRET = os.environ.get("GOOGLE_CLIENT_SECRET", "")
+# Google's endpoints (overridable for tests and development against a stand-in).
+GOOGLE_AUTHORIZATION_URL = os.environ.get("GOOGLE_AUTHORIZATION_URL", "https://accounts.google.com/o/oauth2/v2/auth")
+GOOGLE_TOKEN_URL = os.environ.get("GOOGLE_TOKEN_URL", "https://oauth2.googleapis.com/token")
+GOOGLE_JWKS_URL = os.environ.get("GOOGLE_JWKS_URL", "https://www.googleapis.com/oauth2/v3/certs")
 
 ACCOUNT_USER_MODEL_USERNAME_FIELD = None
 ACCOUNT_LOGIN_METHODS = {"email"}

@@ -296,3 +296,14 @@ class OIDCCallbackQuery(StrictSerializer):
     error = serializers.CharField(max_length=200, required=False)
     error_description = serializers.CharField(max_length=1000, required=False)
     session_state = serializers.CharField(max_length=500, required=False)
+
+
+class SAMLMetadataQuery(StrictSerializer):
+    connection_id = serializers.UUIDField(help_text="The SAML connection whose service-provider metadata to read.")
+
+
+class SAMLACSForm(StrictSerializer):
+    """The identity provider's HTTP-POST binding form (form-encoded)."""
+
+    SAMLResponse = serializers.CharField(max_length=512 * 1024, trim_whitespace=False)  # noqa: N815 -- the binding's name
+    RelayState = serializers.CharField(max_length=200)  # noqa: N815

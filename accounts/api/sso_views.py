@@ -4,13 +4,14 @@ redirects and callbacks (public: the browser comes back from the identity provid
 from urllib.parse import urlencode, urlsplit, urlunsplit
 
 from django.conf import settings
-from django.http import HttpResponseRedirect
+from django.http import HttpResponse, HttpResponseRedirect
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import status
+from rest_framework.parsers import FormParser
 from rest_framework.response import Response
 
 from accounts.api import sso_serializers as s
-from accounts.sso import login, oidc_flow, selectors, services
+from accounts.sso import login, oidc_flow, saml_flow, selectors, services
 from accounts.sso.errors import SSOStateInvalid
 from accounts.sso.urls import safe_redirect
 from common.api.serializers import validated, validated_query
@@ -90,18 +91,23 @@ class CheckView(PublicSSOView):
                          "login_url": s.login_url(connection)})
 
 
-def _set_binding_cookie(response, secret: str) -> None:
+def _set_binding_cookie(response, secret: str, *, cross_site_post: bool = False, path: str = "/v1/sso/") -> None:
+    """SAML's ACS receives a cross-site POST from the IdP, which a SameSite=Lax cookie does not
+    follow: there the cookie is SameSite=None (which browsers take only with Secure, so over https;
+    over http, in development, the IdP is on this machine, which is the same site)."""
+    secure = settings.PUBLIC_URL.startswith("https://")
+    samesite = "None" if cross_site_post and secure else "Lax"
     response.set_cookie(login.BROWSER_COOKIE, secret, max_age=settings.SSO_LOGIN_TTL_SECONDS, httponly=True,
-                        secure=settings.PUBLIC_URL.startswith("https://"), samesite="Lax", path="/v1/sso/")
+                        secure=secure, samesite=samesite, path=path)
 
 
-def _after_sign_in(issued, redirect_url: str) -> HttpResponseRedirect:
+def _after_sign_in(issued, redirect_url: str, cookie_path: str = "/v1/sso/") -> HttpResponseRedirect:
     """Back to the page the sign-in started from, with the session cookie set and the session token
     in the fragment (never sent to a server, nor in a Referer), for clients that send it as a bearer."""
     parts = urlsplit(redirect_url)
     fragment = urlencode({"session_token": issued.token, "expires_at": issued.expires_at.isoformat()})
     response = HttpResponseRedirect(urlunsplit(("", "", parts.path, parts.query, fragment)))
-    response.delete_cookie(login.BROWSER_COOKIE, path="/v1/sso/")
+    response.delete_cookie(login.BROWSER_COOKIE, path=cookie_path)
     return response
 
 
@@ -136,5 +142,53 @@ class OIDCCallbackView(PublicSSOView):
             state=query["state"], code=query.get("code"), issuer=query.get("iss"), error=query.get("error"),
             browser_secret=request.COOKIES.get(login.BROWSER_COOKIE), request=request._request)
         if not safe_redirect(redirect_url):  # checked when stored; checked again before it is followed
+            raise SSOStateInvalid("The stored redirect is not a path on this service.")
+        return _after_sign_in(issued, redirect_url)
+
+
+class SAMLMetadataView(PublicSSOView):
+    """The service provider's metadata for one SAML connection: what its admin gives the IdP."""
+
+    @extend_schema(operation_id="sso_saml_metadata", tags=TAGS, auth=[],
+                   parameters=[OpenApiParameter("connection_id", str, required=True)],
+                   responses={(200, "application/samlmetadata+xml"): OpenApiResponse(
+                       description="SAML 2.0 EntityDescriptor (SPSSODescriptor): entity id, ACS URL (HTTP-POST), "
+                                   "NameID format e-mail, WantAssertionsSigned.")})
+    def get(self, request):
+        query = validated_query(s.SAMLMetadataQuery, request)
+        connection = selectors.active_connection(query["connection_id"], "saml")
+        if connection is None:
+            raise NotFound("No active SAML connection has this id.")
+        return HttpResponse(saml_flow.sp_metadata_xml(connection), content_type="application/samlmetadata+xml")
+
+
+class SAMLLoginView(PublicSSOView):
+    @extend_schema(operation_id="sso_saml_login", parameters=LOGIN_PARAMETERS, tags=TAGS, auth=[],
+                   responses={302: OpenApiResponse(description="To the identity provider, with a SAML AuthnRequest "
+                                                               "(HTTP-Redirect binding) and RelayState.")})
+    def get(self, request):
+        query = validated_query(s.SSOLoginQuery, request)
+        connection = selectors.active_connection(query["connection_id"], "saml")
+        if connection is None:
+            raise NotFound("No active SAML connection has this id.")
+        url, secret = saml_flow.saml_login_begin(connection=connection, redirect_url=query["redirect_url"],
+                                                 browser_secret=request.COOKIES.get(login.BROWSER_COOKIE))
+        response = HttpResponseRedirect(url)
+        _set_binding_cookie(response, secret, cross_site_post=True)
+        return response
+
+
+class SAMLACSView(PublicSSOView):
+    parser_classes = [FormParser]
+
+    @extend_schema(operation_id="sso_saml_acs", tags=TAGS, auth=[], request={"application/x-www-form-urlencoded": s.SAMLACSForm},
+                   responses={302: OpenApiResponse(description="Signed in: to the redirect_url, session cookie set and "
+                                                               "`#session_token=…&expires_at=…` in the fragment.")})
+    def post(self, request):
+        form = validated(s.SAMLACSForm, request.data)
+        issued, redirect_url = saml_flow.saml_login_finish(
+            saml_response=form["SAMLResponse"], relay_state=form["RelayState"],
+            browser_secret=request.COOKIES.get(login.BROWSER_COOKIE), request=request._request)
+        if not safe_redirect(redirect_url):
             raise SSOStateInvalid("The stored redirect is not a path on this service.")
         return _after_sign_in(issued, redirect_url)

@@ -16,6 +16,7 @@ from accounts.models import SSOConnection, SSOLoginAttempt, User
 from accounts.selectors import user_by_email
 from accounts.sso.errors import SSOAccessDenied, SSOStateInvalid
 from accounts.sso.selectors import email_domain
+from accounts.sso.urls import safe_redirect
 from common import crypto
 from common.audit import audit_record
 from common.secrets import random_base62, secret_hash
@@ -65,6 +66,8 @@ def attempt_consume(*, state: str, browser_secret: str | None, protocol: str) ->
         raise SSOStateInvalid("This sign-in was started in another browser: start it again here.")
     if not attempt.connection.is_active:
         raise SSOStateInvalid("This SSO connection has been turned off.")
+    if not safe_redirect(attempt.redirect_url):  # checked when stored; checked again before anyone is signed in
+        raise SSOStateInvalid("The stored redirect is not a path on this service.")
     return attempt
 
 

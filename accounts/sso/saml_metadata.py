@@ -3,13 +3,13 @@
 from lxml import etree
 
 MD = "urn:oasis:names:tc:SAML:2.0:metadata"
-_PARSER = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False, huge_tree=False, remove_comments=True)
+PARSER = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False, huge_tree=False, remove_comments=True)
 
 
 def idp_entity_id(xml: str) -> str:
     """The entityID of the metadata's identity provider; ValueError saying what is wrong."""
     try:
-        root = etree.fromstring(xml.encode(), parser=_PARSER)
+        root = etree.fromstring(xml.encode(), parser=PARSER)
     except etree.XMLSyntaxError as exc:
         raise ValueError(f"The metadata is not well-formed XML ({exc.msg}).") from None
     descriptors = [root] if root.tag == f"{{{MD}}}EntityDescriptor" else root.findall(f"{{{MD}}}EntityDescriptor")

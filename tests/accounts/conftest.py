@@ -37,3 +37,19 @@ def oidc_provider(tmp_path_factory):
     )
     yield provider
     provider.close()
+
+
+@pytest.fixture(scope="session")
+def saml_idp_server(tmp_path_factory):
+    from tests.accounts.saml_idp import SAMLIdentityProvider
+
+    idp = SAMLIdentityProvider(tmp_path_factory.mktemp("saml-idp"))
+    yield idp
+    idp.close()
+
+
+@pytest.fixture
+def saml_idp(saml_idp_server):
+    """The loopback SAML IdP (tests/accounts/saml_idp.py), its user and tampering reset for each test."""
+    saml_idp_server.user, saml_idp_server.attributes, saml_idp_server.tamper = "person@acme.example", {}, {}
+    return saml_idp_server
