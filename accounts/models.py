@@ -139,11 +139,12 @@ class SSODomain(BaseModel):
 
 
 class SSOLoginAttempt(BaseModel):
-    """A sign-in started at /v1/sso/…/login and not yet finished: the state (only its hash), the
+    """A sign-in started at /v1/sso/…/login (or /v1/auth/google) and not yet finished: the state (only its hash), the
     nonce and PKCE verifier (OIDC) or request id (SAML), where to go afterwards, and a hash of the
     browser-binding cookie. Kept in the database so any web process can finish it; used once."""
 
-    connection = models.ForeignKey(SSOConnection, on_delete=models.CASCADE, related_name="+")
+    connection = models.ForeignKey(SSOConnection, null=True, blank=True, on_delete=models.CASCADE, related_name="+",
+                                   help_text="Empty for a Google sign-in (/v1/auth/google).")
     state_hash = models.CharField(max_length=64, unique=True)
     browser_hash = models.CharField(max_length=64)
     nonce = models.CharField(max_length=100, blank=True, default="")

@@ -142,16 +142,17 @@ def session_login(*, email: str, password: str, request=None) -> IssuedSession:
     user = credentials_check(email=email, password=password)
     if not user.email_verified:
         raise EmailNotVerified()
-    _refuse_if_sso_required(user)
+    refuse_if_sso_required(user.email, exempt=user.is_superuser)
     ratelimit.reset(_login_buckets(email)[0][0])
     return session_issue(user=user, request=request)
 
 
-def _refuse_if_sso_required(user: User) -> None:
-    """A verified domain whose connection enforces SSO signs in only through it. The platform
-    operator (superuser) is exempt, so that a broken identity provider locks no one out for good."""
-    domain = sso_selectors.enforcing_domain_for_email(user.email)
-    if domain is not None and not user.is_superuser:
+def refuse_if_sso_required(email: str, *, exempt: bool = False) -> None:
+    """A verified domain whose connection enforces SSO signs in only through it (not with a password,
+    nor with Google). The platform operator (superuser, `exempt`) is exempt, so that a broken
+    identity provider locks no one out for good."""
+    domain = sso_selectors.enforcing_domain_for_email(email)
+    if domain is not None and not exempt:
         connection = domain.connection
         raise SSORequired(
             f"{domain.domain} signs in through single sign-on: use {settings.PUBLIC_URL}/v1/sso/{connection.protocol}/login"

@@ -307,3 +307,21 @@ class SAMLACSForm(StrictSerializer):
 
     SAMLResponse = serializers.CharField(max_length=512 * 1024, trim_whitespace=False)  # noqa: N815 -- the binding's name
     RelayState = serializers.CharField(max_length=200)  # noqa: N815
+
+
+class GoogleLoginQuery(SSOLoginQuery):
+    connection_id = None
+
+
+class GoogleCallbackQuery(StrictSerializer):
+    """What Google appends to the redirect URI: `code` and `state`, or `error` and `state`."""
+
+    state = serializers.CharField(max_length=200)
+    code = serializers.CharField(max_length=4000, required=False)
+    error = serializers.CharField(max_length=200, required=False)
+    error_description = serializers.CharField(max_length=1000, required=False)
+    scope = serializers.CharField(max_length=2000, required=False)
+    authuser = serializers.CharField(max_length=20, required=False)
+    prompt = serializers.CharField(max_length=100, required=False)
+    hd = serializers.CharField(max_length=253, required=False)
+    iss = serializers.CharField(max_length=200, required=False)

@@ -11,7 +11,7 @@ from rest_framework.parsers import FormParser
 from rest_framework.response import Response
 
 from accounts.api import sso_serializers as s
-from accounts.sso import login, oidc_flow, saml_flow, selectors, services
+from accounts.sso import google, login, oidc_flow, saml_flow, selectors, services
 from accounts.sso.errors import SSOStateInvalid
 from accounts.sso.urls import safe_redirect
 from common.api.serializers import validated, validated_query
@@ -192,3 +192,35 @@ class SAMLACSView(PublicSSOView):
         if not safe_redirect(redirect_url):
             raise SSOStateInvalid("The stored redirect is not a path on this service.")
         return _after_sign_in(issued, redirect_url)
+
+
+GOOGLE_COOKIE_PATH = "/v1/auth/google"
+
+
+class GoogleLoginView(PublicSSOView):
+    """Sign-in with Google (the third-party login flow): to Google with PKCE, state and nonce."""
+
+    @extend_schema(operation_id="auth_google_login", tags=["auth"], auth=[],
+                   parameters=[OpenApiParameter("redirect_url", str, required=False, default="/",
+                                                description="A path on this service to return to (never another site).")],
+                   responses={302: OpenApiResponse(description="To Google's sign-in page.")})
+    def get(self, request):
+        query = validated_query(s.GoogleLoginQuery, request)
+        url, secret = google.google_login_begin(redirect_url=query["redirect_url"],
+                                                browser_secret=request.COOKIES.get(login.BROWSER_COOKIE))
+        response = HttpResponseRedirect(url)
+        _set_binding_cookie(response, secret, path=GOOGLE_COOKIE_PATH)
+        return response
+
+
+class GoogleCallbackView(PublicSSOView):
+    @extend_schema(operation_id="auth_google_callback", tags=["auth"], auth=[],
+                   parameters=[OpenApiParameter("code", str, required=True), OpenApiParameter("state", str, required=True)],
+                   responses={302: OpenApiResponse(description="Signed in: to the redirect_url, session cookie set and "
+                                                               "`#session_token=…&expires_at=…` in the fragment.")})
+    def get(self, request):
+        query = validated_query(s.GoogleCallbackQuery, request)
+        issued, redirect_url = google.google_login_finish(
+            state=query["state"], code=query.get("code"), error=query.get("error"),
+            browser_secret=request.COOKIES.get(login.BROWSER_COOKIE), request=request._request)
+        return _after_sign_in(issued, redirect_url, cookie_path=GOOGLE_COOKIE_PATH)

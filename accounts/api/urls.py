@@ -1,6 +1,6 @@
 from django.urls import path
 
-from accounts.api import views
+from accounts.api import sso_views, views
 
 urlpatterns = [
     path("register", views.RegisterView.as_view()),
@@ -11,4 +11,6 @@ urlpatterns = [
     path("login", views.LoginView.as_view()),
     path("logout", views.LogoutView.as_view()),
     path("me", views.MeView.as_view()),
+    path("google", sso_views.GoogleLoginView.as_view()),
+    path("google/callback", sso_views.GoogleCallbackView.as_view()),
 ]

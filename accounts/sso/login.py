@@ -24,6 +24,7 @@ from organizations.models import Membership
 
 logger = logging.getLogger("accounts.sso")
 BROWSER_COOKIE = "svc_sso_binding"
+GOOGLE = "google"  # attempt_consume's protocol for a Google sign-in (an attempt without connection)
 
 
 @dataclass(frozen=True)
@@ -36,9 +37,10 @@ class StartedLogin:
 
 
 @transaction.atomic
-def login_start(*, connection: SSOConnection, redirect_url: str, browser_secret: str | None) -> StartedLogin:
+def login_start(*, connection: SSOConnection | None, redirect_url: str, browser_secret: str | None) -> StartedLogin:
     """A new attempt. The browser keeps `browser_secret` in a cookie (its own earlier one when it
-    has it, so two tabs can sign in at once); only hashes of it and of the state are stored."""
+    has it, so two tabs can sign in at once); only hashes of it and of the state are stored.
+    No connection: a Google sign-in."""
     state, nonce, verifier = random_base62(43), random_base62(32), random_base62(64)
     browser_secret = browser_secret if browser_secret and len(browser_secret) == 43 else random_base62(43)
     attempt = SSOLoginAttempt.objects.create(
@@ -53,8 +55,11 @@ def login_start(*, connection: SSOConnection, redirect_url: str, browser_secret:
 def attempt_consume(*, state: str, browser_secret: str | None, protocol: str) -> SSOLoginAttempt:
     """The attempt this state names, marked used (a second callback with it is refused), provided
     it is unexpired and was started by this browser."""
-    attempt = (SSOLoginAttempt.objects.select_related("connection__organization")
-               .filter(state_hash=secret_hash(state or ""), connection__protocol=protocol).first())
+    attempts = SSOLoginAttempt.objects.select_related("connection__organization").filter(state_hash=secret_hash(state or ""))
+    if protocol == GOOGLE:
+        attempt = attempts.filter(connection__isnull=True).first()
+    else:
+        attempt = attempts.filter(connection__protocol=protocol).first()
     if attempt is None:
         raise SSOStateInvalid("This sign-in's state is unknown: start the sign-in again.")
     used = SSOLoginAttempt.objects.filter(pk=attempt.pk, used_at__isnull=True).update(used_at=timezone.now())
@@ -64,7 +69,7 @@ def attempt_consume(*, state: str, browser_secret: str | None, protocol: str) ->
         raise SSOStateInvalid("This sign-in took too long and has expired: start the sign-in again.")
     if not browser_secret or secret_hash(browser_secret) != attempt.browser_hash:
         raise SSOStateInvalid("This sign-in was started in another browser: start it again here.")
-    if not attempt.connection.is_active:
+    if attempt.connection is not None and not attempt.connection.is_active:
         raise SSOStateInvalid("This SSO connection has been turned off.")
     if not safe_redirect(attempt.redirect_url):  # checked when stored; checked again before anyone is signed in
         raise SSOStateInvalid("The stored redirect is not a path on this service.")
@@ -115,7 +120,7 @@ def sso_sign_in(*, connection: SSOConnection, identity: Identity, request=None) 
 @transaction.atomic
 def _sign_in(connection: SSOConnection, identity: Identity, request) -> account_services.IssuedSession:
     email = identity_check(connection, identity)
-    user = _user(email, identity)
+    user = user_for_identity(email, identity)
     if not user.is_active:
         raise SSOAccessDenied("This account is disabled.")
     _membership(connection, user)
@@ -125,7 +130,9 @@ def _sign_in(connection: SSOConnection, identity: Identity, request) -> account_
     )
 
 
-def _user(email: str, identity: Identity) -> User:
+def user_for_identity(email: str, identity: Identity, source: str = "sso") -> User:
+    """The user of this address, created (without a password) when there is none; its address is
+    taken as verified, the provider having vouched for it."""
     user = user_by_email(email)
     if user is None:
         try:
@@ -136,7 +143,7 @@ def _user(email: str, identity: Identity) -> User:
             user = user_by_email(email)
             return user
         audit_record(actor=user, action="user.created", object_type="user", object_id=user.pk,
-                     after={"email": email, "source": "sso"})
+                     after={"email": email, "source": source})
     if user.email_verified_at is None:  # the provider vouches for an address in a domain the organization proved it owns
         user.email_verified_at = timezone.now()
         user.save(update_fields=["email_verified_at"])

@@ -7,6 +7,7 @@ organization brings its own (docs/decisions.md)."""
 import base64
 import hashlib
 import time
+from collections.abc import Sequence
 from urllib.parse import urlencode
 
 import jwt
@@ -113,8 +114,9 @@ def _signing_key(id_token: str, jwks_uri: str):
     return header["alg"], candidates
 
 
-def id_token_claims(*, id_token: str, jwks_uri: str, issuer: str, client_id: str, nonce: str) -> dict:
-    """The claims of a valid ID token: signed by one of the provider's keys, from `issuer`, for
+def id_token_claims(*, id_token: str, jwks_uri: str, issuer: str | Sequence[str], client_id: str, nonce: str) -> dict:
+    """The claims of a valid ID token: signed by one of the provider's keys, from `issuer` (or one of
+    several: Google's two spellings), for
     `client_id` (and authorised for it when there are several audiences), not expired, carrying our
     nonce. Anything else is SSOAssertionInvalid."""
     algorithm, keys = _signing_key(id_token, jwks_uri)

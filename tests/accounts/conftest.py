@@ -53,3 +53,25 @@ def saml_idp(saml_idp_server):
     """The loopback SAML IdP (tests/accounts/saml_idp.py), its user and tampering reset for each test."""
     saml_idp_server.user, saml_idp_server.attributes, saml_idp_server.tamper = "person@acme.example", {}, {}
     return saml_idp_server
+
+
+@pytest.fixture(scope="session")
+def fake_google_server():
+    from tests.accounts.fake_google import FakeGoogle
+
+    google = FakeGoogle()
+    yield google
+    google.close()
+
+
+@pytest.fixture
+def google(fake_google_server, settings):
+    """The stand-in for Google's endpoints (tests/accounts/fake_google.py), configured and reset."""
+    from tests.accounts.fake_google import CLIENT_ID, CLIENT_SECRET
+
+    settings.GOOGLE_CLIENT_ID, settings.GOOGLE_CLIENT_SECRET = CLIENT_ID, CLIENT_SECRET
+    settings.GOOGLE_AUTHORIZATION_URL = f"{fake_google_server.base}/o/oauth2/v2/auth"
+    settings.GOOGLE_TOKEN_URL = f"{fake_google_server.base}/token"
+    settings.GOOGLE_JWKS_URL = f"{fake_google_server.base}/oauth2/v3/certs"
+    fake_google_server.reset()
+    return fake_google_server
