@@ -150,3 +150,22 @@ def test_sso_operations_are_documented(schema):
     assert {"302", "400", "401", "403", "422", "502"} <= set(callback)
     response = schema["components"]["schemas"]["SSOConnectionResponse"]["properties"]
     assert "client_secret" in schema["components"]["schemas"]["OIDCSettingsResponse"]["properties"] and "oidc" in response
+
+
+def test_saml_and_google_sign_in_are_documented(schema):
+    paths = schema["paths"]
+    metadata = paths["/v1/sso/saml/metadata"]["get"]
+    assert "application/samlmetadata+xml" in metadata["responses"]["200"]["content"]
+    assert [p["name"] for p in metadata["parameters"]] == ["connection_id"]
+    login = paths["/v1/sso/saml/login"]["get"]
+    assert {p["name"] for p in login["parameters"]} == {"connection_id", "redirect_url"} and {"302", "502"} <= set(login["responses"])
+    acs = paths["/v1/sso/saml/acs"]["post"]
+    form = acs["requestBody"]["content"]["application/x-www-form-urlencoded"]["schema"]
+    assert form["$ref"].endswith("/SAMLACSForm") and {"302", "400", "401", "403", "422"} <= set(acs["responses"])
+    google = paths["/v1/auth/google"]["get"]
+    assert [p["name"] for p in google["parameters"]] == ["redirect_url"] and "302" in google["responses"]
+    callback = paths["/v1/auth/google/callback"]["get"]
+    assert {p["name"] for p in callback["parameters"]} == {"code", "state"}
+    assert {"302", "400", "401", "403", "422", "502"} <= set(callback["responses"])
+    for operation in (metadata, login, acs, google, callback):
+        assert operation.get("security") in (None, [], [{}])

@@ -305,6 +305,8 @@ class SAMLMetadataQuery(StrictSerializer):
 class SAMLACSForm(StrictSerializer):
     """The identity provider's HTTP-POST binding form (form-encoded)."""
 
+    request_component_name = "SAMLACSForm"
+
     SAMLResponse = serializers.CharField(max_length=512 * 1024, trim_whitespace=False)  # noqa: N815 -- the binding's name
     RelayState = serializers.CharField(max_length=200)  # noqa: N815
 

@@ -5,6 +5,7 @@ from urllib.parse import urlencode, urlsplit, urlunsplit
 
 from django.conf import settings
 from django.http import HttpResponse, HttpResponseRedirect
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import status
 from rest_framework.parsers import FormParser
@@ -152,6 +153,7 @@ class SAMLMetadataView(PublicSSOView):
     @extend_schema(operation_id="sso_saml_metadata", tags=TAGS, auth=[],
                    parameters=[OpenApiParameter("connection_id", str, required=True)],
                    responses={(200, "application/samlmetadata+xml"): OpenApiResponse(
+                       response=OpenApiTypes.STR,
                        description="SAML 2.0 EntityDescriptor (SPSSODescriptor): entity id, ACS URL (HTTP-POST), "
                                    "NameID format e-mail, WantAssertionsSigned.")})
     def get(self, request):

@@ -54,7 +54,8 @@ SSO_ERRORS = {
     "502": "The identity provider could not be reached or answered nonsense (SSO_PROVIDER_UNAVAILABLE).",
 }
 SSO_ERROR_CODES = {"/v1/sso/oidc/login": ("502",), "/v1/sso/saml/login": ("502",),
-                   "/v1/sso/oidc/callback": tuple(SSO_ERRORS), "/v1/sso/saml/acs": tuple(SSO_ERRORS)}
+                   "/v1/sso/oidc/callback": tuple(SSO_ERRORS), "/v1/sso/saml/acs": tuple(SSO_ERRORS),
+                   "/v1/auth/google/callback": tuple(SSO_ERRORS)}
 
 
 class AutoSchema(SpectacularAutoSchema):
