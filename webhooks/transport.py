@@ -19,6 +19,7 @@ import socket
 import ssl
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
@@ -48,7 +49,10 @@ class Outcome:
         return self.status_code is not None and 200 <= self.status_code < 300
 
 
-def address_refusal(ip: ipaddress.IPv4Address | ipaddress.IPv6Address) -> str | None:
+IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
+
+
+def address_refusal(ip: IPAddress) -> str | None:
     """Why an address may not be called (loopback, private, link-local, ...), or None if public."""
     if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
         ip = ip.ipv4_mapped
@@ -88,9 +92,14 @@ def host_refusal(host: str) -> str | None:
     return address_refusal(address) if address else None
 
 
-def resolve_destination(host: str, port: int) -> str:
-    """The address to connect to: the first one resolved, after every resolved one passed the guard."""
-    if not settings.WEBHOOK_ALLOW_PRIVATE_NETWORKS:
+def resolve_destination(host: str, port: int, *, allow_private: bool | None = None,
+                        exempt: Callable[[IPAddress], bool] | None = None) -> str:
+    """The address to connect to: the first one resolved, after every resolved one passed the guard.
+    `allow_private` defaults to WEBHOOK_ALLOW_PRIVATE_NETWORKS; `exempt` lets some addresses through
+    anyway (single sign-on lets a loopback identity provider through in development and tests)."""
+    if allow_private is None:
+        allow_private = settings.WEBHOOK_ALLOW_PRIVATE_NETWORKS
+    if not allow_private and exempt is None:  # a name or literal refused before any DNS (with `exempt`, after it)
         reason = host_refusal(host)
         if reason:
             raise DestinationRefused(f"{host} is a {reason} address; refused")
@@ -101,10 +110,11 @@ def resolve_destination(host: str, port: int) -> str:
     addresses = list(dict.fromkeys(info[4][0] for info in infos))
     if not addresses:
         raise DestinationRefused(f"{host} resolves to no address")
-    if not settings.WEBHOOK_ALLOW_PRIVATE_NETWORKS:
+    if not allow_private:
         for address in addresses:
-            reason = address_refusal(ipaddress.ip_address(address.split("%")[0]))
-            if reason:
+            ip = ipaddress.ip_address(address.split("%")[0])
+            reason = address_refusal(ip)
+            if reason and not (exempt is not None and exempt(ip)):
                 raise DestinationRefused(f"{host} resolves to {address}, a {reason} address; refused")
     return addresses[0]
 

@@ -15,7 +15,7 @@ import requests
 from django.conf import settings
 
 from accounts.sso.errors import SSOAssertionInvalid, SSOProviderUnavailable
-from accounts.sso.urls import idp_url_problem
+from accounts.sso.urls import idp_url_guard, idp_url_problem
 
 # Asymmetric algorithms only: "none" and the HMAC family (keyed with the client secret) are refused.
 ALGORITHMS = ["RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA"]
@@ -32,9 +32,7 @@ def code_challenge(verifier: str) -> str:
 
 
 def _get_json(url: str, what: str, **kwargs) -> dict:
-    problem = idp_url_problem(url)
-    if problem:
-        raise SSOProviderUnavailable(f"The provider's {what} URL is refused: {problem}")
+    idp_url_guard(url, what)
     try:
         response = requests.get(url, timeout=settings.SSO_HTTP_TIMEOUT_SECONDS, allow_redirects=False, **kwargs)
         response.raise_for_status()
@@ -77,6 +75,7 @@ def code_exchange(config: dict, *, client_id: str, client_secret: str, code: str
         auth = (client_id, client_secret)
     else:
         data.update(client_id=client_id, client_secret=client_secret)
+    idp_url_guard(config["token_endpoint"], "token endpoint")
     try:
         response = requests.post(config["token_endpoint"], data=data, auth=auth, timeout=settings.SSO_HTTP_TIMEOUT_SECONDS,
                                  allow_redirects=False, headers={"Accept": "application/json"})

@@ -20,7 +20,7 @@ from accounts.models import SSOConnection, SSOLoginAttempt
 from accounts.sso import login
 from accounts.sso.errors import SSOAccessDenied, SSOAssertionInvalid, SSOProviderUnavailable
 from accounts.sso.saml_metadata import PARSER, idp_entity_id
-from accounts.sso.urls import idp_url_problem
+from accounts.sso.urls import idp_url_guard
 
 CLOCK_SKEW_SECONDS = 60
 DS = "{http://www.w3.org/2000/09/xmldsig#}"
@@ -95,9 +95,7 @@ def idp_metadata(connection: SSOConnection) -> str:
 
 
 def _fetch_metadata(url: str) -> str:
-    problem = idp_url_problem(url or "")
-    if problem:
-        raise SSOProviderUnavailable(f"The identity provider's metadata URL is refused: {problem}")
+    idp_url_guard(url or "", "metadata")
     try:
         response = requests.get(url, timeout=settings.SSO_HTTP_TIMEOUT_SECONDS, allow_redirects=False, stream=True)
         response.raise_for_status()

@@ -1,8 +1,12 @@
 """Addresses an identity provider is allowed at, and the redirect targets a sign-in may end on."""
 
+import ipaddress
 from urllib.parse import urlsplit
 
 from django.conf import settings
+
+from accounts.sso.errors import SSOProviderUnavailable
+from webhooks.transport import DestinationRefused, IPAddress, resolve_destination
 
 LOOPBACK_HOSTS = frozenset({"localhost", "127.0.0.1", "::1"})
 
@@ -22,6 +26,36 @@ def idp_url_problem(url: str) -> str | None:
     if parts.username or parts.password or parts.fragment:
         return "The URL may not carry credentials or a fragment."
     return None
+
+
+def _loopback_allowed(ip: IPAddress) -> bool:
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    return settings.SSO_ALLOW_HTTP_LOOPBACK and ip.is_loopback
+
+
+def idp_address_problem(url: str) -> str | None:
+    """Why the server may not call this identity provider URL, or None: besides idp_url_problem,
+    its host must resolve to public addresses only (webhooks.transport's guard), so that an org admin
+    cannot point the server at its own network (cloud metadata, internal services); loopback only
+    with SSO_ALLOW_HTTP_LOOPBACK."""
+    problem = idp_url_problem(url)
+    if problem:
+        return problem
+    parts = urlsplit(url)
+    try:
+        resolve_destination(parts.hostname, parts.port or (443 if parts.scheme == "https" else 80), allow_private=False,
+                            exempt=_loopback_allowed)
+    except DestinationRefused as exc:
+        return str(exc)
+    return None
+
+
+def idp_url_guard(url: str, what: str) -> None:
+    """SSOProviderUnavailable (502) when the provider's `what` URL may not be called."""
+    problem = idp_address_problem(url)
+    if problem:
+        raise SSOProviderUnavailable(f"The identity provider's {what} URL is refused: {problem}")
 
 
 def safe_redirect(url: str) -> bool:
