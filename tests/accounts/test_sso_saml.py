@@ -105,6 +105,13 @@ class TestLogin:
         assert request.id == attempt.nonce and request.issuer.text == connection["saml"]["sp_metadata_url"]
         assert request.assertion_consumer_service_url == django_settings.PUBLIC_URL + ACS
 
+    def test_over_https_the_binding_cookie_follows_the_idps_cross_site_post(self, api, connection, settings):
+        settings.PUBLIC_URL = "https://compliance.example"
+        browser = api()
+        start(browser, connection)
+        cookie = browser.cookies["svc_sso_binding"]
+        assert cookie["samesite"] == "None" and cookie["secure"] and cookie["httponly"] and cookie["path"] == "/v1/sso/"
+
     @pytest.mark.parametrize("target", ["https://evil.example/", "//evil.example", "/\\evil.example", "javascript:alert(1)"])
     def test_an_open_redirect_is_refused(self, api, connection, target):
         response = api().get("/v1/sso/saml/login", {"connection_id": connection["id"], "redirect_url": target})
