@@ -9,14 +9,11 @@ domain whose organization enforces SSO is refused, as the password login refuses
 
 from django.conf import settings
 from django.db import transaction
-from django.utils import timezone
 
 from accounts import services as account_services
-from accounts.models import User
 from accounts.selectors import user_by_email
 from accounts.sso import login, oidc
 from accounts.sso.errors import SSOAccessDenied, SSOAssertionInvalid
-from common.audit import audit_record
 from common.errors import NotFound
 
 ISSUERS = ("https://accounts.google.com", "accounts.google.com")  # the ID token's `iss`, either spelling
@@ -75,18 +72,5 @@ def _sign_in(identity: login.Identity, request) -> account_services.IssuedSessio
     account_services.refuse_if_sso_required(email, exempt=user is not None and user.is_superuser)
     if user is not None and not user.is_active:
         raise SSOAccessDenied("This account is disabled.")
-    if user is not None and user.email_verified_at is None:
-        _claim_unverified(user)
     user = login.user_for_identity(email, identity, source="google")
     return account_services.session_issue(user=user, request=request, method="google", details={"subject": identity.subject})
-
-
-def _claim_unverified(user: User) -> None:
-    """An account registered with this address but never verified may be someone else's (who typed
-    the address without owning it): the Google user, who proves owning it, takes it over, and the
-    password set at registration stops working (a reset sets a new one)."""
-    user.set_unusable_password()
-    user.save(update_fields=["password"])
-    audit_record(actor=user, action="user.claimed_by_google", object_type="user", object_id=user.pk,
-                 after={"email": user.email, "verified_at": timezone.now().isoformat()})
-

@@ -132,7 +132,7 @@ def _sign_in(connection: SSOConnection, identity: Identity, request) -> account_
 
 def user_for_identity(email: str, identity: Identity, source: str = "sso") -> User:
     """The user of this address, created (without a password) when there is none; its address is
-    taken as verified, the provider having vouched for it."""
+    taken as verified, the provider having vouched for it (an unverified account is claimed)."""
     user = user_by_email(email)
     if user is None:
         try:
@@ -144,11 +144,23 @@ def user_for_identity(email: str, identity: Identity, source: str = "sso") -> Us
             return user
         audit_record(actor=user, action="user.created", object_type="user", object_id=user.pk,
                      after={"email": email, "source": source})
-    if user.email_verified_at is None:  # the provider vouches for an address in a domain the organization proved it owns
-        user.email_verified_at = timezone.now()
-        user.save(update_fields=["email_verified_at"])
-        EmailAddress.objects.update_or_create(user=user, email=user.email, defaults={"verified": True, "primary": True})
+    if user.email_verified_at is None:  # the provider vouches for the address: its owner signs in
+        _claim_unverified(user, source)
     return user
+
+
+def _claim_unverified(user: User, source: str) -> None:
+    """An account registered with this address but never verified may be someone else's (who typed
+    the address without owning it): the person the provider vouches for takes it over, and the
+    password set at registration stops working (a reset sets a new one)."""
+    claimed_password = user.has_usable_password()
+    user.email_verified_at = timezone.now()
+    user.set_unusable_password()
+    user.save(update_fields=["email_verified_at", "password"])
+    EmailAddress.objects.update_or_create(user=user, email=user.email, defaults={"verified": True, "primary": True})
+    audit_record(actor=user, action=f"user.claimed_by_{source}", object_type="user", object_id=user.pk,
+                 after={"email": user.email, "verified_at": user.email_verified_at.isoformat(),
+                        "password_removed": claimed_password})
 
 
 def _membership(connection: SSOConnection, user: User) -> Membership:

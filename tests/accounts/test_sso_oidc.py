@@ -14,6 +14,7 @@ from accounts.sso import oidc
 from accounts.sso.errors import SSOAssertionInvalid
 from common import crypto
 from common.models import AuditLogEntry
+from conftest import PASSWORD
 from organizations.models import Membership
 from tests.accounts.conftest import OP_CLIENT_ID, OP_CLIENT_SECRET
 from tests.accounts.sso_servers import sign_in_at_provider, signing_key
@@ -115,6 +116,20 @@ class TestCallback:
         assert login.after["method"] == "sso_oidc" and login.after["connection_id"] == connection["id"]
         assert AuditLogEntry.objects.filter(action="member.provisioned", organization_id=org.pk).count() == 1
         assert SSOLoginAttempt.objects.get().used_at is not None
+
+    def test_an_unverified_account_of_the_address_is_claimed_without_its_password(self, api, connection, org, make_user):
+        """Someone registered boss@acme.example without owning it and never verified it: the owner's SSO
+        sign-in takes the account over, and the stranger's password stops working."""
+        squatter = make_user("boss@acme.example", verified=False)
+        assert squatter.has_usable_password() and not squatter.email_verified
+        response = sign_in(api(), connection, "boss@acme.example")
+        assert response.status_code == 302, response.content
+        squatter.refresh_from_db()
+        assert squatter.email_verified and not squatter.has_usable_password()
+        claimed = AuditLogEntry.objects.get(action="user.claimed_by_sso", object_id=str(squatter.pk))
+        assert claimed.after["password_removed"] is True
+        refused = api().post("/v1/auth/login", {"email": "boss@acme.example", "password": PASSWORD}, format="json")
+        assert refused.status_code == 401, refused.json()
 
     def test_an_existing_member_keeps_their_role(self, api, connection, org, make_user):
         user = make_user("boss@acme.example")
