@@ -40,6 +40,8 @@ def checked_url(url: str) -> str:
     must be public and the host may not be `localhost` or `*.localhost`, unless private networks are
     allowed. Other host names are not resolved here: their addresses are checked at every delivery."""
     url = url.strip()
+    if any(ord(char) <= 0x20 or ord(char) == 0x7F for char in url):  # urlsplit would drop some of them silently
+        raise ValidationFailed.for_field("url", "A URL has no spaces or control characters (encode them: %20).")
     try:
         parts = urlsplit(url)
         parts.port  # noqa: B018 - raises ValueError on a malformed port

@@ -300,3 +300,15 @@ def test_the_openapi_document_describes_the_webhook_operations(client):
     created = document["paths"]["/v1/developer/webhook-endpoints"]["post"]["responses"]["201"]
     assert created["content"]["application/json"]["schema"]["$ref"].endswith("/EndpointWithSecretResponse")
     assert "signing_secret" in document["components"]["schemas"]["EndpointWithSecretResponse"]["properties"]
+
+
+@pytest.mark.parametrize("url", ["https://hooks.example/in\nbox", "https://hooks.example/a b",
+                                 "https://hooks.\texample/in", "https://hooks.example/\x7f"])
+def test_a_url_with_spaces_or_control_characters_is_refused(api, org, key, url):
+    """urlsplit drops tabs and line breaks silently: the URL delivered would not be the one stored."""
+    response = api(key(org, role="admin")).post("/v1/developer/webhook-endpoints",
+                                                {"url": url, "event_types": ["alert.created"]}, format="json")
+    assert response.status_code == 422, response.json()
+    assert response.json()["error"]["details"] == [
+        {"field": "url", "message": "A URL has no spaces or control characters (encode them: %20)."}]
+    assert not WebhookEndpoint.objects.exists()
