@@ -34,6 +34,20 @@ def _action_form(model_admin, request, queryset, *, form, action: str, title: st
     })
 
 
+def _form_action(model_admin, request, queryset, *, form_class, service, success, action: str, title: str, intro: str, submit: str):
+    """An action that asks for a form first, then calls `service(principal, record, **form data)` for
+    each selected record (a refusal names the record); `success(count, data)` says what was done."""
+    form = form_class(request.POST if "apply" in request.POST else None)
+    if "apply" in request.POST and form.is_valid():
+        done = sum(run_service(request, lambda record=record: service(
+            admin_principal(request, record.organization, record.mode), record, **form.cleaned_data),
+            subject=str(record)) for record in queryset)
+        if done:
+            model_admin.message_user(request, success(done, form.cleaned_data), messages.SUCCESS)
+        return None
+    return _action_form(model_admin, request, queryset, form=form, action=action, title=title, intro=intro, submit=submit)
+
+
 class ReadOnlyTenantAdmin(TenantAdmin, ReadOnlyAdmin):
     def has_view_permission(self, request, obj=None):
         return request.user.is_staff
@@ -132,18 +146,12 @@ class Fincen314aMatchAdmin(ReadOnlyTenantAdmin):
 
     @admin.action(description="Review the selected matches…")
     def review(self, request, queryset):
-        form = ReviewForm(request.POST if "apply" in request.POST else None)
-        if "apply" in request.POST and form.is_valid():
-            done = sum(run_service(request, lambda found=found: services_a.match_review(
-                principal=admin_principal(request, found.organization, found.mode), match_id=found.pk, **form.cleaned_data),
-                subject=str(found)) for found in queryset)
-            if done:
-                self.message_user(request, f"{done} match{'es' if done > 1 else ''} reviewed as {form.cleaned_data['result']}.",
-                                  messages.SUCCESS)
-            return None
-        return _action_form(self, request, queryset, form=form, action="review", title="Review 314(a) matches", submit="Record the review",
-                            intro="Record whether each subject is the customer. The result, your name, the time and your notes are kept; "
-                                  "a positive match must be reported to FinCEN by the response deadline.")
+        return _form_action(
+            self, request, queryset, form_class=ReviewForm, action="review", title="Review 314(a) matches", submit="Record the review",
+            service=lambda principal, found, **data: services_a.match_review(principal=principal, match_id=found.pk, **data),
+            success=lambda done, data: f"{done} match{'es' if done > 1 else ''} reviewed as {data['result']}.",
+            intro="Record whether each subject is the customer. The result, your name, the time and your notes are kept; "
+                  "a positive match must be reported to FinCEN by the response deadline.")
 
 
 # --- 314(b) ------------------------------------------------------------------------------------
@@ -173,33 +181,23 @@ class Fincen314bPartnerAdmin(ReadOnlyTenantAdmin):
 
     @admin.action(description="Record a renewed certification…")
     def renew_certification(self, request, queryset):
-        form = CertificationForm(request.POST if "apply" in request.POST else None)
-        if "apply" in request.POST and form.is_valid():
-            done = sum(run_service(request, lambda partner=partner: services_b.partner_update_certification(
-                principal=admin_principal(request, partner.organization, partner.mode), partner_id=partner.pk, **form.cleaned_data),
-                subject=str(partner)) for partner in queryset)
-            if done:
-                self.message_user(request, f"{done} certification{'s' if done > 1 else ''} recorded: verify the partner again.",
-                                  messages.SUCCESS)
-            return None
-        return _action_form(self, request, queryset, form=form, action="renew_certification", title="Record a renewed 314(b) notice",
-                            submit="Record the dates", intro="The partner goes back to pending verification until it is verified "
-                                                             "on the renewed notice.")
+        return _form_action(
+            self, request, queryset, form_class=CertificationForm, action="renew_certification",
+            title="Record a renewed 314(b) notice", submit="Record the dates",
+            service=lambda principal, partner, **data: services_b.partner_update_certification(
+                principal=principal, partner_id=partner.pk, **data),
+            success=lambda done, data: f"{done} certification{'s' if done > 1 else ''} recorded: verify the partner again.",
+            intro="The partner goes back to pending verification until it is verified on the renewed notice.")
 
     @admin.action(description="Verify the selected partners…")
     def verify(self, request, queryset):
-        form = VerifyForm(request.POST if "apply" in request.POST else None)
-        if "apply" in request.POST and form.is_valid():
-            done = sum(run_service(request, lambda partner=partner: services_b.partner_verify(
-                principal=admin_principal(request, partner.organization, partner.mode), partner_id=partner.pk, **form.cleaned_data),
-                subject=str(partner)) for partner in queryset)
-            if done:
-                self.message_user(request, f"{done} partner{'s' if done > 1 else ''} recorded as "
-                                           f"{'verified' if form.cleaned_data['verified'] else 'not verified'}.", messages.SUCCESS)
-            return None
-        return _action_form(self, request, queryset, form=form, action="verify", title="Verify 314(b) partners", submit="Record the check",
-                            intro="Record the check of each partner's 314(b) notice. Sharing needs a verified partner whose "
-                                  "certification is in force.")
+        return _form_action(
+            self, request, queryset, form_class=VerifyForm, action="verify", title="Verify 314(b) partners", submit="Record the check",
+            service=lambda principal, partner, **data: services_b.partner_verify(principal=principal, partner_id=partner.pk, **data),
+            success=lambda done, data: f"{done} partner{'s' if done > 1 else ''} recorded as "
+                                       f"{'verified' if data['verified'] else 'not verified'}.",
+            intro="Record the check of each partner's 314(b) notice. Sharing needs a verified partner whose "
+                  "certification is in force.")
 
 
 class InboundRequestForm(forms.ModelForm):
