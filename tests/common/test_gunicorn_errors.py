@@ -27,16 +27,20 @@ def server(tmp_path_factory):
     env.pop("DJANGO_SETTINGS_MODULE", None)  # config.wsgi's own settings, as in production
     proc = subprocess.Popen([sys.executable, "-m", "gunicorn", "config.wsgi:application", "--bind", f"127.0.0.1:{port}"],
                             cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.time() + 60
+    # Ready when a worker answers, not when the master accepts: on a busy machine the worker can take
+    # longer than a test's read timeout to import the application after the port is bound.
+    deadline = time.time() + 90
     while time.time() < deadline:
         try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            break
+            with socket.create_connection(("127.0.0.1", port), timeout=5) as probe:
+                probe.sendall(b"GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+                if probe.recv(16).startswith(b"HTTP/1."):
+                    break
         except OSError:
             time.sleep(0.2)
     else:
         proc.kill()
-        pytest.fail("gunicorn did not start")
+        pytest.fail("gunicorn did not answer")
     yield port
     proc.terminate()
     proc.wait(timeout=20)
