@@ -194,3 +194,35 @@ class ReadOnlyAdmin(admin.ModelAdmin):
 
     def has_delete_permission(self, request, obj=None):
         return False
+
+
+class OrganizationPolicyAdmin(TenantAdmin, ServiceSaveAdmin):
+    """An organization's one settings row (a policy), saved through its service: `policy_service`
+    is called with the principal and `policy_fields` by name (the service checks the role, validates
+    and audits). No delete: the defaults are a policy too; change the values instead."""
+
+    policy_fields: tuple[str, ...] = ()
+    policy_service = None  # staticmethod(service)
+    list_filter = (OrganizationFilter,)
+
+    def get_fields(self, request, obj=None):
+        return ("organization", *self.policy_fields)
+
+    def get_list_display(self, request):
+        return ("organization", *self.policy_fields, "updated_at")
+
+    def get_readonly_fields(self, request, obj=None):
+        return ("organization",) if obj else ()
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+    def save_model(self, request, obj, form, change):
+        principal = admin_principal(request, obj.organization)
+        saved = {}
+
+        def save():
+            saved["policy"] = self.policy_service(principal=principal, **{name: getattr(obj, name) for name in self.policy_fields})
+
+        if self.save_through(request, save):
+            obj.pk, obj._state.adding = saved["policy"].pk, False

@@ -3,7 +3,7 @@ import json
 from django.contrib import admin
 from django.utils.html import format_html
 
-from common.admin_support import OrganizationFilter, ReadOnlyAdmin, ServiceSaveAdmin, TenantAdmin, admin_principal
+from common.admin_support import OrganizationFilter, OrganizationPolicyAdmin, ReadOnlyAdmin, TenantAdmin
 from compliance import services
 from compliance.models import OnchainStatusUpdate, TravelRulePolicy, TravelRuleTransfer
 
@@ -53,26 +53,8 @@ class TravelRuleTransferAdmin(TenantAdmin, ReadOnlyAdmin):
 
 
 @admin.register(TravelRulePolicy)
-class TravelRulePolicyAdmin(TenantAdmin, ServiceSaveAdmin):
-    """The organization's travel-rule threshold, saved through compliance.services (admin role, audit)."""
+class TravelRulePolicyAdmin(OrganizationPolicyAdmin):
+    """The organization's travel-rule threshold (compliance.services: admin role, audit)."""
 
-    list_display = ("organization", "threshold_usd", "acknowledgement_valid_hours", "updated_at")
-    list_filter = (OrganizationFilter,)
-    fields = ("organization", "threshold_usd", "acknowledgement_valid_hours")
-
-    def get_readonly_fields(self, request, obj=None):
-        return ("organization",) if obj else ()
-
-    def has_delete_permission(self, request, obj=None):
-        return False  # the defaults are a policy too: change the values instead
-
-    def save_model(self, request, obj, form, change):
-        principal = admin_principal(request, obj.organization)
-        saved = {}
-
-        def save():
-            saved["policy"] = services.travel_rule_policy_set(principal=principal, threshold_usd=obj.threshold_usd,
-                                                              acknowledgement_valid_hours=obj.acknowledgement_valid_hours)
-
-        if self.save_through(request, save):
-            obj.pk, obj._state.adding = saved["policy"].pk, False
+    policy_fields = ("threshold_usd", "acknowledgement_valid_hours")
+    policy_service = staticmethod(services.travel_rule_policy_set)

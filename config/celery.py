@@ -15,6 +15,7 @@ app.conf.beat_schedule = {
     "webhooks.sweep_callbacks": {"task": "webhooks.sweep_callbacks", "schedule": 60.0},
     "onboarding.sweep_unscreened": {"task": "onboarding.sweep_unscreened", "schedule": 300.0},
     "onboarding.sweep_rescreen_pending": {"task": "onboarding.sweep_rescreen_pending", "schedule": 300.0},
+    "onboarding.sweep_kyb_expiry": {"task": "onboarding.sweep_kyb_expiry", "schedule": 3600.0},
     "filings.sweep_sla_breaches": {"task": "filings.sweep_sla_breaches", "schedule": 60.0},
     "compliance.sweep_transfers": {"task": "compliance.sweep_transfers", "schedule": 60.0},
     "monitoring.sweep_314a_files": {"task": "monitoring.sweep_314a_files", "schedule": 120.0},

@@ -12,13 +12,23 @@ from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 
-from common.admin_support import OrganizationFilter, ReadOnlyAdmin, TenantAdmin, admin_principal, of_members, run_service
+from common.admin_support import (
+    OrganizationFilter,
+    OrganizationPolicyAdmin,
+    ReadOnlyAdmin,
+    TenantAdmin,
+    admin_principal,
+    of_members,
+    run_service,
+)
 from onboarding import selectors, services
 from onboarding.choices import ENTITY_TRANSITIONS
+from onboarding.kyb import expires_at
 from onboarding.models import (
     BeneficialOwner,
     ComplianceCheck,
     Entity,
+    KybPolicy,
     RiskAssessment,
     SanctionsList,
     ScreeningHit,
@@ -94,11 +104,26 @@ class RiskInline(ReadOnlyInline):
     verbose_name_plural = "risk history"
 
 
+class KybFilter(admin.SimpleListFilter):
+    title = "KYB verification"
+    parameter_name = "kyb"
+
+    def lookups(self, request, model_admin):
+        return (("none", "Never verified"), ("valid", "Valid"), ("expired", "Expired"))
+
+    def queryset(self, request, queryset):
+        return {
+            "none": lambda: queryset.filter(kyb_verified_at__isnull=True),
+            "valid": lambda: queryset.filter(kyb_verified_at__isnull=False, kyb_expired_at__isnull=True),
+            "expired": lambda: queryset.filter(kyb_expired_at__isnull=False),
+        }.get(self.value(), lambda: queryset)()
+
+
 @admin.register(Entity)
 class EntityAdmin(MaskedTaxId, admin.ModelAdmin):
     list_display = ("legal_name", "entity_type", "jurisdiction", "status", "risk_score", "risk_tier", "sanctioned", "organization",
                     "mode", "created_at")
-    list_filter = ("status", "risk_tier", "sanctioned", "entity_type", "mode", OrganizationFilter)
+    list_filter = ("status", "risk_tier", "sanctioned", KybFilter, "entity_type", "mode", OrganizationFilter)
     search_fields = ("legal_name", "external_id", "registration_number", "=id", "=wallets__address")
     list_select_related = ("organization",)
     actions = ["approve", "reject", "suspend"]
@@ -109,12 +134,18 @@ class EntityAdmin(MaskedTaxId, admin.ModelAdmin):
                            "expected_monthly_volume_usd", "metadata")}),
         ("Status", {"fields": ("status", "status_reason", "status_changed_at", "sanctioned", "pep", "adverse_media")}),
         ("Risk", {"fields": ("risk_score", "risk_tier", "risk_factor_table")}),
+        ("KYB verification", {"fields": ("kyb_verified_at", "kyb_check", "kyb_due", "kyb_expired_at")}),
         ("Monitoring", {"fields": ("alerts_and_cases",)}),
         ("Audit trail", {"fields": ("audit_trail",)}),
     )
 
     def get_readonly_fields(self, request, obj=None):
         return [field for fieldset in self.fieldsets for field in fieldset[1]["fields"]]
+
+    @admin.display(description="Falls due")
+    def kyb_due(self, entity):
+        due = expires_at(entity, selectors.kyb_policy(organization_id=entity.organization_id))
+        return due or "-"
 
     def has_add_permission(self, request):
         return False  # entities are onboarded through the API, which screens them
@@ -256,3 +287,11 @@ class SanctionsListAdmin(ReadOnlyAdmin):
     fields = ("source", "version", "published_at", "loaded_at", "checked_at", "content_hash", "entry_count", "name_count",
               "address_count", "digital_address_count", "skipped_count", "skipped_samples", "source_files")
     readonly_fields = fields
+
+
+@admin.register(KybPolicy)
+class KybPolicyAdmin(OrganizationPolicyAdmin):
+    """The organization's KYB review periods (onboarding.services.kyb: admin role, audit)."""
+
+    policy_fields = services.KYB_POLICY_FIELDS
+    policy_service = staticmethod(services.kyb_policy_set)

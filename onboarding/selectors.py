@@ -1,11 +1,23 @@
 """Entity, wallet, check, hit, risk-history and audit reads, always scoped to one organization and mode
 (except the two system-wide id lists the re-screening jobs walk)."""
 
+from datetime import timedelta
+
 from django.db.models import Prefetch, Q, QuerySet
 
 from common.models import AuditLogEntry
-from onboarding.choices import CheckResult, CheckType, EntityStatus, HitSubject
-from onboarding.models import BeneficialOwner, ComplianceCheck, Entity, RiskAssessment, SanctionsList, ScreeningHit, Wallet
+from onboarding.choices import CheckResult, CheckType, EntityStatus, HitSubject, RiskTier
+from onboarding.kyb import valid_days
+from onboarding.models import (
+    BeneficialOwner,
+    ComplianceCheck,
+    Entity,
+    KybPolicy,
+    RiskAssessment,
+    SanctionsList,
+    ScreeningHit,
+    Wallet,
+)
 
 CONCLUSIVE_RESULTS = (CheckResult.PASS, CheckResult.REVIEW, CheckResult.FAIL)
 
@@ -114,3 +126,30 @@ def risk_history_of(entity: Entity) -> QuerySet[RiskAssessment]:
 def audit_of_entity(entity: Entity) -> QuerySet[AuditLogEntry]:
     return AuditLogEntry.objects.filter(organization=entity.organization_id, object_type="entity",
                                         object_id=str(entity.pk)).order_by("-created_at", "-id")
+
+
+# --- KYB review ------------------------------------------------------------------------------------
+
+def kyb_policy(*, organization_id) -> KybPolicy:
+    """The organization's KYB review policy, or the defaults (an unsaved row) when it has none."""
+    return KybPolicy.objects.filter(organization_id=organization_id).first() or KybPolicy(organization_id=organization_id)
+
+
+def _kyb_due_under(policy: KybPolicy, now) -> Q:
+    """Verified long enough ago to be due under this policy, each tier by its own period."""
+    due = Q()
+    for tier in (*RiskTier.values, ""):
+        due |= Q(risk_tier=tier, kyb_verified_at__lte=now - timedelta(days=valid_days(policy, tier)))
+    return due
+
+
+def entity_ids_kyb_due(*, now, limit: int = 500) -> list:
+    """Active entities (every organization) whose passing KYB verification fell due and has not been
+    marked expired: the sweep's work, oldest verification first."""
+    policies = list(KybPolicy.objects.all())
+    custom = [policy.organization_id for policy in policies]
+    due = _kyb_due_under(KybPolicy(), now) & ~Q(organization_id__in=custom)
+    for policy in policies:
+        due |= Q(organization_id=policy.organization_id) & _kyb_due_under(policy, now)
+    candidates = Entity.objects.filter(status=EntityStatus.ACTIVE, kyb_verified_at__isnull=False, kyb_expired_at__isnull=True)
+    return list(candidates.filter(due).order_by("kyb_verified_at", "id").values_list("id", flat=True)[:limit])

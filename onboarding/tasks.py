@@ -6,7 +6,7 @@ from celery import shared_task
 from django.utils import timezone
 
 from onboarding import selectors
-from onboarding.services import checks, screening
+from onboarding.services import checks, kyb, screening
 
 
 @shared_task(name="onboarding.screen_entity", ignore_result=True, time_limit=300, soft_time_limit=280)
@@ -45,3 +45,9 @@ def sweep_unscreened() -> None:
     """Beat: screen entities whose screening message was lost (no sanctions check two minutes on)."""
     for entity_id in selectors.entity_ids_unscreened(older_than=timezone.now() - timedelta(minutes=2)):
         screen_entity.delay(str(entity_id), trigger="sweep")
+
+
+@shared_task(name="onboarding.sweep_kyb_expiry", ignore_result=True, time_limit=600, soft_time_limit=580)
+def sweep_kyb_expiry() -> None:
+    """Beat: mark KYB verifications past their review period expired and send account.kyb_expired."""
+    kyb.kyb_expiry_sweep()

@@ -82,7 +82,8 @@ CATALOGUE: dict[str, EventType] = {t.name: t for t in [
        entity_id="string", approved_by="string?", approved_at="datetime"),
     _t("account.suspended", "Account", "an entity is suspended",
        entity_id="string", reason="string?", suspended_by="string?", suspended_at="datetime"),
-    _t("account.kyb_expired", "Account", "an entity's KYB verification passes its expiry date (not sent yet: KYB expiry is not tracked)",
+    _t("account.kyb_expired", "Account",
+       "an active entity's KYB verification falls due under the organization's KYB review policy (hourly sweep; once per verification)",
        entity_id="string", check_id="string?", expired_at="datetime"),
 ]}
 

@@ -5,7 +5,9 @@ from common.api.fields import BirthDateField, ChoiceField, CountryField
 from common.api.serializers import StrictSerializer
 from common.chain import EVM_ADDRESS, MAX_CHAIN_ID
 from compliance.status import flags_of
+from onboarding import selectors
 from onboarding.choices import EntityStatus, EntityType, RiskTier
+from onboarding.kyb import kyb_view
 from onboarding.models import BeneficialOwner, Entity, Wallet
 
 
@@ -135,11 +137,20 @@ class RiskFactorResponse(serializers.Serializer):
     floor = serializers.IntegerField(required=False, help_text="Minimum score this finding imposes, when it does.")
 
 
+class KybResponse(serializers.Serializer):
+    verified_at = serializers.DateTimeField(help_text="When the latest passing KYB check was recorded.")
+    check_id = serializers.UUIDField(allow_null=True, help_text="That check.")
+    expires_at = serializers.DateTimeField(help_text="When it falls due under your KYB review policy for the entity's risk tier.")
+    expired = serializers.BooleanField(help_text="The verification fell due and account.kyb_expired was sent; a new passing KYB "
+                                                 "result renews it.")
+
+
 class EntityResponse(serializers.ModelSerializer):
     tax_id = serializers.CharField(source="tax_id_masked", allow_null=True)
     risk_tier = serializers.CharField(allow_null=True)
     risk_factors = RiskFactorResponse(many=True)
     flags = serializers.SerializerMethodField()
+    kyb = serializers.SerializerMethodField()
     ubos = UboResponse(many=True)
     wallets = WalletResponse(many=True)
     # '' when not given, so no "email"/"uri" format in the schema (an empty string has neither).
@@ -149,14 +160,24 @@ class EntityResponse(serializers.ModelSerializer):
     class Meta:
         model = Entity
         fields = ["id", "external_id", "legal_name", "entity_type", "jurisdiction", "status", "status_reason",
-                  "status_changed_at", "risk_score", "risk_tier", "risk_factors", "flags", "registration_number", "tax_id", "date_of_birth",
-                  "address", "industry", "website", "email", "phone", "expected_monthly_volume_usd", "metadata", "ubos",
-                  "wallets", "created_at", "updated_at"]
+                  "status_changed_at", "risk_score", "risk_tier", "risk_factors", "flags", "kyb", "registration_number", "tax_id",
+                  "date_of_birth", "address", "industry", "website", "email", "phone", "expected_monthly_volume_usd", "metadata",
+                  "ubos", "wallets", "created_at", "updated_at"]
         read_only_fields = fields
 
     @extend_schema_field(ComplianceFlags)
     def get_flags(self, entity) -> dict:
         return flags_of(entity)
+
+    @extend_schema_field(KybResponse(allow_null=True))
+    def get_kyb(self, entity) -> dict | None:
+        """null until a passing KYB check is recorded."""
+        if entity.kyb_verified_at is None:
+            return None
+        policies = self.context.setdefault("kyb_policies", {})  # one read per organization, also for a list
+        if entity.organization_id not in policies:
+            policies[entity.organization_id] = selectors.kyb_policy(organization_id=entity.organization_id)
+        return KybResponse(kyb_view(entity, policies[entity.organization_id])).data
 
     def to_representation(self, instance):
         data = super().to_representation(instance)

@@ -2,6 +2,7 @@
 
 from onboarding.models.checks import ComplianceCheck, RiskAssessment, ScreeningFalsePositive, ScreeningHit  # noqa: F401
 from onboarding.models.entities import BeneficialOwner, Entity, Wallet  # noqa: F401
+from onboarding.models.kyb import KybPolicy  # noqa: F401
 from onboarding.models.sanctions import (  # noqa: F401
     SanctionsAddress,
     SanctionsDigitalAddress,

@@ -52,6 +52,13 @@ class Entity(TaxIdMixin, TenantModel):
     pep = models.BooleanField(default=False)
     adverse_media = models.BooleanField(default=False)
     flags_updated_at = models.DateTimeField(null=True, blank=True)
+    # The latest passing KYB verification (onboarding.services.kyb); when it falls due is the
+    # organization's KYB review policy for the entity's risk tier (onboarding.kyb).
+    kyb_verified_at = models.DateTimeField(null=True, blank=True, help_text="When the latest passing KYB check was recorded.")
+    kyb_check = models.ForeignKey("onboarding.ComplianceCheck", null=True, blank=True, on_delete=models.SET_NULL,
+                                  related_name="+", help_text="The latest passing KYB check.")
+    kyb_expired_at = models.DateTimeField(
+        null=True, blank=True, help_text="When that verification fell due (account.kyb_expired was sent); empty while valid.")
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
 
     class Meta:
@@ -64,6 +71,9 @@ class Entity(TaxIdMixin, TenantModel):
         indexes = [
             models.Index(fields=["organization", "mode", "status", "created_at"]),
             models.Index(fields=["organization", "mode", "legal_name"]),
+            # The KYB expiry sweep's candidates: verified and not yet expired.
+            models.Index(fields=["kyb_verified_at"], condition=Q(kyb_verified_at__isnull=False, kyb_expired_at__isnull=True),
+                         name="entity_kyb_due"),
         ]
 
     def __str__(self):

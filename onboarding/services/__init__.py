@@ -4,6 +4,7 @@
 - screening: built-in sanctions screening runs, false-positive decisions
 - checks: provider checks (PEP, adverse media), external results
 - flags: the compliance-flag aggregator
+- kyb: KYB verification, its expiry (the beat sweep) and the review policy
 - risk scoring lives in onboarding.risk (risk_recompute)
 """
 
@@ -24,6 +25,14 @@ from onboarding.services.entities import (  # noqa: F401
     wallet_add,
 )
 from onboarding.services.flags import flags_recompute  # noqa: F401
+from onboarding.services.kyb import (  # noqa: F401
+    POLICY_FIELDS as KYB_POLICY_FIELDS,
+)
+from onboarding.services.kyb import (  # noqa: F401
+    kyb_expiry_sweep,
+    kyb_policy_set,
+    kyb_verification_record,
+)
 from onboarding.services.screening import (  # noqa: F401
     FALSE_POSITIVE_ROLE,
     entity_screen,

@@ -20,6 +20,7 @@ from onboarding.providers import ProviderAnswer, Subject, screening_provider
 from onboarding.risk import risk_recompute
 from onboarding.services.entities import ONBOARD_ROLE, entity_flag_for_review
 from onboarding.services.flags import flags_recompute
+from onboarding.services.kyb import kyb_verification_record
 from webhooks.services import event_emit
 
 PROVIDER_CHECKS = (CheckType.PEP, CheckType.ADVERSE_MEDIA)
@@ -103,6 +104,7 @@ def _check(entity, check_type, result, *, provider, actor, summary, details, raw
     audit_record(actor=actor, action="entity.check_recorded", object_type="entity", object_id=entity.pk,
                  organization=entity.organization, mode=entity.mode,
                  after={"check_id": str(check.pk), "check_type": check_type, "result": result, "provider": provider})
+    kyb_verification_record(entity=entity, check=check)
     return check
 
 

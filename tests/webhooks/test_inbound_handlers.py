@@ -39,6 +39,8 @@ def test_kyb_result_becomes_a_check(client, entity, django_capture_on_commit_cal
     assert callback.status == "processed", callback.result
     check = ComplianceCheck.objects.get(entity=entity, check_type="kyb")
     assert (check.result, check.provider, check.details["provider_reference"]) == ("pass", "kyb-provider", "case-9")
+    entity.refresh_from_db()
+    assert (entity.kyb_check_id, entity.kyb_verified_at) == (check.pk, check.created_at)  # a passing KYB renews the verification
 
 
 def test_declined_identity_flags_a_pending_individual_for_review(client, entity, django_capture_on_commit_callbacks):

@@ -112,7 +112,8 @@ def test_a_slow_endpoints_batch_does_not_hold_up_the_sends_of_another(local_rece
     finally:
         other_worker.join(30)
 
-    assert elapsed < 2.5, elapsed  # not queued behind the slow endpoint's sends (5 s each, their deadline)
+    # Not queued behind the slow endpoint's sends (5 s each, their deadline); 34 quick sends take ~1 s, more on a busy machine.
+    assert elapsed < 4.5, elapsed
     assert len(fast.acknowledged()) == 34
     assert Delivery.objects.filter(endpoint=fast_endpoint, status="succeeded").count() == 34
     assert Delivery.objects.filter(endpoint=slow_endpoint, status="pending", attempts=1).count() == 34
