@@ -4,6 +4,8 @@
         client = api(key(org))                 # a DRF APIClient sending `Bearer <secret>`
     def test_y(api, org, member):              # `member(org, role)` → (user, session token)
         user, token = member(org, "viewer"); client = api(token)
+    def test_z(staff, org):                    # `staff(org, role)` → a console client (Django test Client)
+        page = staff(org, "l3_officer").get("/admin/...")
 """
 
 import pytest
@@ -75,6 +77,27 @@ def member(make_user):
         user = make_user(email)
         Membership.objects.create(organization=organization, user=user, role=role)
         return user, session_login(email=user.email, password=PASSWORD).token
+
+    return make
+
+
+@pytest.fixture
+def staff(make_user):
+    """staff(org, role="admin", email=None) → a Django test client signed in to the console as a
+    non-superuser staff member of `org` holding every model permission: the console's permissions
+    are not what keeps tenants apart or roles in their place, the organization and the role are."""
+    from django.contrib.auth.models import Permission
+    from django.test import Client
+
+    def make(organization, role: str = Role.ADMIN, *, email: str | None = None) -> Client:
+        user = make_user(email or f"{role}.staff@{organization.slug}.example")
+        user.is_staff = True
+        user.save()
+        user.user_permissions.set(Permission.objects.filter(codename__regex=r"^(view|change|add|delete)_"))
+        Membership.objects.create(organization=organization, user=user, role=role)
+        console = Client()
+        console.force_login(user)
+        return console
 
     return make
 

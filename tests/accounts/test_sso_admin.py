@@ -1,32 +1,14 @@
 """SSO connections in the console: tenancy, no secret shown, changes through the service."""
 
 import pytest
-from django.contrib.auth.models import Permission
-from django.test import Client
 
 from accounts.models import SSOConnection
 from accounts.sso.services import sso_connection_create
 from common.models import AuditLogEntry
 from common.principal import Principal
-from organizations.models import Membership
 
 pytestmark = pytest.mark.django_db
 SECRET = "console-never-shows-this-4321"
-
-
-@pytest.fixture
-def staff(make_user):
-    def make(organization, role="admin"):
-        user = make_user(f"{role}.staff@{organization.slug}.test")
-        user.is_staff = True
-        user.save()
-        user.user_permissions.set(Permission.objects.filter(codename__regex=r"^(view|change|add|delete)_"))
-        Membership.objects.create(organization=organization, user=user, role=role)
-        console = Client()
-        console.force_login(user)
-        return console
-
-    return make
 
 
 @pytest.fixture

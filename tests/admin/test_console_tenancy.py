@@ -5,7 +5,6 @@ service (admin role, audit entry), as PATCH /v1/organizations/me does."""
 from datetime import timedelta
 
 import pytest
-from django.contrib.auth.models import Permission
 from django.test import Client
 from django.utils import timezone
 from django_celery_beat.models import IntervalSchedule, PeriodicTask
@@ -21,25 +20,6 @@ from webhooks.models import Delivery, Event, WebhookEndpoint
 
 pytestmark = pytest.mark.django_db
 
-EVERY_PERMISSION = r"^(view|change|add|delete)_"
-
-
-@pytest.fixture
-def staff(make_user):
-    """staff(org, role) → a client signed in as a non-superuser staff member of `org` holding every model permission
-    (the console's permissions are not what keeps the tenants apart)."""
-
-    def make(organization, role="admin", *, email=None):
-        user = make_user(email or f"{role}.staff@{organization.slug}.example")
-        user.is_staff = True
-        user.save()
-        user.user_permissions.set(Permission.objects.filter(codename__regex=EVERY_PERMISSION))
-        Membership.objects.create(organization=organization, user=user, role=role)
-        console = Client()
-        console.force_login(user)
-        return console
-
-    return make
 
 
 def tenant_records(api, key, organization, name: str) -> dict:

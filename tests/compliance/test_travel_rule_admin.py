@@ -2,31 +2,13 @@
 neither listed nor opened; the policy saved through the service (admin role, audit)."""
 
 import pytest
-from django.contrib.auth.models import Permission
-from django.test import Client
 
 from common.models import AuditLogEntry
 from compliance.models import TravelRulePolicy, TravelRuleTransfer
 from monitoring.models import AssetPrice
-from organizations.models import Membership
 from tests.compliance.travel_rule_helpers import INITIATE, customers, transfer_body
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def staff(make_user):
-    def make(organization, role="admin"):
-        user = make_user(f"{role}.console@{organization.slug}.example")
-        user.is_staff = True
-        user.save()
-        user.user_permissions.set(Permission.objects.filter(content_type__app_label="compliance"))
-        Membership.objects.create(organization=organization, user=user, role=role)
-        console = Client()
-        console.force_login(user)
-        return console
-
-    return make
 
 
 @pytest.fixture

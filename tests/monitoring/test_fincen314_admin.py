@@ -4,8 +4,6 @@ verify actions and recording an inbound request, each through the service (role 
 from datetime import date, timedelta
 
 import pytest
-from django.contrib.auth.models import Permission
-from django.test import Client
 
 from common.models import AuditLogEntry
 from common.principal import Principal
@@ -13,25 +11,9 @@ from monitoring.fincen314a.services import file_match, file_upload
 from monitoring.fincen314b.services import partner_register, partner_verify, request_record_inbound, request_send
 from monitoring.models import Fincen314aFile, Fincen314aMatch, Fincen314bPartner, Fincen314bRequest
 from onboarding.models import Entity
-from organizations.models import Membership
 
 pytestmark = pytest.mark.django_db
 TODAY = date.today()
-
-
-@pytest.fixture
-def staff(make_user):
-    def make(organization, role="admin"):
-        user = make_user(f"{role}.staff@{organization.slug}.example")
-        user.is_staff = True
-        user.save()
-        user.user_permissions.set(Permission.objects.filter(codename__regex=r"^(view|change|add|delete)_"))
-        Membership.objects.create(organization=organization, user=user, role=role)
-        console = Client()
-        console.force_login(user)
-        return console
-
-    return make
 
 
 def records(organization, name: str) -> dict:

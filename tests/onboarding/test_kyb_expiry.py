@@ -189,25 +189,6 @@ class TestPolicy:
 
 
 class TestConsole:
-    @pytest.fixture
-    def staff(self, make_user):
-        from django.contrib.auth.models import Permission
-        from django.test import Client
-
-        from organizations.models import Membership
-
-        def make(organization, role="admin"):
-            user = make_user(f"{role}.kyb@{organization.slug}.example")
-            user.is_staff = True
-            user.save()
-            user.user_permissions.set(Permission.objects.filter(content_type__app_label="onboarding"))
-            Membership.objects.create(organization=organization, user=user, role=role)
-            console = Client()
-            console.force_login(user)
-            return console
-
-        return make
-
     def test_the_policy_is_saved_through_the_service_by_an_admin_only(self, staff, org):
         refused = staff(org, "l3_officer").post("/admin/onboarding/kybpolicy/add/", {
             "organization": org.pk, "valid_days_low": "30", "valid_days_medium": "30", "valid_days_high": "30",
