@@ -1,8 +1,9 @@
 """The OpenID Connect relying party: discovery, the authorization request (state, nonce, PKCE
 S256), the code exchange and the ID token's validation (OpenID Connect Core 1.0 §3.1.3.7).
 
-Plain `requests` and PyJWT: mozilla-django-oidc reads one provider from settings, and each
-organization brings its own (docs/decisions.md)."""
+`requests` (through accounts.sso.http, which connects to the checked address) and PyJWT:
+mozilla-django-oidc reads one provider from settings, and each organization brings its own
+(docs/decisions.md)."""
 
 import base64
 import hashlib
@@ -12,10 +13,10 @@ from urllib.parse import urlencode
 
 import jwt
 import requests
-from django.conf import settings
 
 from accounts.sso.errors import SSOAssertionInvalid, SSOProviderUnavailable
-from accounts.sso.urls import idp_url_guard, idp_url_problem
+from accounts.sso.http import idp_request
+from accounts.sso.urls import idp_url_problem
 
 # Asymmetric algorithms only: "none" and the HMAC family (keyed with the client secret) are refused.
 ALGORITHMS = ["RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA"]
@@ -32,9 +33,8 @@ def code_challenge(verifier: str) -> str:
 
 
 def _get_json(url: str, what: str, **kwargs) -> dict:
-    idp_url_guard(url, what)
     try:
-        response = requests.get(url, timeout=settings.SSO_HTTP_TIMEOUT_SECONDS, allow_redirects=False, **kwargs)
+        response = idp_request("GET", url, what, **kwargs)
         response.raise_for_status()
         body = response.json()
     except (requests.RequestException, ValueError) as exc:
@@ -75,10 +75,9 @@ def code_exchange(config: dict, *, client_id: str, client_secret: str, code: str
         auth = (client_id, client_secret)
     else:
         data.update(client_id=client_id, client_secret=client_secret)
-    idp_url_guard(config["token_endpoint"], "token endpoint")
     try:
-        response = requests.post(config["token_endpoint"], data=data, auth=auth, timeout=settings.SSO_HTTP_TIMEOUT_SECONDS,
-                                 allow_redirects=False, headers={"Accept": "application/json"})
+        response = idp_request("POST", config["token_endpoint"], "token endpoint", data=data, auth=auth,
+                               headers={"Accept": "application/json"})
     except requests.RequestException as exc:
         raise SSOProviderUnavailable(f"The identity provider's token endpoint could not be reached ({type(exc).__name__}).") from None
     body = _json_or_empty(response)

@@ -19,8 +19,8 @@ from accounts import services as account_services
 from accounts.models import SSOConnection, SSOLoginAttempt
 from accounts.sso import login
 from accounts.sso.errors import SSOAccessDenied, SSOAssertionInvalid, SSOProviderUnavailable
+from accounts.sso.http import idp_request
 from accounts.sso.saml_metadata import PARSER, idp_entity_id
-from accounts.sso.urls import idp_url_guard
 
 CLOCK_SKEW_SECONDS = 60
 DS = "{http://www.w3.org/2000/09/xmldsig#}"
@@ -95,9 +95,8 @@ def idp_metadata(connection: SSOConnection) -> str:
 
 
 def _fetch_metadata(url: str) -> str:
-    idp_url_guard(url or "", "metadata")
     try:
-        response = requests.get(url, timeout=settings.SSO_HTTP_TIMEOUT_SECONDS, allow_redirects=False, stream=True)
+        response = idp_request("GET", url or "", "metadata", stream=True)
         response.raise_for_status()
         body = response.raw.read(MAX_METADATA_BYTES + 1, decode_content=True)
     except requests.RequestException as exc:

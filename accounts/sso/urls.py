@@ -34,28 +34,34 @@ def _loopback_allowed(ip: IPAddress) -> bool:
     return settings.SSO_ALLOW_HTTP_LOOPBACK and ip.is_loopback
 
 
+def _resolved(url: str) -> tuple[str | None, str | None]:
+    """(the address to connect to, None), or (None, why the server may not call this URL)."""
+    problem = idp_url_problem(url)
+    if problem:
+        return None, problem
+    parts = urlsplit(url)
+    try:
+        return resolve_destination(parts.hostname, parts.port or (443 if parts.scheme == "https" else 80),
+                                   allow_private=False, exempt=_loopback_allowed), None
+    except DestinationRefused as exc:
+        return None, str(exc)
+
+
 def idp_address_problem(url: str) -> str | None:
     """Why the server may not call this identity provider URL, or None: besides idp_url_problem,
     its host must resolve to public addresses only (webhooks.transport's guard), so that an org admin
     cannot point the server at its own network (cloud metadata, internal services); loopback only
     with SSO_ALLOW_HTTP_LOOPBACK."""
-    problem = idp_url_problem(url)
-    if problem:
-        return problem
-    parts = urlsplit(url)
-    try:
-        resolve_destination(parts.hostname, parts.port or (443 if parts.scheme == "https" else 80), allow_private=False,
-                            exempt=_loopback_allowed)
-    except DestinationRefused as exc:
-        return str(exc)
-    return None
+    return _resolved(url)[1]
 
 
-def idp_url_guard(url: str, what: str) -> None:
-    """SSOProviderUnavailable (502) when the provider's `what` URL may not be called."""
-    problem = idp_address_problem(url)
+def idp_address(url: str, what: str) -> str:
+    """The checked address to connect to for the provider's `what` URL (accounts.sso.http connects
+    to it rather than resolving the name again); SSOProviderUnavailable (502) when it may not be called."""
+    address, problem = _resolved(url)
     if problem:
         raise SSOProviderUnavailable(f"The identity provider's {what} URL is refused: {problem}")
+    return address
 
 
 def safe_redirect(url: str) -> bool:

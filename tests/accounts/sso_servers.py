@@ -23,10 +23,12 @@ SERVERS_DIR = Path(__file__).resolve().parent.parent / "servers"
 
 class TxtServer:
     """A DNS server on a loopback UDP port answering TXT questions from `records` (name → values),
+    A questions from `addresses` (name → the answers to give in turn, the last one from then on),
     NXDOMAIN for any other name."""
 
     def __init__(self):
         self.records: dict[str, list[str]] = {}
+        self.addresses: dict[str, list[str]] = {}
         self.queries: list[str] = []
         self.socket = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
         self.socket.bind(("127.0.0.1", 0))
@@ -52,7 +54,11 @@ class TxtServer:
         name = question.name.to_text(omit_final_dot=True).lower()
         self.queries.append(name)
         values = self.records.get(name)
-        if values is None:
+        if question.rdtype == dns.rdatatype.A and name in self.addresses:
+            turns = self.addresses[name]
+            address = turns.pop(0) if len(turns) > 1 else turns[0]
+            response.answer.append(dns.rrset.from_text(question.name, 0, "IN", "A", address))
+        elif values is None:
             response.set_rcode(dns.rcode.NXDOMAIN)
         elif question.rdtype == dns.rdatatype.TXT:
             quoted = [json.dumps(value) for value in values]

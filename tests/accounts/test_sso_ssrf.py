@@ -2,12 +2,18 @@
 token, userinfo, SAML metadata): none may reach a private, loopback or link-local address
 (webhooks.transport's guard), loopback only with SSO_ALLOW_HTTP_LOOPBACK (tests, development)."""
 
+import socket
+import threading
+
+import dns.resolver
 import pytest
-import requests
+import urllib3
 
 from accounts.sso import oidc, saml_flow
 from accounts.sso.errors import SSOProviderUnavailable
+from accounts.sso.http import idp_request
 from accounts.sso.urls import idp_address_problem
+from tests.webhooks.receiver import Receiver, make_tls_files
 
 pytestmark = pytest.mark.django_db
 
@@ -18,8 +24,56 @@ def no_calls(monkeypatch):
     def refuse(*args, **kwargs):
         raise AssertionError(f"the server called {args} {kwargs}")
 
-    monkeypatch.setattr(requests, "get", refuse)
-    monkeypatch.setattr(requests, "post", refuse)
+    monkeypatch.setattr(urllib3.connectionpool.HTTPConnectionPool, "urlopen", refuse)
+
+
+@pytest.fixture
+def test_names(txt_server, monkeypatch):
+    """Names under .test are looked up (A records) at the loopback DNS server, by every caller of
+    socket.getaddrinfo (the guard, and urllib3 when it connects), as the system resolver would if it
+    were pointed at that server; other names as usual."""
+    resolver = dns.resolver.Resolver(configure=False)
+    resolver.nameservers, resolver.port = ["127.0.0.1"], txt_server.port
+    system_getaddrinfo = socket.getaddrinfo
+
+    def getaddrinfo(host, port, family=0, type=0, proto=0, flags=0):  # noqa: A002 -- socket's names
+        if isinstance(host, str) and host.endswith(".test"):
+            try:
+                answer = resolver.resolve(host, "A", lifetime=2)
+            except dns.resolver.NXDOMAIN:
+                raise socket.gaierror(socket.EAI_NONAME, "Name or service not known") from None
+            return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", (record.address, port)) for record in answer]
+        return system_getaddrinfo(host, port, family, type, proto, flags)
+
+    monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
+    return txt_server
+
+
+class Listener:
+    """A TCP port on loopback that records each connection made to it (and closes it)."""
+
+    def __init__(self):
+        self.connections = 0
+        self.socket = socket.create_server(("127.0.0.1", 0))
+        self.port = self.socket.getsockname()[1]
+        self.socket.settimeout(0.2)
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._serve, daemon=True)
+        self._thread.start()
+
+    def _serve(self):
+        while not self._stop.is_set():
+            try:
+                connection, _ = self.socket.accept()
+            except (TimeoutError, OSError):
+                continue
+            self.connections += 1
+            connection.close()
+
+    def close(self):
+        self._stop.set()
+        self._thread.join(timeout=2)
+        self.socket.close()
 
 
 @pytest.mark.parametrize(("url", "reason"), [
@@ -73,3 +127,41 @@ def test_an_oidc_sign_in_towards_an_internal_address_is_a_502(api, org, member, 
     response = api().get("/v1/sso/oidc/login", {"connection_id": created.json()["id"]})
     assert response.status_code == 502 and response.json()["error"]["code"] == "SSO_PROVIDER_UNAVAILABLE"
     assert "private" in response.json()["error"]["message"]
+
+
+def test_a_name_rebound_to_loopback_after_the_check_cannot_reach_it(settings, test_names):
+    """DNS rebinding: the name resolves to a public address when it is checked and to loopback
+    afterwards. The connection goes to the address that was checked, so the loopback port is never
+    reached (before, requests resolved the name again and connected to 127.0.0.1)."""
+    settings.SSO_ALLOW_HTTP_LOOPBACK = False
+    settings.SSO_HTTP_TIMEOUT_SECONDS = 1
+    inside = Listener()
+    try:
+        test_names.addresses["idp.rebind.test"] = ["93.184.215.14", "127.0.0.1"]
+        with pytest.raises(SSOProviderUnavailable, match="discovery document could not be read"):
+            oidc.provider_configuration(f"https://idp.rebind.test:{inside.port}")
+        assert inside.connections == 0
+        assert test_names.queries.count("idp.rebind.test") == 1  # resolved once: by the check
+    finally:
+        inside.close()
+
+
+def test_the_certificate_is_checked_for_the_name_not_the_address(settings, test_names, tmp_path, monkeypatch):
+    """The pinned connection still sends the name (SNI, Host) and checks the certificate against it:
+    the loopback server's certificate is valid for 127.0.0.1 and localhost, not for idp.pinned.test."""
+    tls = make_tls_files(tmp_path)
+    monkeypatch.setenv("REQUESTS_CA_BUNDLE", str(tls.ca))
+    server = Receiver(tls)
+    try:
+        test_names.addresses["idp.pinned.test"] = ["127.0.0.1"]
+        with pytest.raises(SSOProviderUnavailable, match="token endpoint could not be reached"):
+            oidc.code_exchange({"token_endpoint": f"https://idp.pinned.test:{server.port}/token"}, client_id="c",
+                               client_secret="s", code="x", verifier="v", redirect_uri="https://x/cb")
+        assert server.requests == []
+
+        response = idp_request("POST", f"https://localhost:{server.port}/token", "token endpoint", data={"code": "x"})
+        assert response.status_code == 200
+        assert server.requests[0].headers["host"] == f"localhost:{server.port}"
+        assert server.requests[0].body == b"code=x"
+    finally:
+        server.stop()
