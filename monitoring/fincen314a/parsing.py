@@ -30,9 +30,11 @@ STATES = frozenset({
     "MI", "MN", "MS", "MO", "MT", "NE", "NV", "NH", "NJ", "NM", "NY", "NC", "ND", "OH", "OK", "OR", "PA", "RI", "SC", "SD", "TN",
     "TX", "UT", "VT", "VA", "WA", "WV", "WI", "WY", "DC", "AS", "GU", "MP", "PR", "VI", "UM", "FM", "MH", "PW", "AA", "AE", "AP"
 })
-SSN = re.compile(r"^\d{3}-?\d{2}-?\d{4}$")
-EIN = re.compile(r"^\d{2}-?\d{7}$")
-ZIP = re.compile(r"^\d{5}(-?\d{4})?$")
+# ASCII digits only (re.ASCII): \d would also take other scripts' digits ("١٢٣-٤٥-٦٧٨٩"), whose tax-id
+# hash is not the one of the same number in ASCII, so the subject would silently match no customer.
+SSN = re.compile(r"^\d{3}-?\d{2}-?\d{4}$", re.ASCII)
+EIN = re.compile(r"^\d{2}-?\d{7}$", re.ASCII)
+ZIP = re.compile(r"^\d{5}(-?\d{4})?$", re.ASCII)
 PHONE = re.compile(r"^\+?[0-9 ().\-]{7,25}$")
 
 
@@ -189,7 +191,7 @@ def _dob(line: int, value: str, problems: Problems, today: dt.date) -> dt.date |
     if not value:
         return None
     try:
-        if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
+        if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", value, re.ASCII):
             raise ValueError
         born = dt.date.fromisoformat(value)
     except ValueError:

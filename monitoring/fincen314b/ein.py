@@ -4,7 +4,7 @@ import re
 
 from common.errors import ValidationFailed
 
-EIN = re.compile(r"^(\d{2})-?(\d{7})$")
+EIN = re.compile(r"^(\d{2})-?(\d{7})$", re.ASCII)  # not other scripts' digits: another number to every comparison
 
 
 def ein_normalized(value: str, *, field: str = "ein") -> str:

@@ -138,6 +138,10 @@ class TestUploadValidation:
         ("Name,Name\nA,B\n", 1, "Name", "twice"),
         ("Name,Colour\nA,red\n", 1, "Colour", "Unknown column"),
         (HEADER + "A B,,,\n", 2, None, "cells"),
+        # Other scripts' digits: their hash is not the ASCII number's, so the subject would silently match no customer.
+        (HEADER + "A B,\u0661\u0662\u0663-\u0664\u0665-\u0666\u0667\u0668\u0669,,,,,,,,,\n", 2, "SSN_ITIN", "9 digits"),
+        (HEADER + "A B,,,,,,,,,,\u0661\u0662-\u0663\u0664\u0665\u0666\u0667\u0668\u0669\n", 2, "EIN", "9 digits"),
+        (HEADER + "A B,,,,,,\uff11\uff12\uff13\uff14\uff15,,,,\n", 2, "Zip", "ZIP"),
     ])
     def test_a_problem_names_its_line_and_column(self, officer, text, row, column, words):
         (problem, *_) = errors(upload(officer, text))

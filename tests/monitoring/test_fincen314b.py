@@ -77,6 +77,7 @@ class TestPartners:
 
     @pytest.mark.parametrize(("changes", "field"), [
         ({"ein": "12-345678"}, "ein"), ({"ein": "AB-CDEFGHI"}, "ein"), ({"ein": "123-45-6789"}, "ein"),
+        ({"ein": "\u0661\u0662-\u0663\u0664\u0665\u0666\u0667\u0668\u0669"}, "ein"),  # not ASCII digits: another EIN to compare
         ({"contact_email": "not-an-email"}, "contact_email"), ({"contact_phone": "call me"}, "contact_phone"),
         ({"certification_expiry": (TODAY - timedelta(days=31)).isoformat()}, "certification_expiry"),
         ({"certification_expiry": (TODAY - timedelta(days=30)).isoformat()}, "certification_expiry"),
