@@ -29,14 +29,18 @@ def visible_organizations(request):
     return organizations if request.user.is_superuser else organizations.filter(memberships__user=request.user)
 
 
-def of_members(queryset, request, via: str = "organization"):
+def of_members(queryset, request, via: str = "organization", minimum_role: str | None = None):
     """Tenant records a console user may see: every organization's for the platform operator (a
-    superuser), else those of the organizations they are a member of. `via` is the path from the
-    record to its organization ("" for organizations themselves); a record without one (a platform
-    entry) is the operator's alone."""
+    superuser), else those of the organizations they are a member of (with `minimum_role` or above,
+    when the API needs one to read them). `via` is the path from the record to its organization (""
+    for organizations themselves); a record without one (a platform entry) is the operator's alone."""
     if request.user.is_superuser:
         return queryset
-    return queryset.filter(**{"__".join(filter(None, (via, "memberships__user"))): request.user})
+    membership = "__".join(filter(None, (via, "memberships")))
+    conditions = {f"{membership}__user": request.user}
+    if minimum_role is not None:
+        conditions[f"{membership}__role__in"] = [role for role in Role.values if Role.at_least(role, minimum_role)]
+    return queryset.filter(**conditions)  # one filter(): both conditions on the same membership
 
 
 class OrganizationFilter(admin.SimpleListFilter):
@@ -60,9 +64,10 @@ class TenantAdmin(admin.ModelAdmin):
     only those."""
 
     organization_path = "organization"
+    view_role: str | None = None  # the role the API needs to read these records, if above viewer
 
     def get_queryset(self, request):
-        return of_members(super().get_queryset(request), request, self.organization_path)
+        return of_members(super().get_queryset(request), request, self.organization_path, self.view_role)
 
     def formfield_for_foreignkey(self, db_field, request, **kwargs):
         if db_field.name == "organization":

@@ -1,6 +1,7 @@
 """The 314(a) and 314(b) console: files with their matches and the review of a match; partners and
 their verification; requests, and recording one received out of band. Every change goes through
-the services the API calls (roles, audit entries), scoped to the console user's organizations."""
+the services the API calls (roles, audit entries), scoped to the console user's organizations, and
+there to those where their role may read them through the API (L2 investigator or above)."""
 
 from django import forms
 from django.contrib import admin, messages
@@ -77,6 +78,7 @@ class MatchInline(admin.TabularInline):
 
 @admin.register(Fincen314aFile)
 class Fincen314aFileAdmin(ReadOnlyTenantAdmin):
+    view_role = services_a.READ_ROLE  # confidential (31 CFR 1010.520(b)(3)(iv)(B), 1010.540): as the API reads them
     list_display = ("filename", "period", "status", "subjects_count", "match_count", "response_deadline", "created_at", "mode")
     list_filter = ("status", "mode", OrganizationFilter)
     search_fields = ("filename", "=id")
@@ -120,6 +122,7 @@ class PendingFirst(admin.SimpleListFilter):
 
 @admin.register(Fincen314aMatch)
 class Fincen314aMatchAdmin(ReadOnlyTenantAdmin):
+    view_role = services_a.READ_ROLE  # confidential (31 CFR 1010.520(b)(3)(iv)(B), 1010.540): as the API reads them
     list_display = ("subject_name", "entity", "score", "match_fields", "review_status", "file", "deadline", "mode")
     list_filter = (PendingFirst, "review_status", "mode", OrganizationFilter)
     search_fields = ("subject__name", "entity__legal_name", "=id")
@@ -170,6 +173,7 @@ class CertificationForm(forms.Form):
 
 @admin.register(Fincen314bPartner)
 class Fincen314bPartnerAdmin(ReadOnlyTenantAdmin):
+    view_role = services_b.READ_ROLE  # confidential (31 CFR 1010.520(b)(3)(iv)(B), 1010.540): as the API reads them
     list_display = ("institution_name", "ein", "status", "certification_expiry", "verified_at", "verified_by", "mode")
     list_filter = ("status", "mode", OrganizationFilter)
     search_fields = ("institution_name", "ein", "contact_name")
@@ -222,6 +226,7 @@ class InboundRequestForm(forms.ModelForm):
 
 @admin.register(Fincen314bRequest)
 class Fincen314bRequestAdmin(TenantAdmin, ServiceSaveAdmin):
+    view_role = services_b.READ_ROLE  # confidential (31 CFR 1010.520(b)(3)(iv)(B), 1010.540): as the API reads them
     list_display = ("subject_name", "direction", "status", "partner", "response_deadline", "created_at", "mode")
     list_filter = ("status", "direction", "mode", OrganizationFilter)
     search_fields = ("subject_name", "subject_ein", "partner__institution_name", "=id")
@@ -255,7 +260,8 @@ class Fincen314bRequestAdmin(TenantAdmin, ServiceSaveAdmin):
 
     def formfield_for_foreignkey(self, db_field, request, **kwargs):
         if db_field.name == "partner":  # the partners of the console user's organizations only
-            kwargs["queryset"] = of_members(Fincen314bPartner.objects.order_by("institution_name"), request)
+            kwargs["queryset"] = of_members(Fincen314bPartner.objects.order_by("institution_name"), request,
+                                            minimum_role=services_b.SHARE_ROLE)
         return super().formfield_for_foreignkey(db_field, request, **kwargs)
 
     def save_model(self, request, obj, form, change):
