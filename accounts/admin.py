@@ -1,9 +1,13 @@
+from django import forms
 from django.contrib import admin
+from django.contrib.admin.forms import AdminAuthenticationForm
 from django.contrib.auth.admin import UserAdmin as DjangoUserAdmin
 from django.db.models import Q
 
+from accounts import services as account_services
 from accounts.models import SessionToken, SSOConnection, SSODomain, User
 from accounts.sso import services as sso_services
+from accounts.sso.errors import SSORequired
 from common.admin_support import (
     OrganizationFilter,
     ReadOnlyAdmin,
@@ -130,3 +134,19 @@ class SSOConnectionAdmin(TenantAdmin, ServiceSaveAdmin):
     def delete_queryset(self, request, queryset):
         for connection in queryset:
             self.delete_model(request, connection)
+
+
+class ConsoleLoginForm(AdminAuthenticationForm):
+    """The console's password sign-in refuses what POST /v1/auth/login refuses after the password:
+    an address in a verified domain whose SSO connection enforces SSO signs in through the identity
+    provider (its sign-in sets the console's session cookie too); the platform operator is exempt."""
+
+    def confirm_login_allowed(self, user):
+        super().confirm_login_allowed(user)
+        try:
+            account_services.refuse_if_sso_required(user.email, exempt=user.is_superuser)
+        except SSORequired as exc:
+            raise forms.ValidationError(exc.message, code="sso_required") from None
+
+
+admin.site.login_form = ConsoleLoginForm

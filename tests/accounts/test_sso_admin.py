@@ -6,6 +6,8 @@ from accounts.models import SSOConnection
 from accounts.sso.services import sso_connection_create
 from common.models import AuditLogEntry
 from common.principal import Principal
+from conftest import PASSWORD
+from organizations.models import Membership
 
 pytestmark = pytest.mark.django_db
 SECRET = "console-never-shows-this-4321"
@@ -68,3 +70,24 @@ def test_no_admin_default_role_through_the_console(staff, org, connection):
     console = staff(org)
     console.post(f"{URL}{connection.pk}/change/", form(connection, name="Acme Okta", status="active", default_role="admin"))
     assert SSOConnection.objects.get(pk=connection.pk).default_role == "viewer"
+
+
+def test_the_console_password_sign_in_is_refused_where_sso_is_enforced(make_user, org, connection):
+    """As POST /v1/auth/login answers 403 SSO_REQUIRED: the console's own login page is not a way around it."""
+    from django.utils import timezone
+
+    connection.domains.update(verified_at=timezone.now())
+    SSOConnection.objects.filter(pk=connection.pk).update(enforce=True)
+    person = make_user("person@acme.example")
+    person.is_staff = True
+    person.save()
+    Membership.objects.create(organization=org, user=person, role="admin")
+    console = Client()
+    refused = console.post("/admin/login/?next=/admin/", {"username": "person@acme.example", "password": PASSWORD})
+    assert refused.status_code == 200 and "signs in through single sign-on" in refused.content.decode()
+    assert "_auth_user_id" not in console.session
+    assert console.get("/admin/").status_code == 302
+
+    SSOConnection.objects.filter(pk=connection.pk).update(enforce=False)  # not enforced: the password is fine
+    allowed = console.post("/admin/login/?next=/admin/", {"username": "person@acme.example", "password": PASSWORD})
+    assert allowed.status_code == 302 and console.get("/admin/").status_code == 200
