@@ -34,6 +34,7 @@ MAX_VALID_HOURS = 24 * 30
 USD_VALUE_CAP = Decimal("1000000000000000.00")
 PENDING_REQUEUE_AFTER = timedelta(seconds=30)
 SIDES = {"originator": "originator_entity_id", "beneficiary": "beneficiary_entity_id"}
+EXPIRED_REASON = "Not executed on chain before it expired; initiate the transfer again."
 
 
 @transaction.atomic
@@ -272,7 +273,7 @@ def transfers_sweep() -> tuple[list[str], int]:
         enqueue_on_commit(_tasks().process_transfer, transfer_id)
     due = list(TravelRuleTransfer.objects.select_for_update(no_key=True).filter(
         status=TravelRuleStatus.ACKNOWLEDGED, expires_at__lte=now).order_by("expires_at")[:500])
-    reason = "Not executed on chain before it expired; initiate the transfer again."
+    reason = EXPIRED_REASON
     TravelRuleTransfer.objects.filter(pk__in=[t.pk for t in due], status=TravelRuleStatus.ACKNOWLEDGED).update(
         status=TravelRuleStatus.EXPIRED, status_reason=reason, expired_at=now, updated_at=now)
     audit_records(actor=None, action="travel_rule_transfer.expired", object_type="travelruletransfer", changes=[
@@ -283,7 +284,8 @@ def transfers_sweep() -> tuple[list[str], int]:
 def transfer_confirm(*, transfer: TravelRuleTransfer, payload: dict) -> str:
     """The chain service's word on the transaction that executes `transfer` (locked by the caller, in its
     transaction). Confirmed: an acknowledged transfer is `completed` (tx_hash, block, a `transfer.confirmed`
-    event); a transfer in any other state keeps it, with the transaction recorded and the anomaly named.
+    event) when the chain confirmed it by `expires_at`, else it is `expired` (the sweep may not have run
+    yet); a transfer in any other state keeps it, with the transaction recorded and the anomaly named.
     Failed or reverted: the transfer stays as it is (an acknowledged one may be executed again before
     it expires), with the failure in its reason. Returns the line the callback log keeps."""
     if transfer.chain_id != payload["chain_id"]:
@@ -299,6 +301,9 @@ def transfer_confirm(*, transfer: TravelRuleTransfer, payload: dict) -> str:
         return _note(transfer, f"Also executed by {tx_hash} (block {payload.get('block_number')}) after its completion by "
                                f"{transfer.tx_hash}.", f"travel-rule transfer {transfer.pk}: executed a second time by {tx_hash}")
     chain = {"tx_hash": tx_hash, "block_number": payload.get("block_number"), "confirmations": payload.get("confirmations") or 0}
+    if transfer.status == TravelRuleStatus.ACKNOWLEDGED and transfer.expires_at and payload["confirmed_at"] > transfer.expires_at:
+        # Confirmed after its window closed, before the sweep expired it: it expired all the same.
+        _move(transfer, TravelRuleStatus.EXPIRED, reason=EXPIRED_REASON, expired_at=timezone.now())
     if transfer.status != TravelRuleStatus.ACKNOWLEDGED:
         for name, value in chain.items():
             setattr(transfer, name, value)

@@ -459,6 +459,27 @@ class TestChainConfirmation:
         polled = status_of(client, acknowledged.pk)
         assert polled["status"] == "expired" and polled["tx_hash"] == TX and "never acknowledged" in polled["status_reason"]
 
+    def test_a_confirmation_after_expires_at_expires_it_even_before_the_sweep(self, api, client, sides, acknowledged,
+                                                                               django_capture_on_commit_callbacks):
+        """docs/travel-rule.md: `expired` is acknowledged but not confirmed on chain by expires_at, whether or not the
+        sweep has run yet; the late execution is recorded, not completed."""
+        expires_at = timezone.now() - timedelta(seconds=5)
+        TravelRuleTransfer.objects.filter(pk=acknowledged.pk).update(expires_at=expires_at)
+        callback = self.deliver(api, django_capture_on_commit_callbacks, tx_hash=TX, transfer_id=str(acknowledged.pk),
+                                confirmed_at=timezone.now().isoformat().replace("+00:00", "Z"))
+        assert callback.status == "processed" and "executed while expired" in callback.result
+        polled = status_of(client, acknowledged.pk)
+        assert (polled["status"], polled["tx_hash"], polled["completed_at"]) == ("expired", TX, None)
+        assert polled["expired_at"] is not None and "expired" in polled["status_reason"]
+        assert AuditLogEntry.objects.filter(action="travel_rule_transfer.expired", object_id=str(acknowledged.pk)).exists()
+        assert not Event.objects.filter(type="transfer.confirmed").exists()
+
+        in_time = initiate(client, transfer_body(*sides), django_capture_on_commit_callbacks).json()["transfer_id"]
+        TravelRuleTransfer.objects.filter(pk=in_time).update(expires_at=timezone.now() - timedelta(seconds=5))
+        confirmed = (expires_at - timedelta(seconds=60)).isoformat().replace("+00:00", "Z")  # in time; the callback came late
+        self.deliver(api, django_capture_on_commit_callbacks, tx_hash="0x" + "55" * 32, transfer_id=in_time, confirmed_at=confirmed)
+        assert status_of(client, in_time)["status"] == "completed"
+
     def test_the_on_chain_status_update_path_is_unchanged(self, api, acknowledged, django_capture_on_commit_callbacks):
         from compliance.models import OnchainStatusUpdate
 
