@@ -200,33 +200,40 @@ def _organization_ein(organization) -> str:
         return ""
 
 
-def _deliver(outbound: Fincen314bRequest) -> Fincen314bRequest | None:
-    """The inbound copy at the recipient, when the partner is an organization of this service that
-    has registered and verified the sender as its own partner (both notices on file)."""
+def _claiming(ein: str):
+    """The organizations whose filer TIN is this EIN."""
     from organizations.models import Organization
 
+    candidates = Organization.objects.filter(filer_profile__tin__in=ein_variants(ein)).order_by("created_at", "pk")
+    return [organization for organization in candidates if _organization_ein(organization) == ein]
+
+
+def _deliver(outbound: Fincen314bRequest) -> Fincen314bRequest | None:
+    """The inbound copy at the recipient, when the partner is an organization of this service that
+    has registered and verified the sender as its own partner (both notices on file). A filer TIN
+    is the organization's own statement: when two organizations state the sender's EIN, or two the
+    partner's, which one is the institution cannot be told, so nothing is delivered (else one could
+    take another's EIN to read the requests sent to it, or to be answered in its name)."""
     sender_ein = _organization_ein(outbound.organization)
-    if not sender_ein:
+    if not sender_ein or len(_claiming(sender_ein)) != 1:
         return None
-    candidates = Organization.objects.filter(filer_profile__tin__in=ein_variants(outbound.partner.ein)).exclude(
-        pk=outbound.organization_id).order_by("created_at", "pk")
-    for recipient in candidates:
-        if _organization_ein(recipient) != outbound.partner.ein:
-            continue
-        sender = Fincen314bPartner.objects.filter(organization=recipient, mode=outbound.mode, ein=sender_ein).first()
-        if sender is None or sender.status != PartnerStatus.VERIFIED or sender.certification_expired(_today()):
-            continue
-        inbound = Fincen314bRequest.objects.create(
-            organization=recipient, mode=outbound.mode, partner=sender, direction=RequestDirection.INBOUND, status=RequestStatus.RECEIVED,
-            subject_name=outbound.subject_name, subject_ein=outbound.subject_ein, subject_address=outbound.subject_address,
-            subject_wallet_addresses=outbound.subject_wallet_addresses, reason=outbound.reason,
-            response_deadline=outbound.response_deadline, created_by_label=f"delivered from {sender.institution_name}",
-            counterpart=outbound)
-        Fincen314bRequest.objects.filter(pk=outbound.pk).update(counterpart=inbound)
-        outbound.counterpart = inbound
-        _audit(None, "fincen_314b.request_received", inbound, after=_request_state(inbound))
-        return inbound
-    return None
+    recipients = [organization for organization in _claiming(outbound.partner.ein) if organization.pk != outbound.organization_id]
+    if len(recipients) != 1:
+        return None
+    (recipient,) = recipients
+    sender = Fincen314bPartner.objects.filter(organization=recipient, mode=outbound.mode, ein=sender_ein).first()
+    if sender is None or sender.status != PartnerStatus.VERIFIED or sender.certification_expired(_today()):
+        return None
+    inbound = Fincen314bRequest.objects.create(
+        organization=recipient, mode=outbound.mode, partner=sender, direction=RequestDirection.INBOUND, status=RequestStatus.RECEIVED,
+        subject_name=outbound.subject_name, subject_ein=outbound.subject_ein, subject_address=outbound.subject_address,
+        subject_wallet_addresses=outbound.subject_wallet_addresses, reason=outbound.reason,
+        response_deadline=outbound.response_deadline, created_by_label=f"delivered from {sender.institution_name}",
+        counterpart=outbound)
+    Fincen314bRequest.objects.filter(pk=outbound.pk).update(counterpart=inbound)
+    outbound.counterpart = inbound
+    _audit(None, "fincen_314b.request_received", inbound, after=_request_state(inbound))
+    return inbound
 
 
 @transaction.atomic

@@ -353,6 +353,19 @@ class TestBetweenOrganizationsOfTheService:
         assert send(acme, globex_at_acme["partner_id"]).json()["delivered_on_service"] is False
         assert not Fincen314bRequest.objects.filter(organization=other_org).exists()
 
+    @pytest.mark.parametrize("taken", ["22-2222222", "111111111"])
+    def test_not_delivered_when_another_organization_states_the_same_ein(self, pair, api, key, make_org, other_org, taken):
+        """A filer TIN is self-stated: a third organization stating the recipient's EIN (to read what is sent to it) or the
+        sender's (to be answered in its name) makes the delivery ambiguous, so nothing is delivered to anyone."""
+        acme, globex, globex_at_acme, _ = pair
+        squatter = make_org("squatter")
+        Organization.objects.filter(pk=squatter.pk).update(filer_profile={"tin": taken, "tin_type": "EIN"})
+        verified_partner(api(key(squatter, role="l3_officer")), ein="11-1111111", institution_name="Acme Bank")
+        sent = send(acme, globex_at_acme["partner_id"])
+        assert sent.status_code == 200 and sent.json()["delivered_on_service"] is False
+        assert not Fincen314bRequest.objects.filter(organization__in=[other_org, squatter]).exists()
+        assert Fincen314bRequest.objects.get(pk=sent.json()["request_id"]).counterpart_id is None
+
     def test_not_delivered_to_the_other_mode(self, pair, api, key, org, other_org):
         acme, *_ = pair
         live = api(key(org, role="l3_officer", mode="live"))
