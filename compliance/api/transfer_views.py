@@ -6,7 +6,7 @@ from rest_framework.response import Response
 
 from common.api.serializers import validated
 from common.api.views import V1APIView
-from common.errors import NotFound
+from common.errors import NotFound, ValidationFailed
 from compliance import selectors, services
 from compliance.api import transfer_serializers as s
 from onboarding.models import Entity
@@ -48,6 +48,8 @@ class EntityTravelRuleView(V1APIView):
                                "(404 for any other entity, and for a transaction without a travel-rule record).")
     def get(self, request, entity_id, tx_hash):
         principal = request.auth
+        if "\x00" in tx_hash:  # PostgreSQL cannot compare text holding NUL: a 500 before
+            raise ValidationFailed.for_field("tx_hash", "A transaction hash may not contain the NUL character.")
         if not Entity.objects.filter(pk=entity_id, organization=principal.organization, mode=principal.mode).exists():
             raise NotFound("No entity of yours has this id.")
         transfer = selectors.travel_rule_of_transaction(organization=principal.organization, mode=principal.mode,

@@ -133,6 +133,8 @@ class TestTheWholeFlow:
         assert client.get(f"/v1/onboarding/entities/{carol['id']}/transfers/{TX}/travel-rule").status_code == 404
         assert client.get(f"/v1/onboarding/entities/{alice['id']}/transfers/{'0x' + '11' * 32}/travel-rule").status_code == 404
         assert client.get(f"/v1/onboarding/entities/{uuid.uuid4()}/transfers/{TX}/travel-rule").status_code == 404
+        nul = client.get(f"/v1/onboarding/entities/{alice['id']}/transfers/{TX}%00/travel-rule")  # a 500 on PostgreSQL before
+        assert nul.status_code == 422 and nul.json()["error"]["details"][0]["field"] == "tx_hash"
 
 
 class TestThreshold:
