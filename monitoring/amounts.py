@@ -10,7 +10,9 @@ UINT256_MAX = 2**256 - 1
 # keeps the column as a float, which Django reads back to 15 digits, and 28 nines came back as 10**28,
 # a digit more than the column holds (an InvalidOperation, so a 500). No value up to 10**27 rounds past it.
 USD_VALUE_MAX = Decimal("1" + "0" * 27 + ".00")
-AMOUNT_PATTERN = re.compile(r"^0*(\d{1,78})(?:\.(\d{1,36}))?$")
+# ASCII digits (re.ASCII): \d also takes other scripts' digits, which Decimal reads but which would be
+# stored and compared as other strings than the same number ("١٢٣" is not "123").
+AMOUNT_PATTERN = re.compile(r"^0*(\d{1,78})(?:\.(\d{1,36}))?$", re.ASCII)
 
 
 class AmountError(ValueError):

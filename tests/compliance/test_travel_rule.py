@@ -189,6 +189,7 @@ class TestValidation:
         ({"amount": "1,000"}, ["amount"]),
         ({"amount": str(2**256)}, ["amount"]),
         ({"amount": "1." + "1" * 37}, ["amount"]),
+        ({"amount": "\u0662\u0665\u0660\u0660"}, ["amount"]),  # Arabic-Indic 2500: stored as another string than 2500 before
         ({"from_address": "0x1234"}, ["from_address"]),
         ({"to_address": "0x52908400098527886E0F7030069857D2E4169Ee7"}, ["to_address"]),  # bad EIP-55 checksum
         ({"from_address": ..., "to_address": ""}, ["from_address", "to_address"]),
