@@ -163,7 +163,7 @@ class Request314bRespond(StrictSerializer):
     has_match = serializers.BooleanField()
     details = serializers.CharField(max_length=10000, required=False, allow_blank=True, default="")
     share_sar_reference = serializers.BooleanField(required=False, default=False)
-    sar_bsa_id = serializers.RegexField(r"^(\d{14})?$", required=False, allow_blank=True, default="",
+    sar_bsa_id = serializers.RegexField(r"^([0-9]{14})?$", required=False, allow_blank=True, default="",
                                         error_messages={"invalid": "A BSA ID is 14 digits."})
 
 

@@ -299,6 +299,7 @@ class TestRespond:
     @pytest.mark.parametrize(("body", "field"), [
         ({"has_match": None}, "has_match"), ({"share_sar_reference": True}, "sar_bsa_id"), ({"sar_bsa_id": "31000012345678"}, "sar_bsa_id"),
         ({"share_sar_reference": True, "sar_bsa_id": "123"}, "sar_bsa_id"), ({"extra": 1}, "extra"),
+        ({"share_sar_reference": True, "sar_bsa_id": "\u0663" * 14}, "sar_bsa_id"),  # Arabic-Indic digits: shared as is before
     ])
     def test_bad_bodies(self, investigator, inbound, body, field):
         assert field in errors(self.respond(investigator, inbound.pk, **body))
