@@ -22,7 +22,7 @@ from compliance.ivms101.schema import Field, Message, model
 
 Errors = list[dict]
 MAX_TEXT = re.compile(r"^(?:Local)?Max(\d+)Text$")
-REGISTRATION_AUTHORITY = re.compile(r"^RA\d{6}$")  # codes of the GLEIF Registration Authorities List
+REGISTRATION_AUTHORITY = re.compile(r"^RA[0-9]{6}$")  # codes of the GLEIF Registration Authorities List
 LEI = re.compile(r"^[A-Z0-9]{18}[0-9]{2}$")  # IVMS101 datatype LEIText (ISO 17442)
 LEGAL_PERSON_ID_TYPES = ("RAID", "MISC", "LEIX", "TXID")
 UINT64_MAX = 2**64 - 1

@@ -301,6 +301,9 @@ INVALID_PERSONS = [
     ("bad registration authority", _natural(nationalIdentification={"nationalIdentifier": "1", "nationalIdentifierType": "SOCS",
                                                                     "registrationAuthority": "GLEIF"}),
      "originator.originatorPersons.0.naturalPerson.nationalIdentification.registrationAuthority", "RA followed by 6 digits"),
+    ("registration authority in other digits", _natural(nationalIdentification={
+        "nationalIdentifier": "1", "nationalIdentifierType": "SOCS", "registrationAuthority": "RA\u0660\u0660\u0660\u0665\u0668\u0665"}),
+     "originator.originatorPersons.0.naturalPerson.nationalIdentification.registrationAuthority", "RA followed by 6 digits"),
 ]
 
 
