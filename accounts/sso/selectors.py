@@ -26,7 +26,14 @@ def active_connection(connection_id, protocol: str) -> SSOConnection | None:
 
 
 def email_domain(email: str) -> str:
-    return email.rpartition("@")[2].strip().lower().rstrip(".")
+    """The address's domain as connections store theirs: lower-case, IDNA (punycode), so that
+    "p@bücher.example" is in the domain "xn--bcher-kva.example" (else its password sign-in would
+    escape an enforcing connection)."""
+    domain = email.rpartition("@")[2].strip().lower().rstrip(".")
+    try:
+        return domain.encode("idna").decode("ascii")
+    except UnicodeError:  # not a domain name: matches no connection
+        return domain
 
 
 def verified_domain_for_email(email: str) -> SSODomain | None:

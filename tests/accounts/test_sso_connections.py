@@ -260,6 +260,18 @@ class TestPasswordSignInWhereSSOIsEnforced:
         response = api().post("/v1/auth/login", {"email": "worker@acme.example", "password": "wrong-Password-1"}, format="json")
         assert response.status_code == 401
 
+    def test_the_unicode_spelling_of_an_idn_domain_is_the_same_domain(self, api, admin_client, enforced, make_user, txt_server):
+        """A connection stores an IDN domain in punycode; an address may spell it in Unicode (the same mailboxes)."""
+        updated = admin_client.patch(f"/v1/sso/connections/{enforced['id']}", {"domains": ["acme.example", "bücher.example"]},
+                                     format="json").json()
+        publish(txt_server, updated, "xn--bcher-kva.example")
+        assert admin_client.post(f"/v1/sso/connections/{enforced['id']}/verify-domain", {"domain": "bücher.example"},
+                                 format="json").status_code == 200
+        make_user("worker@bücher.example")
+        response = api().post("/v1/auth/login", {"email": "worker@BÜCHER.example", "password": PASSWORD}, format="json")
+        assert response.status_code == 403 and response.json()["error"]["code"] == "SSO_REQUIRED"
+        assert api().post("/v1/sso/check", {"email": "worker@bücher.example"}, format="json").json()["sso_required"] is True
+
     def test_other_domains_sign_in_with_a_password(self, api, enforced, make_user):
         make_user("someone@globex.example")
         response = api().post("/v1/auth/login", {"email": "someone@globex.example", "password": PASSWORD}, format="json")
