@@ -1,6 +1,7 @@
 """SSO connections in the console: tenancy, no secret shown, changes through the service."""
 
 import pytest
+from django.test import Client
 
 from accounts.models import SSOConnection
 from accounts.sso.services import sso_connection_create
