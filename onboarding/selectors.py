@@ -1,9 +1,10 @@
 """Entity, wallet, check, hit, risk-history and audit reads, always scoped to one organization and mode
 (except the two system-wide id lists the re-screening jobs walk)."""
 
+from dataclasses import dataclass
 from datetime import timedelta
 
-from django.db.models import Prefetch, Q, QuerySet
+from django.db.models import OuterRef, Prefetch, Q, QuerySet, Subquery
 
 from common.models import AuditLogEntry
 from onboarding.choices import CheckResult, CheckType, EntityStatus, HitSubject, RiskTier
@@ -87,18 +88,58 @@ def latest_check(entity: Entity, check_type: str) -> ComplianceCheck | None:
     return checks_of_entity(entity, check_type=check_type).first()
 
 
+def _covers_names(check: ComplianceCheck) -> bool:
+    """An external result, or a built-in run with a name (the entity's or an owner's) among its subjects:
+    a wallet-only run (a wallet added later) says nothing about the names."""
+    subjects = (check.details or {}).get("subjects") or []
+    return check.external or not (subjects and all(subject.get("type") == HitSubject.WALLET for subject in subjects))
+
+
 def latest_name_screening(entity: Entity) -> ComplianceCheck | None:
     """The latest sanctions check that counts and screened the entity's names (its own and its owners'):
     an external result, or a built-in run with a name among its subjects. A wallet-only run (a wallet
     added later) says nothing about the names, so it must not stand in for the run that screened them."""
-    checks = (ComplianceCheck.objects.filter(entity=entity, check_type=CheckType.SANCTIONS, counts_toward_status=True)
-              .only("id", "result", "summary", "external", "provider", "details", "created_at").order_by("-created_at", "-id"))
-    for check in checks.iterator(chunk_size=20):
-        subjects = (check.details or {}).get("subjects") or []
-        wallet_only = bool(subjects) and all(subject.get("type") == HitSubject.WALLET for subject in subjects)
-        if check.external or not wallet_only:
-            return check
-    return None
+    return _latest_name_screening(entity.pk)
+
+
+def _latest_name_screening(entity_id) -> ComplianceCheck | None:
+    checks = (ComplianceCheck.objects.filter(entity_id=entity_id, check_type=CheckType.SANCTIONS, counts_toward_status=True)
+              .only("id", "entity_id", "result", "summary", "external", "provider", "details", "created_at")
+              .order_by("-created_at", "-id"))
+    return next((check for check in checks.iterator(chunk_size=20) if _covers_names(check)), None)
+
+
+@dataclass(frozen=True)
+class SanctionsScreenings:
+    """What decides an entity's sanctions screening: the latest check that counts (whatever it covered)
+    and the latest that covered the names (`latest_name_screening`); the same check when it covered them."""
+
+    last: ComplianceCheck | None
+    names: ComplianceCheck | None
+
+    def failed(self) -> list[ComplianceCheck]:
+        """The names' screening and the latest run, those of them that did not complete (`error`)."""
+        return [check for check in dict.fromkeys((self.names, self.last)) if check is not None and check.result == CheckResult.ERROR]
+
+
+def sanctions_screenings(entity_ids) -> dict:
+    """{entity id: SanctionsScreenings} of the entities with a sanctions check that counts. One read for
+    them all (the latest check per entity, one index probe each); only an entity whose latest run was
+    wallet-only walks back to the run that screened its names."""
+    latest = (ComplianceCheck.objects.filter(entity=OuterRef("pk"), check_type=CheckType.SANCTIONS, counts_toward_status=True)
+              .order_by("-created_at", "-id").values("pk")[:1])
+    latest_ids = dict(Entity.objects.filter(pk__in=entity_ids).annotate(latest=Subquery(latest)).filter(latest__isnull=False)
+                      .values_list("pk", "latest"))
+    checks = ComplianceCheck.objects.only("id", "entity_id", "result", "summary", "external", "provider", "details", "created_at")
+    screenings = {}
+    for check in checks.filter(pk__in=latest_ids.values()):
+        names = check if _covers_names(check) else _latest_name_screening(check.entity_id)
+        screenings[check.entity_id] = SanctionsScreenings(last=check, names=names)
+    return screenings
+
+
+def sanctions_screenings_of(entity: Entity) -> SanctionsScreenings:
+    return sanctions_screenings([entity.pk]).get(entity.pk) or SanctionsScreenings(last=None, names=None)
 
 
 def latest_conclusive_check(entity: Entity, check_type: str, **filters) -> ComplianceCheck | None:

@@ -30,9 +30,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from django.db.models import OuterRef, Subquery
-
-from onboarding.choices import CheckResult, CheckType, EntityType, HitStatus
+from onboarding.choices import EntityType, HitStatus
 from onboarding.risk.tables import BUSINESS_BASE, INDIVIDUAL_BASE, UNKNOWN_INDUSTRY, industry_severity, jurisdiction_band
 
 
@@ -94,11 +92,14 @@ def _entity_profile(entity) -> FactorResult:
 
 
 def _screening_inputs(entity_ids: list) -> tuple[dict, dict, dict]:
-    """Per entity: the scores of its open hits at or above the review threshold, the result of its
-    latest built-in sanctions check, and how many of its current matches were cleared as false
-    positives (an investigator's decision the explanation should show, not hide)."""
-    from onboarding.models import ComplianceCheck, Entity, ScreeningHit
+    """Per entity: the scores of its open hits at or above the review threshold, its sanctions
+    screenings as the approval reads them (the latest run, and the latest that covered the names: a
+    wallet-only run does not hide a name that could not be screened), and how many of its current
+    matches were cleared as false positives (an investigator's decision the explanation should show,
+    not hide)."""
+    from onboarding.models import ScreeningHit
     from onboarding.screening.thresholds import review_threshold
+    from onboarding.selectors import sanctions_screenings
 
     hits: dict = defaultdict(list)
     cleared: dict = defaultdict(int)
@@ -108,19 +109,13 @@ def _screening_inputs(entity_ids: list) -> tuple[dict, dict, dict]:
             hits[entity_id].append(score)
         else:  # false_positive, or suppressed: the same decision met again
             cleared[entity_id] += 1
-    # The latest check per entity, as a subquery per entity (one probe of the (entity, check_type,
-    # created_at) index each): every re-screening adds a check, so reading them all would grow.
-    latest_check = (ComplianceCheck.objects.filter(entity=OuterRef("pk"), check_type=CheckType.SANCTIONS, external=False)
-                    .order_by("-created_at", "-id").values("result")[:1])
-    latest = {entity_id: result for entity_id, result in Entity.objects.filter(pk__in=entity_ids).annotate(
-        latest=Subquery(latest_check)).values_list("pk", "latest") if result is not None}
-    return hits, latest, cleared
+    return hits, sanctions_screenings(entity_ids), cleared
 
 
 def _screening(entity, inputs: tuple[dict, dict, dict]) -> FactorResult:
     from onboarding.screening.thresholds import fail_threshold
 
-    hits_by_entity, latest_by_entity, cleared_by_entity = inputs
+    hits_by_entity, screenings_by_entity, cleared_by_entity = inputs
     hits = hits_by_entity.get(entity.pk, ())
     confirmed = [score for score in hits if score >= fail_threshold()]
     findings, severity, floor = [], 0.0, None
@@ -136,11 +131,11 @@ def _screening(entity, inputs: tuple[dict, dict, dict]) -> FactorResult:
     if entity.adverse_media:
         findings.append("adverse media")
         severity = max(severity, 0.4) + (0.2 if findings[:-1] else 0)
-    latest = latest_by_entity.get(entity.pk)
-    if latest == CheckResult.ERROR and not findings:
+    screenings = screenings_by_entity.get(entity.pk)
+    if screenings is not None and screenings.failed() and not findings:
         findings.append("the last sanctions screening could not run")
         severity = 0.3
-    if latest is None and not findings:
+    if (screenings is None or screenings.names is None) and not findings:
         return FactorResult(0.3, "Not screened yet.")
     detail = ("; ".join(findings) or "no open screening findings").capitalize()
     if cleared_by_entity.get(entity.pk):

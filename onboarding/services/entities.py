@@ -19,7 +19,7 @@ from onboarding.choices import ENTITY_TRANSITIONS, CheckResult, CheckType, Entit
 from onboarding.models import BeneficialOwner, Entity, Wallet
 from onboarding.risk import risk_recompute
 from onboarding.screening.thresholds import review_threshold
-from onboarding.selectors import entity_of, latest_conclusive_check, latest_name_screening
+from onboarding.selectors import entity_of, latest_conclusive_check, latest_name_screening, sanctions_screenings_of
 from organizations.choices import Role
 from webhooks.services import event_emit
 
@@ -146,18 +146,18 @@ def _require_sanctions_screening(entity: Entity) -> None:
     matcher cannot read, a provider error) is a 409 saying what to do, so that an unscreened customer
     never reads `compliant: true`. The names' screening is the latest that covered them: a later
     wallet-only run does not stand in for it. A latest run that failed, whatever it covered, blocks too."""
-    last = entity.checks.filter(check_type=CheckType.SANCTIONS, counts_toward_status=True).order_by("-created_at", "-id").first()
-    names = latest_name_screening(entity)
-    if last is None or names is None:
+    screenings = sanctions_screenings_of(entity)
+    if screenings.names is None:
         raise Conflict("This entity's name has not been screened against the sanctions lists yet (screening runs in the "
                        "worker right after onboarding); approve it once a sanctions check is recorded.")
-    for check in dict.fromkeys((names, last)):
-        if check.result == CheckResult.ERROR:
-            covered = "of its names " if check == names else ""
-            raise Conflict(
-                f"The entity's last sanctions screening {covered}did not complete ({check.summary or 'error'}); approve it "
-                "after a screening that completes: load the lists and screen again, or record your own provider's result "
-                "with POST /v1/monitoring/screening (update_compliance_status: true).")
+    failed = screenings.failed()
+    if failed:
+        check = failed[0]
+        covered = "of its names " if check == screenings.names else ""
+        raise Conflict(
+            f"The entity's last sanctions screening {covered}did not complete ({check.summary or 'error'}); approve it "
+            "after a screening that completes: load the lists and screen again, or record your own provider's result "
+            "with POST /v1/monitoring/screening (update_compliance_status: true).")
     external = latest_conclusive_check(entity, CheckType.SANCTIONS, external=True)
     if external is not None and external.result != CheckResult.PASS:
         found = "a possible match" if external.result == CheckResult.REVIEW else "a match"

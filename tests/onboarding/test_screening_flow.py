@@ -14,7 +14,7 @@ from common.models import AuditLogEntry
 from compliance.models import OnchainStatusUpdate
 from config.celery import app
 from monitoring.models import Notification
-from onboarding.models import ComplianceCheck, Entity, SanctionsList, ScreeningFalsePositive, ScreeningHit, Wallet
+from onboarding.models import ComplianceCheck, Entity, RiskAssessment, SanctionsList, ScreeningFalsePositive, ScreeningHit, Wallet
 from onboarding.sanctions.loader import sanctions_list_load
 from onboarding.sanctions.ofac import parse_ofac
 from onboarding.tasks import screen_entity, sweep_rescreen_pending
@@ -215,6 +215,37 @@ class TestFalsePositives:
         assert recorded.status_code == 200
         approved = client.post(entity_url(entity, "approve"), {}, format="json")
         assert approved.status_code == 200 and approved.json()["status"] == "active"
+
+    def test_a_wallet_screening_does_not_hide_a_name_that_could_not_be_screened_from_the_risk_score(
+            self, client, django_capture_on_commit_callbacks):
+        """The risk factor reads the screenings as the approval does: a clean wallet screened after a
+        name the matcher could not read keeps the finding "the last sanctions screening could not run".
+        Before, the factor read the latest built-in check only (the wallet's pass): "No open screening
+        findings" and a lower score. The client's own completed screening of the name clears it."""
+        entity = onboard(client, django_capture_on_commit_callbacks, {"legal_name": "金正恩", "entity_type": "individual",
+                                                                       "jurisdiction": "CN"})
+        entity = client.get(entity_url(entity)).json()
+        factor = next(f for f in entity["risk_factors"] if f["name"] == "screening")
+        assert factor["detail"] == "The last sanctions screening could not run." and factor["severity"] == 0.3
+        history = RiskAssessment.objects.filter(entity_id=entity["id"]).count()
+        with django_capture_on_commit_callbacks(execute=True):
+            added = client.post(entity_url(entity, "wallets"), {"chain_id": 1, "address": PLAIN_ETH}, format="json")
+        assert added.status_code == 201 and sanctions_check(entity["id"]).result == "pass"
+
+        body = client.get(entity_url(entity)).json()
+
+        factor = next(f for f in body["risk_factors"] if f["name"] == "screening")
+        assert factor["detail"] == "The last sanctions screening could not run." and factor["severity"] == 0.3
+        stored = Entity.objects.get(pk=entity["id"])
+        assert (stored.risk_score, stored.risk_tier) == (entity["risk_score"], entity["risk_tier"])
+        assert RiskAssessment.objects.filter(entity_id=entity["id"]).count() == history  # the wallet's screening changed nothing
+
+        recorded = client.post("/v1/monitoring/screening", {"entity_id": entity["id"], "check_type": "sanctions", "provider": "ClientCo",
+                                                            "result": "pass", "update_compliance_status": True}, format="json")
+        assert recorded.status_code == 200
+        factor = next(f for f in client.get(entity_url(entity)).json()["risk_factors"] if f["name"] == "screening")
+        assert factor["detail"] == "No open screening findings." and factor["severity"] == 0
+        assert Entity.objects.get(pk=entity["id"]).risk_score < entity["risk_score"]
 
     def test_approval_waits_until_every_open_match_is_decided(self, client, django_capture_on_commit_callbacks):
         """A possible match (review, not yet 'sanctioned') left open: approving is a 409 naming the
