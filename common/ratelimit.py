@@ -136,6 +136,14 @@ def bump_version(version_key: str) -> None:
         _redis_script().registered_client.incr(redis_key(version_key))
 
 
+def current_version(version_key: str) -> str | None:
+    """The value a `check(..., version_key=...)` would read now, as it reads it (Redis only)."""
+    if not settings.REDIS_URL:
+        return None
+    value = _redis_script().registered_client.get(redis_key(version_key))
+    return value.decode() if value is not None else "0"
+
+
 def reset(bucket: str) -> None:
     """Forget a bucket (after a successful login, for the failure counter)."""
     if settings.REDIS_URL:

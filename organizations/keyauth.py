@@ -79,12 +79,18 @@ def authenticate(secret: str) -> tuple[ApiKey, ratelimit.LimitResult] | None:
             _touch(api_key)
             return api_key, result
         _forget(key_hash)  # revoked or changed since: read it again (this request is already counted)
+        version = result.version
+    else:
+        version = ratelimit.current_version(_version_key(key_hash))
+    # The version is the one read BEFORE the key: a revocation committed in between bumps it after,
+    # so the next request finds it changed and reads the key again (remembered under the version
+    # read after, a key revoked meanwhile would pass in this process until MAX_AGE_SECONDS).
     api_key = selectors.api_key_by_hash(key_hash)
     if api_key is None:
         return None
     if remembered is None:
         result = ratelimit.check_api_key(api_key, version_key=_version_key(key_hash))
-    _remember(key_hash, api_key, result.version)
+    _remember(key_hash, api_key, version)
     _touch(api_key)
     return api_key, result
 

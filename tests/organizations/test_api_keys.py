@@ -131,3 +131,38 @@ def test_whoami_describes_the_credential(api, org, key, member):
     session = api(token, HTTP_X_MODE="test").get("/v1/developer/whoami").json()
     assert (session["credential"], session["mode"], session["user_email"], session["tier"]) == ("session", "test", user.email, None)
     assert api().get("/v1/developer/whoami").status_code == 401
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_key_revoked_while_it_is_being_read_is_not_remembered_as_active(api, org, key, member, monkeypatch):
+    """A request that reads the key from the database, then meets a revocation that commits (and
+    bumps the key's version) before its limiter round trip, must not keep the key in memory under
+    the new version: before, it did, and the revoked key went on answering 200 in that process for
+    up to a minute. The revocation here is the real service, run at that exact point of the read."""
+    from accounts.models import User
+    from common.principal import Principal
+    from organizations import keyauth, selectors, services
+
+    _, token = member(org, "admin")
+    victim = key(org, role="admin")
+    victim_key = ApiKey.objects.get(prefix=victim[:12])
+    admin = api(token).get("/v1/auth/me").json()["user"]["id"]
+    read = selectors.api_key_by_hash
+
+    def read_then_revoked(key_hash):
+        found = read(key_hash)
+        if found is not None and found.pk == victim_key.pk and found.revoked_at is None:
+            user = User.objects.get(pk=admin)
+            services.api_key_revoke(principal=Principal(credential="session", organization=org, mode="live", role="admin",
+                                                        user=user), api_key_id=victim_key.pk)
+        return found
+
+    monkeypatch.setattr(keyauth.selectors, "api_key_by_hash", read_then_revoked)
+    api(victim).get("/v1/developer/whoami")  # read before the revocation committed: this one may still pass
+    monkeypatch.setattr(keyauth.selectors, "api_key_by_hash", read)
+
+    refused = api(victim).get("/v1/developer/whoami")
+
+    assert refused.status_code == 401 and refused.json()["error"]["code"] == "UNAUTHENTICATED"
+    assert ApiKey.objects.get(pk=victim_key.pk).revoked_at is not None
+    assert AuditLogEntry.objects.filter(action="api_key.revoked", object_id=str(victim_key.pk)).count() == 1
