@@ -145,9 +145,14 @@ def invitation_accept(*, user, invitation_id) -> Membership:
         raise NotFound("No invitation with this id is addressed to you.")
     if invitation.status != InvitationStatus.PENDING:
         raise Conflict(f"This invitation is {invitation.status}.")
+    already = Conflict("You are already a member of this organization.")
     if Membership.objects.filter(organization=invitation.organization, user=user).exists():
-        raise Conflict("You are already a member of this organization.")
-    membership = Membership.objects.create(organization=invitation.organization, user=user, role=invitation.role)
+        raise already
+    try:
+        with transaction.atomic():
+            membership = Membership.objects.create(organization=invitation.organization, user=user, role=invitation.role)
+    except IntegrityError:  # another invitation to the same organization accepted at the same moment
+        raise already from None
     invitation.accepted_at = timezone.now()
     invitation.accepted_by = user
     invitation.save(update_fields=["accepted_at", "accepted_by", "updated_at"])

@@ -1,9 +1,11 @@
 """/v1/organizations/invitations: create (e-mail), list, preview (public), accept, revoke, expiry."""
 
+import threading
 from datetime import timedelta
 
 import pytest
 from django.core import mail
+from django.db import connection
 from django.utils import timezone
 
 from organizations.models import Invitation, Membership
@@ -118,3 +120,41 @@ def test_the_token_is_the_same_whenever_it_is_made_and_older_tokens_still_open(a
     response = api().get(f"/v1/organizations/invitations/preview?token={legacy}")
     assert response.status_code == 200 and response.json()["organization_name"] == "Acme", response.json()
     assert invitation_by_token(first[:-2] + "xx") is None
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_invitations_accepted_at_once_make_one_membership_and_a_409(api, org, make_user):
+    """Two pending invitations of one address (left by invitations created at the same moment before
+    that was serialised) accepted at the same moment: before, the second insert broke the unique
+    (organization, user) constraint on PostgreSQL and answered 500. Now one joins, the other is a 409,
+    and the refused invitation stays pending."""
+    from accounts.services import session_login
+    from conftest import PASSWORD
+
+    joiner = make_user("joiner@example.com")
+    token = session_login(email=joiner.email, password=PASSWORD).token
+    for _ in range(4):  # a race: each round is one more chance for the two inserts to meet
+        Membership.objects.filter(user=joiner).delete()
+        invitations = [Invitation.objects.create(organization=org, email=joiner.email, role=role,
+                                                 expires_at=timezone.now() + timedelta(days=1)).pk for role in ("admin", "viewer")]
+        barrier, codes = threading.Barrier(2), {}
+
+        def accept(invitation_id, barrier=barrier, codes=codes):
+            try:
+                barrier.wait()
+                codes[invitation_id] = api(token).post(f"/v1/organizations/invitations/{invitation_id}/accept")
+            finally:
+                connection.close()
+
+        threads = [threading.Thread(target=accept, args=(invitation_id,)) for invitation_id in invitations]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert sorted(response.status_code for response in codes.values()) == [200, 409], {k: v.json() for k, v in codes.items()}
+        refused = next(invitation_id for invitation_id, response in codes.items() if response.status_code == 409)
+        assert codes[refused].json()["error"]["message"] == "You are already a member of this organization."
+        membership = Membership.objects.get(user=joiner)
+        accepted = Invitation.objects.get(accepted_by=joiner)
+        assert membership.role == accepted.role and Invitation.objects.get(pk=refused).status == "pending"
+        Invitation.objects.filter(pk__in=invitations).delete()
