@@ -121,7 +121,9 @@ def member_role_change(*, principal: Principal, user_id, role: str) -> Membershi
 @transaction.atomic
 def invitation_create(*, principal: Principal, email: str, role: str) -> Invitation:
     require_role(principal, Role.ADMIN)
-    org = principal.organization
+    # The organization's row locked first: two invitations of one address created at the same moment
+    # both found none pending and both were stored. NO KEY: the organization's other writes go on.
+    org = Organization.objects.select_for_update(no_key=True).get(pk=principal.organization.pk)
     email = email.strip().lower()
     if Membership.objects.filter(organization=org, user__email__iexact=email).exists():
         raise Conflict("This person is already a member of the organization.")

@@ -158,3 +158,33 @@ def test_two_invitations_accepted_at_once_make_one_membership_and_a_409(api, org
         accepted = Invitation.objects.get(accepted_by=joiner)
         assert membership.role == accepted.role and Invitation.objects.get(pk=refused).status == "pending"
         Invitation.objects.filter(pk__in=invitations).delete()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_invitations_of_one_address_created_at_once_store_one(api, org, member):
+    """Four admins' requests inviting one address at the same moment: one 201, three 409, one
+    pending invitation and one e-mail row. Before, on PostgreSQL each found none pending and most
+    were stored (three pending invitations of one address)."""
+    from common.models import AuditLogEntry, OutboundEmail
+
+    _, token = member(org, "admin")
+    barrier, codes = threading.Barrier(4), []
+
+    def invite():
+        try:
+            barrier.wait()
+            codes.append(api(token).post("/v1/organizations/invitations", {"email": "joiner@example.com", "role": "admin"},
+                                         format="json"))
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=invite) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(response.status_code for response in codes) == [201, 409, 409, 409]
+    assert {response.json()["error"]["code"] for response in codes if response.status_code == 409} == {"CONFLICT"}
+    assert Invitation.objects.filter(email="joiner@example.com").count() == 1
+    assert OutboundEmail.objects.filter(kind="invitation", to="joiner@example.com").count() == 1
+    assert AuditLogEntry.objects.filter(action="invitation.created").count() == 1
