@@ -198,8 +198,14 @@ def verification_resend(*, email: str, password: str) -> None:
 @transaction.atomic
 def password_reset_request(*, email: str) -> None:
     """Always succeeds. The row is written whatever the address; the worker decides whether a
-    message goes out, so neither the answer nor its timing tells whether the address exists."""
-    email_enqueue(kind="password_reset", to=email.strip().lower(), context={})
+    message goes out, so neither the answer nor its timing tells whether the address exists.
+    At most PASSWORD_RESET_EMAIL_LIMIT rows per address and hour, whatever the address too: anyone
+    could otherwise fill a person's mailbox with reset links (and the outbox with rows)."""
+    email = email.strip().lower()
+    allowed = ratelimit.check(f"password-reset:{email}", limit=settings.PASSWORD_RESET_EMAIL_LIMIT,
+                              window=settings.PASSWORD_RESET_EMAIL_WINDOW_SECONDS).allowed
+    if allowed:
+        email_enqueue(kind="password_reset", to=email, context={})
 
 
 @transaction.atomic

@@ -137,6 +137,9 @@ RATE_LIMIT_TIERS = {"standard": 100, "premium": 1000}
 RATE_LIMIT_ENABLED = env_bool("RATE_LIMIT_ENABLED", True)
 LOGIN_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 5)
 LOGIN_FAILURE_WINDOW_SECONDS = env_int("LOGIN_FAILURE_WINDOW_SECONDS", 900)
+# Reset e-mails per address and hour: beyond, forgot-password still answers 200 and sends nothing.
+PASSWORD_RESET_EMAIL_LIMIT = env_int("PASSWORD_RESET_EMAIL_LIMIT", 3)
+PASSWORD_RESET_EMAIL_WINDOW_SECONDS = 3600
 
 # --- Accounts ---------------------------------------------------------------------------------
 AUTH_USER_MODEL = "accounts.User"

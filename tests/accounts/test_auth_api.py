@@ -162,6 +162,22 @@ class TestPasswordReset:
         assert known.json() == unknown.json()
         assert [m.to for m in mail.outbox] == [["a@example.com"]]
 
+    def test_forgot_mails_an_address_at_most_three_times_an_hour(self, api, send, make_user, settings):
+        """Anyone may ask for a reset of any address: before, every request wrote an e-mail row and
+        sent a link (a mailbox filled at will). The fourth request of the hour still answers the same
+        200, writes no row and sends nothing, for a known address as for an unknown one (so the
+        answer tells nothing); another address is counted apart."""
+        make_user("a@example.com")
+        for address in ("a@example.com", "zz@example.com"):
+            answers = [send(lambda address=address: api().post("/v1/auth/forgot-password", {"email": address}, format="json"))
+                       for _ in range(settings.PASSWORD_RESET_EMAIL_LIMIT + 2)]
+            assert {response.status_code for response in answers} == {200}
+            assert len({str(response.json()) for response in answers}) == 1
+            assert OutboundEmail.objects.filter(kind="password_reset", to=address).count() == settings.PASSWORD_RESET_EMAIL_LIMIT
+        assert [m.to for m in mail.outbox] == [["a@example.com"]] * settings.PASSWORD_RESET_EMAIL_LIMIT
+        other = send(lambda: api().post("/v1/auth/forgot-password", {"email": "A2@example.com"}, format="json"))
+        assert other.status_code == 200 and OutboundEmail.objects.filter(kind="password_reset", to="a2@example.com").count() == 1
+
     def test_reset_is_single_use_and_revokes_sessions(self, api, send, member, org):
         user, token = member(org)
         send(lambda: api().post("/v1/auth/forgot-password", {"email": user.email}, format="json"))
