@@ -105,35 +105,41 @@ def email_verify(*, token: str) -> User:
     return user
 
 
-def _login_buckets(email: str) -> list[tuple[str, int]]:
+def _login_buckets(email: str) -> tuple[tuple[str, int], tuple[str, int]]:
+    """(the address's bucket, the IP's bucket), each with its limit."""
     ip = current_request().ip or "unknown"
-    return [(f"login-email:{email.lower()}", settings.LOGIN_FAILURE_LIMIT),
-            (f"login-ip:{ip}", settings.LOGIN_FAILURE_LIMIT * 6)]
+    return ((f"login-email:{email.lower()}", settings.LOGIN_FAILURE_LIMIT),
+            (f"login-ip:{ip}", settings.LOGIN_FAILURE_LIMIT * 6))
 
 
-def _refuse_if_throttled(email: str) -> None:
+def _throttled(result: ratelimit.LimitResult) -> RateLimited:
+    return RateLimited(f"Too many failed sign-in attempts; retry {result.retry_when()}.", headers=result.headers())
+
+
+def _count_attempt(email: str) -> None:
+    """Refuse when the IP has too many failures; count this attempt against the address, in the
+    same atomic step as the check (until a success clears it). Counting only after the password
+    check let attempts sent at the same moment all pass the check: 16 parallel guesses at one
+    address were all tried against a limit of 5."""
+    (address, address_limit), (ip, ip_limit) = _login_buckets(email)
     window = settings.LOGIN_FAILURE_WINDOW_SECONDS
-    for bucket, limit in _login_buckets(email):
-        result = ratelimit.check(bucket, limit=limit, window=window, record=False)
-        if not result.allowed:
-            raise RateLimited(
-                f"Too many failed sign-in attempts; retry {result.retry_when()}.",
-                headers=result.headers(),
-            )
-
-
-def _record_failure(email: str) -> None:
-    for bucket, limit in _login_buckets(email):
-        ratelimit.check(bucket, limit=limit, window=settings.LOGIN_FAILURE_WINDOW_SECONDS)
+    by_ip = ratelimit.check(ip, limit=ip_limit, window=window, record=False)
+    if not by_ip.allowed:
+        raise _throttled(by_ip)
+    by_address = ratelimit.check(address, limit=address_limit, window=window)
+    if not by_address.allowed:
+        raise _throttled(by_address)
 
 
 def credentials_check(*, email: str, password: str) -> User:
     """The user these credentials name, or InvalidCredentials (counted towards the throttle)."""
-    _refuse_if_throttled(email)
+    _count_attempt(email)
     user = auth.authenticate(email=email.strip().lower(), password=password)
+    (address, _), (ip, ip_limit) = _login_buckets(email)
     if user is None:
-        _record_failure(email)
+        ratelimit.check(ip, limit=ip_limit, window=settings.LOGIN_FAILURE_WINDOW_SECONDS)
         raise InvalidCredentials()
+    ratelimit.reset(address)  # a success clears the address's counter
     return user
 
 
@@ -143,7 +149,6 @@ def session_login(*, email: str, password: str, request=None) -> IssuedSession:
     if not user.email_verified:
         raise EmailNotVerified()
     refuse_if_sso_required(user.email, exempt=user.is_superuser)
-    ratelimit.reset(_login_buckets(email)[0][0])
     return session_issue(user=user, request=request)
 
 

@@ -1,9 +1,11 @@
 """/v1/auth: register, verify, resend, forgot/reset, login, logout, me."""
 
 import re
+import threading
 
 import pytest
 from django.core import mail
+from django.db import connection
 
 from accounts.models import SessionToken, User
 from common.models import AuditLogEntry, OutboundEmail
@@ -136,6 +138,44 @@ class TestLogin:
         assert int(response["X-RateLimit-Remaining"]) == 0 and int(response["X-RateLimit-Reset"]) > 0
         assert "Too many failed sign-in attempts; retry in " in response.json()["error"]["message"]
         assert not SessionToken.objects.exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_guesses_sent_at_the_same_moment_are_throttled_too(api, make_user, settings):
+    """Sixteen wrong passwords for one address sent at once: only LOGIN_FAILURE_LIMIT of them are
+    tried, the rest are 429, and the right password is refused after. Before, each request checked
+    the counter before any had recorded its failure: all sixteen were tried (16 × 401)."""
+    make_user("a@example.com")
+    count = 16
+    barrier, codes = threading.Barrier(count), []
+
+    def guess():
+        try:
+            barrier.wait()
+            codes.append(api().post("/v1/auth/login", {"email": "a@example.com", "password": "Wrong-pass-123"},
+                                    format="json").status_code)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=guess) for _ in range(count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(codes) == [401] * settings.LOGIN_FAILURE_LIMIT + [429] * (count - settings.LOGIN_FAILURE_LIMIT)
+    right = api().post("/v1/auth/login", {"email": "a@example.com", "password": PASSWORD}, format="json")
+    assert right.status_code == 429 and right.json()["error"]["code"] == "RATE_LIMIT_EXCEEDED"
+    assert not SessionToken.objects.exists()
+
+
+def test_a_success_clears_the_address_counter(api, make_user, settings):
+    make_user("a@example.com")
+    for _ in range(3):
+        for _ in range(settings.LOGIN_FAILURE_LIMIT - 1):
+            assert api().post("/v1/auth/login", {"email": "a@example.com", "password": "Wrong-pass-123"},
+                              format="json").status_code == 401
+        assert api().post("/v1/auth/login", {"email": "a@example.com", "password": PASSWORD}, format="json").status_code == 200
+    assert SessionToken.objects.count() == 3
 
 
 class TestLogout:
