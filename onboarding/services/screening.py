@@ -35,6 +35,7 @@ from onboarding.screening import (
     screening_lists,
 )
 from onboarding.screening.thresholds import fail_threshold, review_threshold
+from onboarding.selectors import latest_name_screening
 from onboarding.services.entities import REVIEW_ROLE, entity_flag_for_review
 from onboarding.services.flags import flags_recompute
 from webhooks.services import event_emit
@@ -111,9 +112,14 @@ def entity_screen(*, entity_id, trigger: str = "onboarding") -> ComplianceCheck 
 
 
 def wallet_screen(*, wallet_id, trigger: str = "wallet_added") -> ComplianceCheck | None:
-    wallet = Wallet.objects.filter(pk=wallet_id).first()
+    """Screen one wallet; the names too when they were never screened (the onboarding run's message
+    lost or still queued): a wallet-only check would take the entity off the unscreened sweep's list
+    (any sanctions check) while its names stayed unscreened until the lists next changed."""
+    wallet = Wallet.objects.select_related("entity").filter(pk=wallet_id).first()
     if wallet is None:
         return None
+    if latest_name_screening(wallet.entity) is None:
+        return entity_screen(entity_id=wallet.entity_id, trigger=trigger)
     subjects = [wallet_subject(wallet)]
     return screening_record(entity_id=wallet.entity_id, subjects=subjects, findings=screen_subjects(subjects), trigger=trigger)
 

@@ -247,6 +247,28 @@ class TestFalsePositives:
         assert factor["detail"] == "No open screening findings." and factor["severity"] == 0
         assert Entity.objects.get(pk=entity["id"]).risk_score < entity["risk_score"]
 
+    def test_a_wallet_added_before_the_names_were_screened_screens_them_too(self, client, django_capture_on_commit_callbacks):
+        """The onboarding screening's message lost (its on-commit hook never ran), then a wallet added:
+        its screening covers the names too. Before, it screened the wallet alone: the listed name
+        raised nothing, the entity stayed pending, and its wallet-only check took it off the sweep of
+        unscreened entities for good."""
+        from onboarding.selectors import entity_ids_unscreened
+
+        created = client.post("/v1/onboarding/entities", {"legal_name": "BANCO NACIONAL DE CUBA", "entity_type": "business",
+                                                "jurisdiction": "CU"}, format="json")
+        assert created.status_code == 201 and sanctions_check(created.json()["id"]) is None
+        entity = created.json()
+        with django_capture_on_commit_callbacks(execute=True):
+            added = client.post(entity_url(entity, "wallets"), {"chain_id": 1, "address": PLAIN_ETH}, format="json")
+        assert added.status_code == 201
+
+        check = sanctions_check(entity["id"])
+        assert [s["type"] for s in check.details["subjects"]] == ["entity", "wallet"] and check.result in ("review", "fail")
+        assert ScreeningHit.objects.filter(entity_id=entity["id"], subject_type="entity", entry_uid="306", status="open").exists()
+        assert Entity.objects.get(pk=entity["id"]).status == "under_review"
+        assert client.get(entity_url(entity)).json()["status"] == "under_review"
+        assert entity["id"] not in {str(pk) for pk in entity_ids_unscreened(older_than=timezone.now() + timedelta(minutes=5))}
+
     def test_approval_waits_until_every_open_match_is_decided(self, client, django_capture_on_commit_callbacks):
         """A possible match (review, not yet 'sanctioned') left open: approving is a 409 naming the
         match and what to do, nothing changes, the entity stays non-compliant; cleared with a reason,
