@@ -46,11 +46,17 @@ def organization_create(*, actor, name: str, slug: str | None = None, filer_prof
     """Create an organization; `actor` (a User) becomes its admin."""
     if slug and Organization.objects.filter(slug=slug).exists():
         raise Conflict(f"The slug {slug!r} is taken.")
-    try:
-        with transaction.atomic():
-            org = Organization.objects.create(name=name, slug=slug or _unique_slug(name), filer_profile=filer_profile or {})
-    except IntegrityError:
-        raise Conflict("The slug is taken.") from None
+    org = None
+    for _ in range(5):  # a slug made from the name can be taken by a creation at the same moment: make another
+        try:
+            with transaction.atomic():
+                org = Organization.objects.create(name=name, slug=slug or _unique_slug(name), filer_profile=filer_profile or {})
+            break
+        except IntegrityError:
+            if slug:
+                raise Conflict(f"The slug {slug!r} is taken.") from None
+    if org is None:
+        raise Conflict("Could not find a free slug for this name; choose one with `slug`.")
     Membership.objects.create(organization=org, user=actor, role=Role.ADMIN)
     _audit(actor, "organization.created", org, org, after=_org_state(org))
     notify_organization_created(org)

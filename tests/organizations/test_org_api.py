@@ -1,6 +1,9 @@
 """/v1/organizations: create, me (incl. filer profile), members and roles."""
 
+import threading
+
 import pytest
+from django.db import connection
 
 from common.models import AuditLogEntry
 from organizations.models import Membership, Organization
@@ -35,6 +38,34 @@ class TestCreate:
         response = api(token).post("/v1/organizations", {"name": "X", "slug": "acme"}, format="json")
         assert response.status_code == 409
         assert Organization.objects.filter(slug="acme").count() == 1
+
+    @pytest.mark.django_db(transaction=True)
+    def test_organizations_of_one_name_created_at_once_each_get_a_slug(self, api, member, org):
+        """No slug given, the same name four times at the same moment: four organizations, four slugs,
+        each creator its admin. Before, on PostgreSQL the creations that lost the race for the slug
+        made from the name answered 409 "The slug is taken." to callers who had named no slug."""
+        users_tokens = [member(org) for _ in range(4)]
+        barrier, answers = threading.Barrier(4), []
+
+        def create(token):
+            try:
+                barrier.wait()
+                answers.append(api(token).post("/v1/organizations", {"name": "Same Name"}, format="json"))
+            finally:
+                connection.close()
+
+        threads = [threading.Thread(target=create, args=(token,)) for _, token in users_tokens]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert [response.status_code for response in answers] == [201] * 4, [response.json() for response in answers]
+        slugs = {response.json()["slug"] for response in answers}
+        assert len(slugs) == 4 and "same-name" in slugs
+        for user, _ in users_tokens:
+            created = Organization.objects.get(name="Same Name", memberships__user=user)
+            assert Membership.objects.get(organization=created, user=user).role == "admin"
+        assert AuditLogEntry.objects.filter(action="organization.created").count() == 4
 
     def test_api_key_and_anonymous_refused(self, api, org, key):
         assert api().post("/v1/organizations", {"name": "X"}, format="json").status_code == 401
