@@ -260,3 +260,23 @@ def test_other_packages_platform_records_are_the_operators_alone(staff, org, mak
     for page in PLATFORM_PAGES:
         assert platform.get(page).status_code == 200, page
     assert b"/admin/django_celery_beat/" in platform.get("/admin/").content
+
+
+def test_a_member_cannot_change_their_own_e_mail_address_in_the_console(staff, org, other_org, acme):
+    """The API refuses an e-mail change (PATCH /v1/auth/me: not among the fields); the console took
+    one from any staff member on their own page, unverified (the account stayed verified): another
+    organization's invitee's address, whose invitation then matched them. Only the operator changes
+    an address; the member's profile fields still change."""
+    from accounts.models import User
+
+    console = staff(other_org, "viewer", email="viewer.staff@globex.example")
+    me = User.objects.get(email="viewer.staff@globex.example")
+    page = console.get(f"/admin/accounts/user/{me.pk}/change/")
+    assert page.status_code == 200 and b'name="email"' not in page.content
+    response = console.post(f"/admin/accounts/user/{me.pk}/change/", {
+        "email": "invitee@acme.example", "first_name": "Vera", "last_name": "", "job_title": "Analyst"}, follow=True)
+    assert response.status_code == 200
+    me.refresh_from_db()
+    assert (me.email, me.first_name, me.job_title) == ("viewer.staff@globex.example", "Vera", "Analyst")
+    assert not User.objects.filter(email="invitee@acme.example").exists()
+    assert not Membership.objects.filter(organization=org, user=me).exists()
