@@ -6,6 +6,7 @@ from django.db.models import Q
 
 from accounts import services as account_services
 from accounts.models import SessionToken, SSOConnection, SSODomain, User
+from accounts.services import PROFILE_FIELDS, profile_update
 from accounts.sso import services as sso_services
 from accounts.sso.errors import SSORequired
 from common.admin_support import (
@@ -56,6 +57,15 @@ class UserAdmin(DjangoUserAdmin):
 
     def has_add_permission(self, request):
         return request.user.is_superuser  # a new user belongs to no organization: members join by invitation
+
+    def save_model(self, request, obj, form, change):
+        """A member's own profile changes through `profile_update` (its audit entry), as PATCH
+        /v1/auth/me does; the operator's changes of any account are Django's own."""
+        if request.user.is_superuser or not change:
+            return super().save_model(request, obj, form, change)
+        changes = {field: form.cleaned_data[field] for field in form.changed_data if field in PROFILE_FIELDS}
+        if changes:
+            profile_update(user=User.objects.get(pk=obj.pk), changes=changes)
 
     def has_change_permission(self, request, obj=None):
         own = obj is None or obj.pk == request.user.pk

@@ -280,3 +280,19 @@ def test_a_member_cannot_change_their_own_e_mail_address_in_the_console(staff, o
     assert (me.email, me.first_name, me.job_title) == ("viewer.staff@globex.example", "Vera", "Analyst")
     assert not User.objects.filter(email="invitee@acme.example").exists()
     assert not Membership.objects.filter(organization=org, user=me).exists()
+
+
+def test_a_members_own_profile_change_in_the_console_is_audited(staff, other_org):
+    """As PATCH /v1/auth/me: the change goes through profile_update and leaves its audit entry
+    (before, the console saved the row itself and recorded nothing)."""
+    from accounts.models import User
+
+    console = staff(other_org, "viewer", email="viewer.staff@globex.example")
+    me = User.objects.get(email="viewer.staff@globex.example")
+    response = console.post(f"/admin/accounts/user/{me.pk}/change/", {"first_name": "Vera", "last_name": "Lind", "job_title": ""},
+                            follow=True)
+    assert response.status_code == 200
+    me.refresh_from_db()
+    assert (me.first_name, me.last_name) == ("Vera", "Lind")
+    entry = AuditLogEntry.objects.get(action="user.profile_updated", object_id=str(me.pk))
+    assert entry.before["first_name"] == "" and entry.after["first_name"] == "Vera" and entry.after["last_name"] == "Lind"
