@@ -2,6 +2,7 @@ from django import forms
 from django.contrib import admin
 from django.contrib.admin.forms import AdminAuthenticationForm
 from django.contrib.auth.admin import UserAdmin as DjangoUserAdmin
+from django.core.exceptions import PermissionDenied
 from django.db.models import Q
 
 from accounts import services as account_services
@@ -57,6 +58,15 @@ class UserAdmin(DjangoUserAdmin):
 
     def has_add_permission(self, request):
         return request.user.is_superuser  # a new user belongs to no organization: members join by invitation
+
+    def user_change_password(self, request, id, form_url=""):
+        """The operator's alone. This form sets a password without the current one and signs no
+        session out: for a member, someone holding their console cookie made the account theirs for
+        good. A member changes it with the current one (the console's "Change password") or by the
+        reset link, which signs every session out."""
+        if not request.user.is_superuser:
+            raise PermissionDenied
+        return super().user_change_password(request, id, form_url)
 
     def save_model(self, request, obj, form, change):
         """A member's own profile changes through `profile_update` (its audit entry), as PATCH

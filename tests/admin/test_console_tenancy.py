@@ -296,3 +296,19 @@ def test_a_members_own_profile_change_in_the_console_is_audited(staff, other_org
     assert (me.first_name, me.last_name) == ("Vera", "Lind")
     entry = AuditLogEntry.objects.get(action="user.profile_updated", object_id=str(me.pk))
     assert entry.before["first_name"] == "" and entry.after["first_name"] == "Vera" and entry.after["last_name"] == "Lind"
+
+
+def test_a_member_cannot_set_their_password_without_the_current_one_in_the_console(staff, other_org):
+    """The user page's password form sets a new password without the current one and signs nothing
+    out; before, any staff member could use it on their own account (so could whoever held their
+    console cookie). It is the operator's alone now; the password stays."""
+    from accounts.models import User
+
+    console = staff(other_org, "viewer", email="viewer.staff@globex.example")
+    me = User.objects.get(email="viewer.staff@globex.example")
+    new = "Taken-Over-Password-77"
+    assert console.get(f"/admin/accounts/user/{me.pk}/password/").status_code == 403
+    response = console.post(f"/admin/accounts/user/{me.pk}/password/", {"password1": new, "password2": new, "usable_password": "true"})
+    assert response.status_code == 403
+    me.refresh_from_db()
+    assert me.check_password(PASSWORD) and not me.check_password(new)
