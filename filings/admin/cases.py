@@ -5,7 +5,7 @@ import re
 
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
-from django.db.models import Count
+from django.db.models import Count, Exists, OuterRef, Value
 from django.http import Http404, HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
@@ -16,9 +16,11 @@ from common.admin_support import OrganizationFilter, admin_principal, of_members
 from filings.admin import reports
 from filings.admin.forms import AssignForm, CommentForm, OpenCaseForm, SplitForm, StatusForm
 from filings.cases import regroup, selectors, services
-from filings.choices import CaseStatus
+from filings.choices import CaseStatus, FilingStatus
 from filings.models import Case
 from filings.renderers import large_transaction_report_kind
+from organizations.choices import Role
+from organizations.models import Membership
 
 PRIORITY_COLOURS = {"critical": "#b91c1c", "high": "#c2410c", "medium": "#a16207", "low": "#4b5563"}
 
@@ -47,11 +49,24 @@ class QueueFilter(admin.SimpleListFilter):
                 "closed": queryset.filter(status=CaseStatus.CLOSED)}.get(value, queryset)
 
 
+class FilingStatusFilter(admin.SimpleListFilter):
+    """By filing status, among the cases whose reports the console user may see (filings_shown)."""
+
+    title = "filing status"
+    parameter_name = "filing_status"
+
+    def lookups(self, request, model_admin):
+        return FilingStatus.choices
+
+    def queryset(self, request, queryset):
+        return queryset.filter(filing_status=self.value(), filings_shown=True) if self.value() else queryset
+
+
 @admin.register(Case)
 class CaseAdmin(admin.ModelAdmin):
     list_display = ("reference_link", "entity", "status", "priority_badge", "assigned_to", "alert_total", "sla", "report_due",
-                    "filing_status", "mode")
-    list_filter = (QueueFilter, "status", "priority", "filing_status", "mode", OrganizationFilter)
+                    "filing_status_shown", "mode")
+    list_filter = (QueueFilter, "status", "priority", FilingStatusFilter, "mode", OrganizationFilter)
     search_fields = ("entity__legal_name", "entity__external_id", "=number", "=id")
     list_select_related = ("entity", "assigned_to", "organization")
     actions = ["merge"]
@@ -69,7 +84,17 @@ class CaseAdmin(admin.ModelAdmin):
         return False
 
     def get_queryset(self, request):
-        return of_members(super().get_queryset(request).annotate(alert_count=Count("alert_links", distinct=True)), request)
+        cases = super().get_queryset(request).annotate(alert_count=Count("alert_links", distinct=True),
+                                                       filings_shown=self._filings_shown(request))
+        return of_members(cases, request)
+
+    @staticmethod
+    def _filings_shown(request):
+        """Whether the console user may see the case's reports: the API's role for them, in the case's organization."""
+        if request.user.is_superuser:
+            return Value(True)
+        roles = [role for role in Role.values if Role.at_least(role, selectors.FILINGS_ROLE)]
+        return Exists(Membership.objects.filter(organization=OuterRef("organization"), user=request.user, role__in=roles))
 
     def get_search_results(self, request, queryset, search_term):
         """'CASE-000042' (a case's reference, as shown everywhere) finds case 42."""
@@ -95,6 +120,10 @@ class CaseAdmin(admin.ModelAdmin):
     @admin.display(description="priority", ordering="priority")
     def priority_badge(self, case):
         return format_html('<strong style="color:{}">{}</strong>', PRIORITY_COLOURS.get(case.priority, "#000"), case.priority)
+
+    @admin.display(description="filing status")  # no ordering: sorting would tell what the column hides
+    def filing_status_shown(self, case):
+        return case.filing_status if case.filings_shown else "—"
 
     @admin.display(description="alerts")
     def alert_total(self, case):
@@ -190,13 +219,15 @@ class CaseAdmin(admin.ModelAdmin):
     def _page(self, request, case: Case) -> dict:
         alerts = list(selectors.case_alerts(case))
         rule24 = [alert for alert in alerts if alert.rule_code == "large_fiat_transaction"]
-        detail = selectors.case_detail(organization=case.organization, mode=case.mode, case_id=case.pk)
+        visible = selectors.filings_visible(admin_principal(request, case.organization, case.mode).role)
+        detail = selectors.case_detail(organization=case.organization, mode=case.mode, case_id=case.pk, with_filings=visible)
         return {
             **self.admin_site.each_context(request), "title": f"{case.reference} — {case.entity.legal_name}", "case": case,
             "opts": self.model._meta, "alerts": alerts, "events": detail.events.all(), "filings": detail.filings.all(),
             "transactions": selectors.case_transactions(case)[:200], "transaction_count": selectors.case_transactions(case).count(),
             "fiat_events": selectors.case_fiat_events(case)[:200], "fiat_event_count": selectors.case_fiat_events(case).count(),
-            "ctr_alerts": rule24 if large_transaction_report_kind(case.entity.jurisdiction) else [],
+            "ctr_alerts": rule24 if visible and large_transaction_report_kind(case.entity.jurisdiction) else [],
+            "filings_visible": visible,
             "assign_form": AssignForm(case=case), "status_form": StatusForm(case=case), "comment_form": CommentForm(),
             "split_form": SplitForm(case=case), "now": timezone.now(),
         }

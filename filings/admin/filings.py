@@ -9,6 +9,7 @@ from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 
 from common.admin_support import OrganizationFilter, ReadOnlyAdmin, of_members
+from filings.cases.selectors import FILINGS_ROLE
 from filings.models import FilingRecord
 
 
@@ -29,7 +30,9 @@ class FilingRecordAdmin(ReadOnlyAdmin):
         return request.user.is_staff
 
     def get_queryset(self, request):
-        return of_members(super().get_queryset(request).defer("document", "form_data"), request).order_by("-filed_at", "-id")
+        # Only where the console user may read filings through the API too (the histories' role).
+        records = super().get_queryset(request).defer("document", "form_data")
+        return of_members(records, request, minimum_role=FILINGS_ROLE).order_by("-filed_at", "-id")
 
     def get_urls(self):
         view = self.admin_site.admin_view

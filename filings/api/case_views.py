@@ -28,21 +28,22 @@ class EntityCasesView(FilingsView):
     def get(self, request, entity_id):
         entity, query = self.entity(entity_id), validated_query(s.CaseListQuery, request, also=PAGE_PARAMETERS)
         cases = selectors.cases_of_entity(organization=entity.organization, mode=entity.mode, entity_id=entity.pk, **query)
-        return self.page(cases, s.CustomerCaseResponse)
+        return self.page(cases, s.CustomerCaseResponse, filings_visible=selectors.filings_visible(request.auth.role))
 
 
 class EntityCaseView(FilingsView):
     @extend_schema(operation_id="entity_cases_get", responses={200: s.CustomerCaseDetailResponse}, tags=TAGS_CASES)
     def get(self, request, entity_id, case_id):
-        entity = self.entity(entity_id)
-        case = selectors.case_detail(organization=entity.organization, mode=entity.mode, case_id=case_id, entity_id=entity.pk)
+        entity, visible = self.entity(entity_id), selectors.filings_visible(request.auth.role)
+        case = selectors.case_detail(organization=entity.organization, mode=entity.mode, case_id=case_id, entity_id=entity.pk,
+                                     with_filings=visible)
         if case is None:
             raise NotFound("No case of this entity has this id.")
         transactions, fiat = selectors.case_transactions(case), selectors.case_fiat_events(case)
         parts = {"alerts": list(selectors.case_alerts(case)), "transactions": list(transactions[:selectors.DETAIL_TRANSACTIONS]),
                  "fiat_events": list(fiat[:selectors.DETAIL_TRANSACTIONS]), "transaction_count": transactions.count(),
                  "fiat_event_count": fiat.count()}
-        return Response(s.CustomerCaseDetailResponse(case, context={"parts": parts}).data)
+        return Response(s.CustomerCaseDetailResponse(case, context={"parts": parts, "filings_visible": visible}).data)
 
 
 class CaseAssignView(FilingsView):

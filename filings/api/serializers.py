@@ -8,7 +8,7 @@ from rest_framework import serializers
 from common.api.fields import ChoiceField
 from common.api.serializers import StrictSerializer
 from filings import deadlines
-from filings.choices import CaseStatus
+from filings.choices import CaseStatus, FilingStatus
 from filings.models import Case, CaseEvent, FilingRecord
 from monitoring.api.alert_serializers import CustomerAlertResponse, CustomerTransferResponse
 from monitoring.models import FiatEvent
@@ -98,6 +98,8 @@ class CustomerCaseResponse(serializers.ModelSerializer):
     deadline = serializers.SerializerMethodField()
     sla_breached = serializers.SerializerMethodField()
     merged_into = serializers.UUIDField(source="merged_into_id", allow_null=True)
+    filing_status = ChoiceField(choices=FilingStatus.choices, allow_null=True, help_text=(
+        "Where the case's report stands; null for a reader below l2_investigator (the existence of a SAR is confidential)."))
 
     class Meta:
         model = Case
@@ -105,6 +107,12 @@ class CustomerCaseResponse(serializers.ModelSerializer):
                   "assigned_to_email", "assigned_at", "alert_count", "filing_status", "deadline", "sla_due_at", "sla_breached",
                   "closed_at", "merged_into", "created_at", "updated_at"]
         read_only_fields = fields
+
+    def to_representation(self, case):
+        data = super().to_representation(case)
+        if not self.context.get("filings_visible", True):
+            data["filing_status"] = None
+        return data
 
     def get_allowed_transitions(self, case) -> list[str]:
         return list(CaseStatus.targets(case.status))

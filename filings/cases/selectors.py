@@ -5,12 +5,21 @@ from __future__ import annotations
 from django.db.models import Count, Prefetch, Q, QuerySet
 from django.utils import timezone
 
-from filings.choices import CaseStatus
+from filings.choices import CaseEventKind, CaseStatus
 from filings.models import Case, CaseAlert, CaseEvent, FilingRecord
 from monitoring.alerts.selectors import with_transaction_count
 from monitoring.models import Alert, FiatEvent, Transaction
+from organizations.choices import Role
 
 DETAIL_TRANSACTIONS = 500  # the detail shows the first 500 of each kind; the entity's transfer list pages the rest
+FILINGS_ROLE = Role.L2_INVESTIGATOR
+"""Who sees a case's reports (its filing records, drafts and filing status): the existence of a SAR
+is confidential (31 CFR 1020.320(e)), so, as for the filing histories, not analysts and viewers."""
+FILING_KINDS = (CaseEventKind.DRAFT_SAVED, CaseEventKind.REPORT_FILED)
+
+
+def filings_visible(role: str | None) -> bool:
+    return Role.at_least(role, FILINGS_ROLE)
 
 
 def cases_of(*, organization, mode: str) -> QuerySet[Case]:
@@ -46,14 +55,17 @@ def case_fiat_events(case: Case) -> QuerySet[FiatEvent]:
     return FiatEvent.objects.filter(alerts__case_link__case=case).distinct().order_by("timestamp", "id")
 
 
-def case_detail(*, organization, mode: str, case_id, entity_id=None) -> Case | None:
+def case_detail(*, organization, mode: str, case_id, entity_id=None, with_filings: bool = True) -> Case | None:
+    """The case with its timeline and filing records; `with_filings` False (a reader below
+    FILINGS_ROLE) leaves out the filing records and the timeline's draft and filing steps."""
     cases = cases_of(organization=organization, mode=mode).filter(pk=case_id)
     if entity_id is not None:
         cases = cases.filter(entity_id=entity_id)
-    return cases.prefetch_related(
-        Prefetch("events", queryset=CaseEvent.objects.order_by("created_at", "id")),
-        Prefetch("filings", queryset=FilingRecord.objects.order_by("-filed_at", "-id").defer("document", "form_data")),
-    ).first()
+    events, filings = CaseEvent.objects.order_by("created_at", "id"), FilingRecord.objects.order_by("-filed_at", "-id")
+    if not with_filings:
+        events, filings = events.exclude(kind__in=FILING_KINDS), filings.none()
+    return cases.prefetch_related(Prefetch("events", queryset=events),
+                                  Prefetch("filings", queryset=filings.defer("document", "form_data"))).first()
 
 
 def alert_ids_of(case: Case) -> list[str]:

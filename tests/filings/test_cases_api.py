@@ -3,9 +3,9 @@
 import pytest
 
 from common.models import AuditLogEntry
-from filings.models import Case, CaseEvent
+from filings.models import Case, CaseEvent, FilingRecord
 from monitoring.models import Notification
-from tests.filings.conftest import BASE, make_alert, open_case
+from tests.filings.conftest import BASE, make_alert, open_case, with_filer
 from webhooks.models import Event
 
 pytestmark = pytest.mark.django_db
@@ -58,6 +58,28 @@ class TestDetail:
         assert [e["kind"] for e in body["events"]] == ["created", "comment"]
         assert body["events"][1]["body"] == "Looked at the wallets." and body["events"][1]["actor"].startswith("api_key:")
         assert body["filings"] == []
+
+    def test_reports_are_kept_from_analysts_and_viewers(self, api, key, org, officer, priced, onboard):
+        """The existence of a SAR is confidential (31 CFR 1020.320(e)): below l2_investigator, as for the
+        filing histories (403), the case shows no filing records, no draft or filing steps, no filing status."""
+        with_filer(org, "US")
+        entity = onboard("US", legal_name="Zoë Ångström", entity_type="individual")
+        case = open_case(entity, transactions=2)
+        assert officer.post(f"{BASE}/cases/{case.pk}/sar-validate", {}, format="json").status_code == 200
+        assert officer.post(f"{BASE}/cases/{case.pk}/file-sar", {}, format="json").status_code == 200
+        record = FilingRecord.objects.get(case=case)
+        investigator = officer.get(cases_url(entity, f"/{case.pk}")).json()
+        assert [f["id"] for f in investigator["filings"]] == [str(record.pk)] and investigator["filing_status"] == "filed"
+        assert "report_filed" in [e["kind"] for e in investigator["events"]]
+        for role in ("viewer", "l1_analyst"):
+            reader = api(key(org, role=role))
+            assert reader.get(f"{BASE}/entities/{entity.pk}/sar-history").status_code == 403
+            body = reader.get(cases_url(entity, f"/{case.pk}")).json()
+            assert body["filings"] == [] and body["filing_status"] is None, role
+            assert not {"report_filed", "draft_saved"} & {e["kind"] for e in body["events"]}, role
+            assert str(record.pk) not in str(body) and record.tracking_id not in str(body["filings"])
+            assert reader.get(cases_url(entity)).json()["data"][0]["filing_status"] is None
+        assert Case.objects.get(pk=case.pk).filing_status == "filed"  # stored as it was: only the reading changes
 
     def test_case_of_another_entity_is_404(self, officer, onboard, case):
         other = onboard()

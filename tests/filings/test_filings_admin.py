@@ -160,6 +160,29 @@ class TestReportFlow:
         response = viewer.get(f"/admin/filings/case/{case.pk}/report/", follow=True)
         assert "l2_investigator" in response.content.decode()
 
+    def test_filings_are_kept_from_analysts_and_viewers(self, make_user, officer, org, case):
+        """As in the API (histories and filings need l2_investigator: a SAR's existence is confidential),
+        a viewer or analyst on the console neither lists nor downloads filing records, nor sees them on the case."""
+        officer.post(f"/v1/onboarding/cases/{case.pk}/file-sar", {}, format="json")
+        record = FilingRecord.objects.get()
+        record_url = f"/admin/filings/filingrecord/{record.pk}/"
+        _, investigator = staff_member(make_user, org, "l2_investigator", "dana@acme.example")
+        assert record.tracking_id in investigator.get("/admin/filings/filingrecord/").content.decode()
+        assert investigator.get(f"{record_url}download/").content == bytes(record.document)
+        assert record_url in page(investigator, case).content.decode()
+        filed_cell = re.compile(r'field-filing_status\w*">filed<', re.IGNORECASE)
+        assert filed_cell.search(investigator.get("/admin/filings/case/?queue=all").content.decode())
+        for role in ("viewer", "l1_analyst"):
+            _, reader = staff_member(make_user, org, role, f"{role}@acme.example")
+            assert record.tracking_id not in reader.get("/admin/filings/filingrecord/").content.decode()
+            assert reader.get(f"{record_url}download/").status_code == 404
+            assert reader.get(f"{record_url}change/", follow=True).redirect_chain[-1][0] == "/admin/"
+            case_page = page(reader, case).content.decode()
+            assert record_url not in case_page and "report_filed" not in case_page and "filing status" not in case_page.lower()
+            queue = reader.get("/admin/filings/case/?queue=all").content.decode()
+            assert case.reference in queue and not filed_cell.search(queue)
+            assert case.reference not in reader.get("/admin/filings/case/?queue=all&filing_status=filed").content.decode()
+
     def test_large_transaction_report_from_the_case(self, admin_client, officer, org, onboard, priced):
         with_filer(org, "US")
         entity = onboard("US")
