@@ -72,6 +72,9 @@ class InvalidParameters(ValueError):
 
 
 NOT_A_NUMBER = "must be a number: digits and an optional decimal point (10000 or 2.5), no thousands separators"
+MAX_WHOLE_DIGITS = 78
+"""uint256's: no amount, value or count the rules compare can be larger. Checked before the value
+is written out in plain notation, which for "1e999999999" would be a billion-digit string."""
 
 
 def _to_decimal(raw: Any) -> Decimal:
@@ -83,6 +86,8 @@ def _to_decimal(raw: Any) -> Decimal:
         raise ValueError(NOT_A_NUMBER) from None
     if not value.is_finite():
         raise ValueError("must be a finite number")
+    if value and value.adjusted() >= MAX_WHOLE_DIGITS:
+        raise ValueError(f"must have at most {MAX_WHOLE_DIGITS} digits before the decimal point")
     # Plain notation whatever was sent (1e5 is stored and shown as 100000).
     return Decimal(format(value, "f")) if value.as_tuple().exponent > 0 else value
 

@@ -238,6 +238,25 @@ class TestPatch:
         response = api(key(org)).patch(f"{BASE}/1", '{"parameters": {"threshold_usd": 1e400}}', content_type="application/json")
         assert response.status_code == 422 and "parameters.threshold_usd" in fields_of(response)
 
+    @pytest.mark.parametrize(("rule", "parameters", "field"), [
+        ("1", {"threshold_usd": "1e999999999"}, "parameters.threshold_usd"),  # a billion digits once written out
+        ("1", {"threshold_usd": "1" * 79}, "parameters.threshold_usd"),
+        ("3", {"window_hours": "1E+999999999"}, "parameters.window_hours"),  # parsed before its maximum is checked
+    ])
+    def test_a_number_larger_than_any_amount_is_refused_before_it_is_written_out(self, api, key, org, rule, parameters, field):
+        response = api(key(org)).patch(f"{BASE}/{rule}", {"parameters": parameters}, format="json")
+        assert response.status_code == 422 and fields_of(response)[field].endswith("at most 78 digits before the decimal point")
+        assert not RuleSetting.objects.exists() and not audits().exists()
+        backtest = api(key(org)).post(f"{BASE}/{rule}/backtest", {"from_date": "2026-01-01", "to_date": "2026-02-01",
+                                                                 "parameters": parameters}, format="json")
+        assert backtest.status_code == 422 and field in fields_of(backtest)
+
+    def test_the_largest_whole_number_is_kept_exactly(self, api, key, org):
+        largest = "9" * 78
+        response = api(key(org)).patch(f"{BASE}/1", {"parameters": {"threshold_usd": largest}}, format="json")
+        assert response.status_code == 200 and response.json()["overrides"] == {"threshold_usd": largest}
+        assert RuleSetting.objects.get(organization=org, rule_code="large_transfer").parameters == {"threshold_usd": largest}
+
     def test_unknown_rule(self, api, key, org):
         response = api(key(org)).patch(f"{BASE}/99", {"enabled": False})
         assert response.status_code == 404 and not RuleSetting.objects.exists()
