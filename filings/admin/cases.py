@@ -2,6 +2,7 @@
 timeline and comments, with assign, status, comment and split through the services."""
 
 import re
+from uuid import UUID
 
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
@@ -180,6 +181,10 @@ class CaseAdmin(admin.ModelAdmin):
     # --- The case page -----------------------------------------------------------------------
 
     def visible_case(self, request, case_id) -> Case:
+        try:
+            case_id = UUID(str(case_id))
+        except ValueError:  # /admin/filings/case/<anything>/change/: not a case's id
+            raise Http404("No such case.") from None
         case = self.get_queryset(request).select_related("entity", "assigned_to", "organization").filter(pk=case_id).first()
         if case is None:
             raise Http404("No such case.")

@@ -1,5 +1,7 @@
 """Forms of the case console. They only collect input; the services decide."""
 
+from uuid import UUID
+
 from django import forms
 
 from common.parsers import loads_object
@@ -53,8 +55,23 @@ class OpenCaseForm(forms.Form):
         super().__init__(*args, **kwargs)
         self.fields["organization"].choices = [(str(org.pk), org.name) for org in organizations]
 
+    def clean_alert_ids(self) -> list[str]:
+        ids = [part.strip() for part in self.cleaned_data["alert_ids"].split(",") if part.strip()]
+        malformed = [part for part in ids if not _is_uuid(part)]
+        if malformed:
+            raise forms.ValidationError(f"Not alert ids: {', '.join(malformed)}. Give alert ids (UUIDs) separated by commas.")
+        return ids
+
     def alert_list(self) -> list[str]:
-        return [part.strip() for part in self.cleaned_data["alert_ids"].split(",") if part.strip()]
+        return self.cleaned_data["alert_ids"]
+
+
+def _is_uuid(text: str) -> bool:
+    try:
+        UUID(text)
+    except ValueError:
+        return False
+    return True
 
 
 class ReportForm(forms.Form):

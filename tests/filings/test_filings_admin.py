@@ -119,6 +119,19 @@ class TestCasePage:
         assert manual.title == "Referral" and manual.number == 2
 
 
+    def test_malformed_ids_are_answered_not_a_500(self, admin_client, org, case):
+        admin_client.raise_request_exception = False
+        for alert_ids in ("not-an-id", f"{case.alerts.get().pk}, 12"):
+            response = admin_client.post("/admin/filings/case/add/", {
+                "organization": str(org.pk), "mode": "test", "entity_id": str(case.entity_id), "alert_ids": alert_ids,
+                "title": "Referral", "reason": "Law enforcement request"})
+            assert response.status_code == 200 and "Not alert ids" in response.content.decode()
+        assert list(Case.objects.values_list("pk", flat=True)) == [case.pk] and case.alerts.count() == 1
+        assert admin_client.get("/admin/filings/case/not-a-case/change/").status_code == 404
+        assert admin_client.post("/admin/filings/case/not-a-case/change/", {"do": "comment", "body": "x"}).status_code == 404
+        assert not CaseEvent.objects.filter(kind="comment").exists()
+
+
 class TestReportFlow:
     def test_draft_preview_validate_confirm_file(self, admin_client, case):
         url = f"/admin/filings/case/{case.pk}/report/"
