@@ -57,6 +57,9 @@ def _valid_review(subject: Subject, data: dict) -> Review:
 
 # --- Suspicious-activity reports -----------------------------------------------------------------
 
+DETERMINATION_REASON = "Determination made; case closed."
+
+
 def sar_file(*, principal: Principal, case_id, form_data: dict | None = None) -> FilingRecord:
     """File the case's SAR/STR/SMR: the body's form data, else the stored draft, else the prefill."""
     subject = sar_subject(principal, case_id, minimum=FILE_ROLE)
@@ -77,7 +80,9 @@ def _sar_record(principal: Principal, subject: Subject, data: dict, from_body: b
     start = form.activity.start_date
     record = _record(principal, subject, review, data, draft, now=now, amount=amount or Decimal(0), currency=form.activity.currency,
                      start=start, end=form.activity.end_date or start)
-    status_move(principal, case, CaseStatus.CLOSED, f"{record.kind} {record.tracking_id} filed.",
+    # The reason and the alerts' notes are read by every role: they say a determination was made, not
+    # that a report was filed (the report_filed step and the filing records say that, from l2_investigator).
+    status_move(principal, case, CaseStatus.CLOSED, DETERMINATION_REASON,
                 extra={"filing_status": FilingStatus.FILED, "last_filed_at": now})
     common.timeline_add(case, CaseEventKind.REPORT_FILED, by=principal, body=f"{record.kind} filed as {record.tracking_id}.",
                         data={"filing_id": str(record.pk), "kind": record.kind, "tracking_id": record.tracking_id})
@@ -110,7 +115,7 @@ def _dispose_alerts(principal: Principal, case, record: FilingRecord) -> None:
     """The case's alerts still open are true positives: a report was filed on them."""
     for alert_id in Alert.objects.filter(case_link__case=case).exclude(status=AlertStatus.CLOSED).values_list("pk", flat=True):
         alert_dispose(principal=principal, alert_id=alert_id, disposition=Disposition.TRUE_POSITIVE,
-                      notes=f"{record.kind} {record.tracking_id} filed on {case.reference}.")
+                      notes=f"Confirmed by the determination of {case.reference}.")
 
 
 # --- Large-transaction reports -------------------------------------------------------------------

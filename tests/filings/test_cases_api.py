@@ -77,7 +77,10 @@ class TestDetail:
             body = reader.get(cases_url(entity, f"/{case.pk}")).json()
             assert body["filings"] == [] and body["filing_status"] is None, role
             assert not {"report_filed", "draft_saved"} & {e["kind"] for e in body["events"]}, role
-            assert str(record.pk) not in str(body) and record.tracking_id not in str(body["filings"])
+            assert str(record.pk) not in str(body) and record.tracking_id not in str(body)  # not in the reason or the notes either
+            assert not any("SAR" in (e["body"] or "") for e in body["events"]), role
+            alerts = reader.get(f"/v1/onboarding/entities/{entity.pk}/alerts").json()
+            assert alerts["data"] and record.tracking_id not in str(alerts) and "SAR" not in str(alerts), role
             assert reader.get(cases_url(entity)).json()["data"][0]["filing_status"] is None
         assert Case.objects.get(pk=case.pk).filing_status == "filed"  # stored as it was: only the reading changes
 

@@ -120,7 +120,7 @@ def test_filing_effects_payload_notification_histories(officer, org, onboard, pr
     detail = officer.get(f"{BASE}/entities/{entity.pk}/cases/{case.pk}").json()
     disposed = Alert.objects.filter(case_link__case=case).count()  # every alert of the case was open, and filing disposed it
     assert [e["kind"] for e in detail["events"]][-2 - disposed:] == ["status_changed", "report_filed"] + ["alert_disposed"] * disposed
-    assert detail["events"][-1]["body"] == f"SAR {record.tracking_id} filed on {case.reference}."
+    assert detail["events"][-1]["body"] == f"Confirmed by the determination of {case.reference}."
     assert detail["filings"][0]["tracking_id"] == record.tracking_id
     again = officer.post(f"{BASE}/cases/{case.pk}/file-sar", {}, format="json")
     assert again.status_code == 409 and FilingRecord.objects.count() == 1
