@@ -1,3 +1,4 @@
+import ipaddress
 import os
 import re
 
@@ -17,12 +18,23 @@ def is_api_path(path: str) -> bool:
     return path.startswith("/v1/") or path == "/v1" or path.startswith("/health")
 
 
+def _ip(value: str) -> str | None:
+    try:
+        return str(ipaddress.ip_address(value.strip()))
+    except ValueError:
+        return None
+
+
 def client_ip(request) -> str | None:
-    if getattr(settings, "TRUST_X_FORWARDED_FOR", False):
+    """The client's address: with TRUST_X_FORWARDED_FOR, the last X-Forwarded-For entry, the one our
+    proxy appended (the entries before it are whatever the client sent, so the first one would let
+    anyone choose their address for the audit trail and the sign-in limit); else REMOTE_ADDR. Not an
+    address → None (the audit column is an inet on PostgreSQL)."""
+    if settings.TRUST_X_FORWARDED_FOR:
         forwarded = request.META.get("HTTP_X_FORWARDED_FOR", "")
-        if forwarded:
-            return forwarded.split(",")[0].strip()
-    return request.META.get("REMOTE_ADDR") or None
+        if forwarded.strip():
+            return _ip(forwarded.rsplit(",", 1)[-1])
+    return _ip(request.META.get("REMOTE_ADDR") or "")
 
 
 class RequestContextMiddleware:

@@ -135,6 +135,10 @@ RATE_LIMIT_KEY_PREFIX = os.environ.get("CACHE_KEY_PREFIX", "svc")
 RATE_LIMIT_WINDOW_SECONDS = 60
 RATE_LIMIT_TIERS = {"standard": 100, "premium": 1000}
 RATE_LIMIT_ENABLED = env_bool("RATE_LIMIT_ENABLED", True)
+# Behind a reverse proxy that appends the client's address to X-Forwarded-For (nginx's
+# $proxy_add_x_forwarded_for, a cloud load balancer): take the address it appended, the last entry,
+# for the audit trail and the per-IP sign-in limit. Never set it without such a proxy in front.
+TRUST_X_FORWARDED_FOR = env_bool("TRUST_X_FORWARDED_FOR", False)
 LOGIN_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 5)
 LOGIN_FAILURE_WINDOW_SECONDS = env_int("LOGIN_FAILURE_WINDOW_SECONDS", 900)
 # Reset e-mails per address and hour: beyond, forgot-password still answers 200 and sends nothing.
