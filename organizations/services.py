@@ -43,7 +43,9 @@ def _unique_slug(base: str) -> str:
 
 @transaction.atomic
 def organization_create(*, actor, name: str, slug: str | None = None, filer_profile: dict | None = None) -> Organization:
-    """Create an organization; `actor` (a User) becomes its admin."""
+    """Create an organization; `actor` (a User) becomes its admin. A slug is kept lower-case, as a
+    slug made from the name is: "ACME" beside "acme" would be a look-alike of another organization."""
+    slug = slug.lower() if slug else slug
     if slug and Organization.objects.filter(slug=slug).exists():
         raise Conflict(f"The slug {slug!r} is taken.")
     org = None

@@ -39,6 +39,15 @@ class TestCreate:
         assert response.status_code == 409
         assert Organization.objects.filter(slug="acme").count() == 1
 
+    def test_a_slug_is_kept_lower_case_so_no_look_alike_of_a_taken_one(self, api, member, org):
+        _, token = member(org)
+        response = api(token).post("/v1/organizations", {"name": "X", "slug": "ACME"}, format="json")
+        assert response.status_code == 409 and response.json()["error"]["code"] == "CONFLICT"
+        assert not Organization.objects.filter(slug="ACME").exists()
+        created = api(token).post("/v1/organizations", {"name": "Y", "slug": "Globex-EU"}, format="json")
+        assert created.status_code == 201 and created.json()["slug"] == "globex-eu"
+        assert Organization.objects.filter(slug="globex-eu").exists()
+
     @pytest.mark.django_db(transaction=True)
     def test_organizations_of_one_name_created_at_once_each_get_a_slug(self, api, member, org):
         """No slug given, the same name four times at the same moment: four organizations, four slugs,
