@@ -124,12 +124,17 @@ def case_split(*, principal: Principal, case_id, alert_ids, reason: str = "", ti
 def cases_merge(*, principal: Principal, case_id, source_case_ids, reason: str = "") -> Case:
     """Move every alert of the source cases into the target case and close the sources (merged)."""
     require_role(principal, REGROUP_ROLE)
-    target = common.case_of(principal, case_id, lock=True)
+    target = common.case_of(principal, case_id)
     ids = {str(i) for i in source_case_ids} - {str(target.pk)}
     if not ids:
         raise ValidationFailed.for_field("source_case_ids", "Choose at least one other case to merge into this one.")
-    sources = list(Case.objects.select_for_update(no_key=True).filter(pk__in=ids, organization=principal.organization, mode=principal.mode)
-                   .order_by("number"))
+    # Every case locked in one statement, in number order: two merges of the same cases in opposite
+    # directions (A into B, B into A) would otherwise each hold its target and wait for the other's.
+    locked = {str(case.pk): case for case in Case.objects.select_for_update(of=("self",), no_key=True)
+              .select_related("entity", "assigned_to")
+              .filter(pk__in=ids | {str(target.pk)}, organization=principal.organization, mode=principal.mode).order_by("number")}
+    target = locked.pop(str(target.pk))
+    sources = sorted(locked.values(), key=lambda case: case.number)
     if len(sources) != len(ids):
         raise NotFound("No case of yours has one of these ids.")
     for case in [target, *sources]:

@@ -74,3 +74,21 @@ def test_open_by_hand_without_alerts_and_roles(org, other_org, case):
         case_open(principal=Principal(credential="session", organization=other_org, mode="test", role="admin"),
                   entity_id=case.entity_id)
     assert Case.objects.filter(entity_id=case.entity_id).count() == 2
+
+
+def test_merge_locks_every_case_at_once_in_number_order(org, case, django_db_blocker):
+    """Two merges in opposite directions (A into B, B into A) at once: each used to lock its own
+    target first and then wait for the other's, a deadlock. Every case is now locked by the first
+    locking statement, in number order, so one merge waits for the other and then finds its case closed."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    if connection.vendor != "postgresql":
+        pytest.skip("row locks are PostgreSQL's (SQLite locks the whole database)")
+    second = case_open(principal=investigator(org), entity_id=case.entity_id, alert_ids=[case.alerts.first().pk], reason="By hand")
+    with CaptureQueriesContext(connection) as queries:
+        cases_merge(principal=investigator(org), case_id=second.pk, source_case_ids=[case.pk])
+    locking = [q["sql"] for q in queries.captured_queries if "FOR NO KEY UPDATE" in q["sql"] and '"filings_case"' in q["sql"]]
+    first = locking[0]
+    assert str(case.pk).replace("-", "") in first.replace("-", "") and str(second.pk).replace("-", "") in first.replace("-", "")
+    assert 'ORDER BY "filings_case"."number" ASC' in first
