@@ -49,7 +49,7 @@ class TravelRuleStatus(models.TextChoices):
 
     @classmethod
     def transitions(cls) -> dict[str, frozenset[str]]:
-        return {cls.PENDING: frozenset({cls.ACKNOWLEDGED, cls.REJECTED}),
+        return {cls.PENDING: frozenset({cls.ACKNOWLEDGED, cls.REJECTED, cls.EXPIRED}),  # expired: no VASP answer in time
                 cls.ACKNOWLEDGED: frozenset({cls.COMPLETED, cls.EXPIRED}),
                 cls.REJECTED: frozenset(), cls.COMPLETED: frozenset(), cls.EXPIRED: frozenset()}
 
@@ -85,7 +85,10 @@ class TravelRuleTransfer(TenantModel):
     database); `commitment` is what the on-chain transfer can carry to refer to this record."""
 
     originator_entity = models.ForeignKey("onboarding.Entity", on_delete=models.PROTECT, related_name="+")
-    beneficiary_entity = models.ForeignKey("onboarding.Entity", on_delete=models.PROTECT, related_name="+")
+    beneficiary_entity = models.ForeignKey("onboarding.Entity", on_delete=models.PROTECT, related_name="+", null=True, blank=True,
+                                           help_text="Empty when the beneficiary is a customer of another VASP.")
+    beneficiary_vasp = models.ForeignKey("compliance.CounterpartyVasp", on_delete=models.PROTECT, related_name="+", null=True,
+                                         blank=True, help_text="The beneficiary's VASP, when it is not this organization.")
     chain_id = models.PositiveBigIntegerField()
     asset = models.CharField(max_length=20)
     amount = models.CharField(max_length=120, help_text="Up to 78 digits, a point and 36 decimals (115 characters).")
@@ -111,6 +114,12 @@ class TravelRuleTransfer(TenantModel):
     tx_hash = models.CharField(max_length=80, blank=True, default="")
     block_number = models.PositiveBigIntegerField(null=True, blank=True)
     confirmations = models.PositiveIntegerField(null=True, blank=True)
+    # The inquiry to the beneficiary VASP (compliance.vasp_exchange): attempts made, when the next is due,
+    # the last failure, and when the VASP took it (then its answer is awaited on the callback).
+    vasp_attempts = models.PositiveIntegerField(default=0)
+    vasp_next_attempt_at = models.DateTimeField(null=True, blank=True)
+    vasp_last_error = models.CharField(max_length=500, blank=True, default="")
+    vasp_delivered_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at", "-id"]
@@ -128,3 +137,62 @@ class TravelRuleTransfer(TenantModel):
 
     def __str__(self):
         return f"{self.amount} {self.asset} on {self.chain_id} ({self.status})"
+
+
+class VaspStatus(models.TextChoices):
+    ACTIVE = "active"
+    DISABLED = "disabled"
+
+
+class CounterpartyVasp(TenantModel):
+    """Another VASP this organization exchanges travel-rule messages with (docs/travel-rule.md,
+    "Beneficiaries at another VASP"): where its inquiries go, and the secret both sides sign with."""
+
+    name = models.CharField(max_length=200)
+    lei = models.CharField(max_length=20, blank=True, default="", help_text="ISO 17442 Legal Entity Identifier (optional).")
+    inquiry_url = models.CharField(max_length=2000, help_text="The VASP's https:// endpoint for our transfer inquiries.")
+    shared_secret = models.CharField(max_length=200, help_text="Signs the messages both ways (HMAC-SHA256).")
+    status = models.CharField(max_length=10, choices=VaspStatus.choices, default=VaspStatus.ACTIVE)
+
+    class Meta:
+        ordering = ["name", "id"]
+        verbose_name = "counterparty VASP"
+        verbose_name_plural = "counterparty VASPs"
+
+    def __str__(self):
+        return f"{self.name} ({self.status})"
+
+
+class InboundDecision(models.TextChoices):
+    APPROVED = "approved"
+    REJECTED = "rejected"
+
+
+class InboundTravelRuleTransfer(TenantModel):
+    """A transfer inquiry another VASP sent us (we are the beneficiary's VASP), with our answer."""
+
+    originator_vasp = models.ForeignKey(CounterpartyVasp, on_delete=models.PROTECT, related_name="inbound_transfers")
+    external_transfer_id = models.CharField(max_length=100, help_text="The originating VASP's id of the transfer.")
+    beneficiary_entity = models.ForeignKey("onboarding.Entity", on_delete=models.PROTECT, related_name="+", null=True, blank=True)
+    chain_id = models.PositiveBigIntegerField()
+    asset = models.CharField(max_length=20)
+    amount = models.CharField(max_length=120)
+    from_address = models.CharField(max_length=200)
+    to_address = models.CharField(max_length=200)
+    originator = models.JSONField(help_text="IVMS101 Originator")
+    beneficiary = models.JSONField(help_text="IVMS101 Beneficiary")
+    originating_vasp = models.JSONField(null=True, blank=True, help_text="IVMS101 OriginatingVasp")
+    salt = models.CharField(max_length=66, blank=True, default="")
+    commitment = models.CharField(max_length=66, blank=True, default="")
+    decision = models.CharField(max_length=10, choices=InboundDecision.choices)
+    reason = models.CharField(max_length=500, blank=True, default="")
+    tx_hash = models.CharField(max_length=80, blank=True, default="")
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        verbose_name = "inbound travel-rule transfer"
+        constraints = [models.UniqueConstraint(fields=["originator_vasp", "external_transfer_id"],
+                                               name="inbound_travel_rule_unique_transfer")]
+
+    def __str__(self):
+        return f"{self.amount} {self.asset} from {self.originator_vasp_id} ({self.decision})"

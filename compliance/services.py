@@ -17,7 +17,14 @@ from common.outbox import enqueue_on_commit
 from common.permissions import require_role
 from compliance import selectors
 from compliance.commitment import commitment_of, new_salt
-from compliance.models import OnchainStatusUpdate, TravelRulePolicy, TravelRuleStatus, TravelRuleTransfer
+from compliance.models import (
+    CounterpartyVasp,
+    OnchainStatusUpdate,
+    TravelRulePolicy,
+    TravelRuleStatus,
+    TravelRuleTransfer,
+    VaspStatus,
+)
 from compliance.status import wallet_blocked
 from monitoring.ingestion.pricing import PriceBook
 from onboarding.choices import EntityStatus, WalletStatus
@@ -169,8 +176,9 @@ def _existing(principal, reference: str, digest: str) -> TravelRuleTransfer | No
 
 
 @transaction.atomic
-def transfer_initiate(*, principal, originator_entity_id, beneficiary_entity_id, chain_id: int, asset: str, amount: str,
-                      from_address: str, to_address: str, originator=None, beneficiary=None, reference: str = "") -> InitiateOutcome:
+def transfer_initiate(*, principal, originator_entity_id, beneficiary_entity_id=None, chain_id: int, asset: str, amount: str,
+                      from_address: str, to_address: str, originator=None, beneficiary=None, reference: str = "",
+                      beneficiary_vasp_id=None) -> InitiateOutcome:
     """Record a travel-rule transfer once both sides are known and compliant, and enqueue the travel-rule
     process (tasks.process_transfer) on commit. `amount` is canonical, addresses normalized, IVMS101 data
     validated (compliance.api.serializers). The same `reference` with the same body returns the first
@@ -178,23 +186,35 @@ def transfer_initiate(*, principal, originator_entity_id, beneficiary_entity_id,
     request = {"originator_entity_id": str(originator_entity_id), "beneficiary_entity_id": str(beneficiary_entity_id),
                "chain_id": chain_id, "asset": asset, "amount": amount, "from_address": from_address, "to_address": to_address,
                "originator": originator, "beneficiary": beneficiary}
+    if beneficiary_vasp_id is not None:  # the key only then: the digests of same-organization transfers stay as they were
+        request |= {"beneficiary_entity_id": None, "beneficiary_vasp_id": str(beneficiary_vasp_id)}
     digest = _request_digest(request)
     existing = _existing(principal, reference, digest)
     if existing is not None:
         return InitiateOutcome(existing, created=False)
-    sides = _sides(principal, entity_ids={"originator": originator_entity_id, "beneficiary": beneficiary_entity_id}, chain_id=chain_id,
-                   addresses={"originator": (from_address, "from_address"), "beneficiary": (to_address, "to_address")})
+    vasp = None
+    if beneficiary_vasp_id is not None:
+        vasp = vasp_beneficiary(principal, beneficiary_vasp_id, beneficiary)
+        sides = _sides(principal, entity_ids={"originator": originator_entity_id}, chain_id=chain_id,
+                       addresses={"originator": (from_address, "from_address")})
+    else:
+        sides = _sides(principal, entity_ids={"originator": originator_entity_id, "beneficiary": beneficiary_entity_id},
+                       chain_id=chain_id, addresses={"originator": (from_address, "from_address"),
+                                                     "beneficiary": (to_address, "to_address")})
     _refuse_non_compliant(sides)
     policy = selectors.travel_rule_policy(organization=principal.organization)
     usd_value = PriceBook(principal.organization).transaction_value(amount, asset)
     usd_value = None if usd_value is None else min(usd_value, USD_VALUE_CAP)
     transfer = TravelRuleTransfer(
         organization=principal.organization, mode=principal.mode, originator_entity=sides["originator"][0],
-        beneficiary_entity=sides["beneficiary"][0], chain_id=chain_id, asset=asset, amount=amount, usd_value=usd_value,
+        beneficiary_entity=sides["beneficiary"][0] if vasp is None else None, beneficiary_vasp=vasp,
+        chain_id=chain_id, asset=asset, amount=amount, usd_value=usd_value,
         from_address=from_address, to_address=to_address, originator=originator, beneficiary=beneficiary,
         travel_rule_required=usd_value is None or usd_value >= policy.threshold_usd, threshold_usd=policy.threshold_usd,
         salt=new_salt(), reference=reference, request_digest=digest)
     _require_travel_rule_data(transfer, originator, beneficiary)
+    if vasp is not None:  # the deadline of the beneficiary VASP's answer; its approval sets the execution deadline
+        transfer.expires_at = timezone.now() + timedelta(hours=policy.acknowledgement_valid_hours)
     transfer.commitment = commitment_of(transfer.pk, transfer.salt, originator, beneficiary)
     try:
         with transaction.atomic():
@@ -207,7 +227,9 @@ def transfer_initiate(*, principal, originator_entity_id, beneficiary_entity_id,
     audit_record(actor=principal, action="travel_rule_transfer.initiated", object_type="travelruletransfer", object_id=transfer.pk,
                  organization=principal.organization, mode=principal.mode,
                  after={**_state(transfer), "originator_entity_id": str(originator_entity_id),
-                        "beneficiary_entity_id": str(beneficiary_entity_id), "chain_id": chain_id, "asset": asset, "amount": amount,
+                        "beneficiary_entity_id": str(beneficiary_entity_id) if vasp is None else None,
+                        **({"beneficiary_vasp_id": str(vasp.pk)} if vasp is not None else {}),
+                        "chain_id": chain_id, "asset": asset, "amount": amount,
                         "travel_rule_required": transfer.travel_rule_required, "commitment": transfer.commitment})
     enqueue_on_commit(_tasks().process_transfer, str(transfer.pk))
     return InitiateOutcome(transfer, created=True)
@@ -246,8 +268,8 @@ def transfer_process(*, transfer_id) -> TravelRuleTransfer | None:
     is stored and shown to the beneficiary through the customer travel-rule operation. Idempotent: a
     transfer no longer pending is left alone."""
     transfer = (TravelRuleTransfer.objects.select_for_update(no_key=True).select_related("organization")
-                .filter(pk=transfer_id, status=TravelRuleStatus.PENDING).first())
-    if transfer is None:
+                .filter(pk=transfer_id, status=TravelRuleStatus.PENDING, beneficiary_vasp__isnull=True).first())
+    if transfer is None:  # (a beneficiary at another VASP: compliance.vasp_exchange)
         return None
     now = timezone.now()
     problems = _current_problems(transfer)
@@ -278,7 +300,36 @@ def transfers_sweep() -> tuple[list[str], int]:
         status=TravelRuleStatus.EXPIRED, status_reason=reason, expired_at=now, updated_at=now)
     audit_records(actor=None, action="travel_rule_transfer.expired", object_type="travelruletransfer", changes=[
         (t, _state(t), {"status": TravelRuleStatus.EXPIRED, "status_reason": reason, "tx_hash": None}) for t in due])
-    return pending, len(due)
+    unanswered = _expire_unanswered(now)
+    return pending, len(due) + unanswered
+
+
+def _expire_unanswered(now) -> int:
+    """Transfers to another VASP that had no answer by their deadline (docs/travel-rule.md)."""
+    due = list(TravelRuleTransfer.objects.select_for_update(no_key=True).filter(
+        status=TravelRuleStatus.PENDING, beneficiary_vasp__isnull=False, expires_at__lte=now).order_by("expires_at")[:500])
+    reason = "The beneficiary VASP did not answer before the deadline; initiate the transfer again."
+    TravelRuleTransfer.objects.filter(pk__in=[t.pk for t in due], status=TravelRuleStatus.PENDING).update(
+        status=TravelRuleStatus.EXPIRED, status_reason=reason, expired_at=now, updated_at=now)
+    audit_records(actor=None, action="travel_rule_transfer.expired", object_type="travelruletransfer", changes=[
+        (t, _state(t), {"status": TravelRuleStatus.EXPIRED, "status_reason": reason, "tx_hash": None}) for t in due])
+    return len(due)
+
+
+def vasp_beneficiary(principal, vasp_id, beneficiary) -> "CounterpartyVasp":
+    """The counterparty VASP a transfer goes to: the caller's (organization and mode), active; the
+    IVMS101 beneficiary is then always required (the other VASP identifies its customer by it)."""
+    vasp = CounterpartyVasp.objects.filter(pk=vasp_id, organization=principal.organization, mode=principal.mode).first()
+    details = []
+    if vasp is None:
+        details.append({"field": "beneficiary_vasp_id", "message": "No counterparty VASP of yours has this id."})
+    elif vasp.status != VaspStatus.ACTIVE:
+        details.append({"field": "beneficiary_vasp_id", "message": f"The VASP {vasp.name} is {vasp.status}."})
+    if beneficiary is None:
+        details.append({"field": "beneficiary", "message": "IVMS101 beneficiary data is required for a beneficiary at another VASP."})
+    if details:
+        raise ValidationFailed(details=details)
+    return vasp
 
 
 def transfer_confirm(*, transfer: TravelRuleTransfer, payload: dict) -> str:

@@ -4,14 +4,18 @@ import logging
 
 from celery import shared_task
 
-from compliance import services
+from compliance import services, vasp_exchange
 
 logger = logging.getLogger("compliance.tasks")
 
 
 @shared_task(name="compliance.process_transfer", ignore_result=True, time_limit=60)
 def process_transfer(transfer_id: str) -> None:
-    services.transfer_process(transfer_id=transfer_id)
+    """The travel-rule process; for a beneficiary at another VASP, an attempt of the inquiry to it."""
+    if vasp_exchange.is_vasp_transfer(transfer_id):
+        vasp_exchange.transfer_inquire(transfer_id=transfer_id)
+    else:
+        services.transfer_process(transfer_id=transfer_id)
 
 
 @shared_task(name="compliance.sweep_transfers", ignore_result=True, time_limit=120)

@@ -258,6 +258,8 @@ SPECTACULAR_SETTINGS = {
         "InboundCallbackStatusEnum": "webhooks.models.InboundStatus",
         "OnchainStatusEnum": "compliance.models.OnchainStatus",
         "TravelRuleStatusEnum": "compliance.models.TravelRuleStatus",
+        "CounterpartyVaspStatusEnum": "compliance.models.VaspStatus",
+        "TransferReplyDecisionEnum": ["approved", "rejected", "pending"],
         "InvitationStatusEnum": "organizations.choices.InvitationStatus",
         "CaseStatusEnum": "filings.choices.CaseStatus",
         "Fincen314aFileStatusEnum": "monitoring.models.fincen314a.FileStatus",

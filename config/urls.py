@@ -33,6 +33,7 @@ v1 = [
     path("monitoring/screening", ExternalScreeningView.as_view(), name="monitoring-screening"),
     path("monitoring/", include("monitoring.api.urls")),
     path("webhooks/", include(inbound_urlpatterns)),
+    path("travel-rule/", include("compliance.api.vasp_urls")),
 ]
 
 urlpatterns = [

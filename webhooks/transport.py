@@ -43,6 +43,7 @@ class Outcome:
     status_code: int | None
     error: str
     duration_ms: int
+    answer: bytes = b""  # the first `answer_limit` bytes of the body (travel-rule inquiries read the VASP's reply)
 
     @property
     def succeeded(self) -> bool:
@@ -199,14 +200,15 @@ def _target(url: str) -> tuple[str, int, str]:
     return parts.hostname, parts.port or 443, f"{path}?{parts.query}" if parts.query else path
 
 
-def post(url: str, body: bytes, headers: dict[str, str]) -> Outcome:
+def post(url: str, body: bytes, headers: dict[str, str], *, answer_limit: int = MAX_ERROR_BODY) -> Outcome:
     """POST `body` to `url` within DEADLINE_SECONDS; any failure is an Outcome with an error, never
-    an exception. An answer that completes after the deadline is a time-out."""
+    an exception. An answer that completes after the deadline is a time-out. The Outcome keeps the
+    first `answer_limit` bytes of the answer's body."""
     started = time.monotonic()
     deadline = started + DEADLINE_SECONDS
 
-    def done(status_code: int | None, error: str) -> Outcome:
-        return Outcome(status_code, error, int((time.monotonic() - started) * 1000))
+    def done(status_code: int | None, error: str, answer: bytes = b"") -> Outcome:
+        return Outcome(status_code, error, int((time.monotonic() - started) * 1000), answer)
 
     try:
         host, port, path = _target(url)
@@ -215,7 +217,7 @@ def post(url: str, body: bytes, headers: dict[str, str]) -> Outcome:
         return done(None, str(exc))
     _attempt.deadline = deadline
     try:
-        status, excerpt, location = _exchange(address, host, port, path, body, headers, deadline)
+        status, excerpt, location = _exchange(address, host, port, path, body, headers, deadline, answer_limit)
     except urllib3.exceptions.HTTPError as exc:
         return done(None, _describe(exc, past_deadline=time.monotonic() >= deadline))
     finally:
@@ -223,14 +225,14 @@ def post(url: str, body: bytes, headers: dict[str, str]) -> Outcome:
     if time.monotonic() >= deadline:
         return done(None, f"timed out: the answer (HTTP {status}) was not complete within {DEADLINE_SECONDS:g} s")
     if 200 <= status < 300:
-        return done(status, "")
+        return done(status, "", excerpt)
     if 300 <= status < 400:
         return done(status, f"HTTP {status}: redirect to {location} not followed")
-    return done(status, f"HTTP {status}: {excerpt.decode('utf-8', 'replace')}".strip())
+    return done(status, f"HTTP {status}: {excerpt[:MAX_ERROR_BODY].decode('utf-8', 'replace')}".strip(), excerpt)
 
 
 def _exchange(address: str, host: str, port: int, path: str, body: bytes, headers: dict[str, str],
-              deadline: float) -> tuple[int, bytes, str]:
+              deadline: float, answer_limit: int = MAX_ERROR_BODY) -> tuple[int, bytes, str]:
     """(status, the first bytes of the body, Location) of one POST; urllib3's errors are raised."""
     left = max(deadline - time.monotonic(), 0.001)  # what resolving left of the deadline
     all_headers = {"Host": _host_header(host, port), "Content-Type": "application/json", "User-Agent": USER_AGENT, **headers}
@@ -239,7 +241,7 @@ def _exchange(address: str, host: str, port: int, path: str, body: bytes, header
         assert_same_host=False, preload_content=False, timeout=urllib3.Timeout(connect=left, read=left),
     )
     try:
-        excerpt = response.read(MAX_ERROR_BODY, decode_content=False)
+        excerpt = response.read(answer_limit, decode_content=False)
         if response.length_remaining is not None and response.length_remaining <= MAX_DRAINED_BODY:
             response.drain_conn()  # a small rest is read so the connection can be reused
         else:

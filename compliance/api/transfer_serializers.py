@@ -1,7 +1,7 @@
 """Travel-rule transfers: the request of POST /v1/compliance/transfer/initiate and the three answers
 (docs/travel-rule.md)."""
 
-from drf_spectacular.utils import extend_schema_field
+from drf_spectacular.utils import extend_schema_field, inline_serializer
 from rest_framework import serializers
 
 from common.api.serializers import StrictSerializer
@@ -68,12 +68,17 @@ class DecimalStringField(serializers.CharField):
 
 class InitiateTransferRequest(StrictSerializer):
     originator_entity_id = serializers.UUIDField(help_text="The customer sending: an entity of yours, active and not sanctioned.")
-    beneficiary_entity_id = serializers.UUIDField(help_text="The customer receiving: an entity of yours, active and not sanctioned.")
+    beneficiary_entity_id = serializers.UUIDField(required=False, help_text="The customer receiving: an entity of yours, active and not "
+                                                                            "sanctioned. Or beneficiary_vasp_id.")
+    beneficiary_vasp_id = serializers.UUIDField(required=False, help_text="The beneficiary's VASP, when the beneficiary is not your "
+                                                                          "customer: a counterparty VASP of yours (/v1/compliance/vasps). "
+                                                                          "Exactly one of this and beneficiary_entity_id.")
     chain_id = serializers.IntegerField(min_value=1, max_value=MAX_CHAIN_ID, help_text="The EVM chain the transfer will run on.")
     asset = serializers.CharField(max_length=20, help_text="Asset label, as in your asset price table (USDC, ETH).")
     amount = DecimalStringField(max_length=120, help_text="Decimal string up to uint256, in the units your price table says.")
     from_address = serializers.CharField(max_length=200, help_text="A wallet of the originator on chain_id.")
-    to_address = serializers.CharField(max_length=200, help_text="A wallet of the beneficiary on chain_id.")
+    to_address = serializers.CharField(max_length=200, help_text="A wallet of the beneficiary on chain_id (any address when the "
+                                                                 "beneficiary is at another VASP).")
     originator = OriginatorField(help_text="IVMS101 Originator: required at or above your travel-rule threshold.")
     beneficiary = BeneficiaryField(help_text="IVMS101 Beneficiary: required at or above your travel-rule threshold.")
     reference = serializers.CharField(max_length=200, required=False, default="", allow_blank=True,
@@ -91,6 +96,9 @@ class InitiateTransferRequest(StrictSerializer):
 
     def validate(self, attrs):
         errors = {}
+        if ("beneficiary_entity_id" in attrs) == ("beneficiary_vasp_id" in attrs):
+            message = "Give exactly one of beneficiary_entity_id (your customer) and beneficiary_vasp_id (a customer of another VASP)."
+            raise serializers.ValidationError({"beneficiary_entity_id": [message]})
         for name in ("from_address", "to_address"):
             try:
                 attrs[name] = normalized_address(attrs["chain_id"], attrs[name])
@@ -122,8 +130,14 @@ class TravelRuleStatusResponse(serializers.Serializer):
     transfer_id = serializers.UUIDField(source="pk")
     status = serializers.ChoiceField(choices=TravelRuleStatus.choices)
     status_reason = serializers.CharField(allow_null=True, help_text="Why it was rejected or expired, or what the chain reported.")
-    originator_entity_id = serializers.UUIDField()
-    beneficiary_entity_id = serializers.UUIDField()
+    originator_entity_id = serializers.UUIDField(allow_null=True, help_text="Null on a record of a transfer another VASP sent us.")
+    beneficiary_entity_id = serializers.UUIDField(allow_null=True, help_text="Null when the beneficiary is at another VASP.")
+    beneficiary_vasp_id = serializers.UUIDField(allow_null=True, help_text="The beneficiary's VASP, if not you.")
+    vasp_attempts = serializers.IntegerField(help_text="Inquiries sent to the beneficiary VASP (0 otherwise).")
+    vasp_last_error = serializers.CharField(allow_null=True,
+                                            help_text="Why the last inquiry to the beneficiary VASP failed (it is retried).")
+    vasp_delivered_at = serializers.DateTimeField(allow_null=True,
+                                                  help_text="When the beneficiary VASP took the inquiry (its answer may come later).")
     chain_id = serializers.IntegerField()
     asset = serializers.CharField()
     amount = serializers.CharField()
@@ -147,8 +161,8 @@ class TravelRuleStatusResponse(serializers.Serializer):
 
     def to_representation(self, instance):
         body = super().to_representation(instance)
-        for name in ("status_reason", "reference", "tx_hash"):
-            body[name] = body[name] or None
+        for name in ("status_reason", "reference", "tx_hash", "vasp_last_error"):
+            body[name] = body.get(name) or None
         return body
 
 
@@ -156,6 +170,16 @@ class CustomerTravelRuleResponse(TravelRuleStatusResponse):
     direction = serializers.SerializerMethodField(help_text="As seen from the entity of the path.")
     originator = OriginatorField(read_only=True)
     beneficiary = BeneficiaryField(read_only=True)
+
+    counterparty_vasp = serializers.SerializerMethodField(help_text="The other VASP of the transfer (the beneficiary's on an "
+                                                                    "outgoing one, the originator's on an incoming one), if any.")
+
+    @extend_schema_field(inline_serializer("CounterpartyVaspRef", {
+        "id": serializers.UUIDField(), "name": serializers.CharField(), "lei": serializers.CharField(allow_null=True)},
+        allow_null=True))
+    def get_counterparty_vasp(self, instance) -> dict | None:
+        vasp = getattr(instance, "originator_vasp", None) or instance.beneficiary_vasp
+        return None if vasp is None else {"id": str(vasp.pk), "name": vasp.name, "lei": vasp.lei or None}
 
     @extend_schema_field(serializers.ChoiceField(choices=["outgoing", "incoming"]))
     def get_direction(self, instance) -> str:

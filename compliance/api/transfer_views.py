@@ -9,6 +9,7 @@ from common.api.views import V1APIView
 from common.errors import NotFound, ValidationFailed
 from compliance import selectors, services
 from compliance.api import transfer_serializers as s
+from compliance.api.vasp_serializers import inbound_record
 from onboarding.models import Entity
 
 TAGS = ["compliance"]
@@ -45,7 +46,9 @@ class EntityTravelRuleView(V1APIView):
     @extend_schema(operation_id="entity_transfers_travel_rule", tags=["onboarding: alerts and transfers"],
                    responses={200: s.CustomerTravelRuleResponse},
                    description="The travel-rule record of the transaction tx_hash, for its originating or beneficiary entity "
-                               "(404 for any other entity, and for a transaction without a travel-rule record).")
+                               "(404 for any other entity, and for a transaction without a travel-rule record). For a "
+                               "transfer another VASP announced to the entity, tx_hash may also be the commitment the "
+                               "transaction carries or the originating VASP's transfer id.")
     def get(self, request, entity_id, tx_hash):
         principal = request.auth
         if "\x00" in tx_hash:  # PostgreSQL cannot compare text holding NUL: a 500 before
@@ -54,6 +57,8 @@ class EntityTravelRuleView(V1APIView):
             raise NotFound("No entity of yours has this id.")
         transfer = selectors.travel_rule_of_transaction(organization=principal.organization, mode=principal.mode,
                                                          entity_id=entity_id, tx_hash=tx_hash.strip()[:100])
+        if transfer is None:
+            transfer = inbound_record(principal, entity_id, tx_hash.strip()[:100])
         if transfer is None:
             raise NotFound("No travel-rule record of this entity has this transaction hash.")
         return Response(s.CustomerTravelRuleResponse(transfer, context={"entity_id": entity_id}).data)

@@ -561,8 +561,8 @@ class TestOpenAPI:
         assert initiate_op["operationId"] == "compliance_transfer_initiate" and {"200", "409", "422"} <= set(initiate_op["responses"])
         request = components["InitiateTransferRequest"]
         assert request["additionalProperties"] is False
-        assert set(request["required"]) == {"originator_entity_id", "beneficiary_entity_id", "chain_id", "asset", "amount",
-                                            "from_address", "to_address"}
+        assert set(request["required"]) == {"originator_entity_id", "chain_id", "asset", "amount", "from_address", "to_address"}
+        assert {"beneficiary_entity_id", "beneficiary_vasp_id"} <= set(request["properties"])  # exactly one of the two
         person = request["properties"]["originator"]["properties"]["originatorPersons"]["items"]
         assert set(person["properties"]) == {"naturalPerson", "legalPerson"}
         name_id = person["properties"]["naturalPerson"]["properties"]["name"]["properties"]["nameIdentifier"]["items"]
