@@ -126,8 +126,8 @@ class TransferInquiry(_Message):
     originator = OriginatorField(required=True, allow_null=False, default=empty)
     beneficiary = BeneficiaryField(required=True, allow_null=False, default=empty)
     originating_vasp = OriginatingVaspField(help_text="IVMS101 OriginatingVasp.")
-    salt = serializers.RegexField(r"^0x[0-9a-f]{64}$", required=False, default="")
-    commitment = serializers.RegexField(r"^0x[0-9a-f]{64}$", required=False, default="")
+    salt = serializers.RegexField(r"^0x[0-9a-f]{64}$", required=False, allow_blank=True, default="")
+    commitment = serializers.RegexField(r"^0x[0-9a-f]{64}$", required=False, allow_blank=True, default="")
     callback_url = serializers.URLField(max_length=2000, required=False, default="",
                                         help_text="Where a reply decided later is POSTed (signed the same way).")
 
