@@ -21,6 +21,7 @@ from common.chain import MAX_CHAIN_ID, AddressError, normalized_address
 from common.context import current_request
 from common.errors import Forbidden, Unauthenticated
 from compliance.api.transfer_serializers import BeneficiaryField, DecimalStringField, Ivms101Field, OriginatorField
+from compliance.lei import lei_problem
 from compliance.models import CounterpartyVasp, VaspStatus
 from webhooks import clock, signing
 
@@ -89,9 +90,9 @@ def originating_vasp(organization) -> dict:
     name = str(profile.get("legal_name") or organization.name)[:100]
     person = {"name": {"nameIdentifier": [{"legalPersonName": name, "legalPersonNameIdentifierType": "LEGL"}]}}
     lei = str(profile.get("lei") or "").strip().upper()
-    if lei:
+    if lei and lei_problem(lei) is None:  # a malformed one would make the other VASP refuse the inquiry
         person["nationalIdentification"] = {"nationalIdentifier": lei, "nationalIdentifierType": "LEIX"}
-    return {"originatingVASP": {"legalPerson": person}}
+    return {"originatingVasp": {"legalPerson": person}}  # the reference's JSON name (identity.proto)
 
 
 def inquiry(transfer, vasp: CounterpartyVasp) -> dict:

@@ -183,7 +183,7 @@ class TestOutbound:
         assert message["type"] == "transfer_inquiry" and message["version"] == "1" and message["transfer_id"] == transfer_id
         assert message["to_address"] == DAVE and message["amount"] == "2500" and message["chain_id"] == CHAIN
         assert message["originator"] == originator() and message["beneficiary"] == beneficiary(DAVE)
-        name = message["originating_vasp"]["originatingVASP"]["legalPerson"]["name"]["nameIdentifier"][0]["legalPersonName"]
+        name = message["originating_vasp"]["originatingVasp"]["legalPerson"]["name"]["nameIdentifier"][0]["legalPersonName"]
         assert name == "Acme"
         assert message["callback_url"] == f"https://compliance.example/v1/travel-rule/vasps/{vasp['id']}/reply"
         assert message["commitment"] == commitment_of(uuid.UUID(transfer_id), message["salt"], originator(), beneficiary(DAVE))
@@ -196,7 +196,7 @@ class TestOutbound:
         org.save()
         other = server(lambda n, request: reply(request, "approved"))
         initiate(client, django_capture_on_commit_callbacks, vasp_body(alice, make_vasp(client, other.url)))
-        person = other.requests[0].body["originating_vasp"]["originatingVASP"]["legalPerson"]
+        person = other.requests[0].body["originating_vasp"]["originatingVasp"]["legalPerson"]
         assert person["name"]["nameIdentifier"][0]["legalPersonName"] == "Acme Payments Inc."
         assert person["nationalIdentification"] == {"nationalIdentifier": LEI, "nationalIdentifierType": "LEIX"}
 
