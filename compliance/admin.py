@@ -6,6 +6,7 @@ from django.utils.html import format_html
 from common.admin_support import OrganizationFilter, OrganizationPolicyAdmin, ReadOnlyAdmin, TenantAdmin
 from compliance import services
 from compliance.models import OnchainStatusUpdate, TravelRulePolicy, TravelRuleTransfer
+from compliance.vasp_admin import CounterpartyVaspAdmin, InboundTravelRuleTransferAdmin  # noqa: F401 - registers them
 
 
 @admin.register(OnchainStatusUpdate)
@@ -37,7 +38,8 @@ class TravelRuleTransferAdmin(TenantAdmin, ReadOnlyAdmin):
                      "beneficiary_entity__legal_name")
     list_select_related = ("originator_entity", "beneficiary_entity")
     ordering = ("-created_at",)
-    fields = ("organization", "mode", "status", "status_reason", "originator_entity", "beneficiary_entity", "chain_id", "asset", "amount",
+    fields = ("organization", "mode", "status", "status_reason", "originator_entity", "beneficiary_entity", "beneficiary_vasp",
+              "vasp_attempts", "vasp_last_error", "vasp_delivered_at", "chain_id", "asset", "amount",
               "usd_value", "from_address", "to_address", "travel_rule_required", "threshold_usd", "originator_data",
               "beneficiary_data", "reference", "salt", "commitment", "created_at", "acknowledged_at", "expires_at", "rejected_at",
               "expired_at", "completed_at", "tx_hash", "block_number", "confirmations")

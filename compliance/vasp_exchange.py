@@ -55,7 +55,8 @@ class _Claim:
 def _claim(transfer_id) -> _Claim | None:
     """The next attempt of a pending, unanswered inquiry that is due, or None. The originator is
     checked again first (it may have been suspended since the initiation): not compliant → rejected."""
-    transfer = (TravelRuleTransfer.objects.select_for_update(no_key=True).select_related("organization", "beneficiary_vasp")
+    # (not select_related("beneficiary_vasp"): PostgreSQL refuses FOR UPDATE on the nullable side of an outer join)
+    transfer = (TravelRuleTransfer.objects.select_for_update(no_key=True).select_related("organization")
                 .filter(pk=transfer_id, status=TravelRuleStatus.PENDING, beneficiary_vasp__isnull=False,
                         vasp_delivered_at__isnull=True).first())
     now = timezone.now()
@@ -107,7 +108,7 @@ def _answer(outcome: transport.Outcome, transfer_id: str) -> tuple[dict | None, 
 
 @transaction.atomic
 def _record(transfer_id, attempt: int, outcome: transport.Outcome) -> TravelRuleTransfer | None:
-    transfer = (TravelRuleTransfer.objects.select_for_update(no_key=True).select_related("organization", "beneficiary_vasp")
+    transfer = (TravelRuleTransfer.objects.select_for_update(no_key=True).select_related("organization")
                 .filter(pk=transfer_id).first())
     if transfer is None or transfer.status != TravelRuleStatus.PENDING or transfer.vasp_attempts != attempt:
         return transfer  # decided meanwhile (a callback, the sweep), or the lease went to a later attempt
@@ -164,7 +165,7 @@ def reply_receive(*, vasp_id, headers, body: bytes) -> TravelRuleTransfer:
         transfer_pk = uuid.UUID(message["transfer_id"])
     except ValueError:
         transfer_pk = None
-    transfer = (TravelRuleTransfer.objects.select_for_update(no_key=True).select_related("organization", "beneficiary_vasp")
+    transfer = (TravelRuleTransfer.objects.select_for_update(no_key=True).select_related("organization")
                 .filter(pk=transfer_pk, beneficiary_vasp=vasp).first() if transfer_pk else None)
     if transfer is None:
         raise NotFound("No transfer to you has this id.")
