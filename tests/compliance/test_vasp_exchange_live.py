@@ -3,6 +3,8 @@ server behind a TLS front on loopback (inquiry URLs are https only). Acme's cust
 Globex's customer; Globex answers the signed inquiry at once; Acme's transfer is acknowledged, and
 Globex keeps the inbound record its customer can read."""
 
+import time
+
 import pytest
 import requests
 from rest_framework.test import APIClient
@@ -28,6 +30,7 @@ def front(live_server, settings, tmp_path):
     settings.PUBLIC_URL = proxy.url
     yield proxy
     proxy.stop()
+    time.sleep(0.5)  # the live server's threads see their connections end
 
 
 def keyed(key, organization) -> tuple[APIClient, str]:

@@ -3,6 +3,7 @@ of tests/webhooks/receiver.py) answering each inquiry with `reply(n, request) ->
 a TLS front for Django's live server (so two organizations of this service reach each other over
 https), and the signing of the messages a counterparty sends us."""
 
+import contextlib
 import json
 import select
 import socket
@@ -81,7 +82,7 @@ class TlsFront:
         self.context = context
         self.listener = socket.create_server(("127.0.0.1", 0))
         self.url = f"https://127.0.0.1:{self.listener.getsockname()[1]}"
-        self.stopped = False
+        self.stopped, self.open = False, []
         threading.Thread(target=self._accept, daemon=True).start()
 
     def _accept(self):
@@ -100,6 +101,7 @@ class TlsFront:
             client.close()
             return
         sockets = [secure, upstream]
+        self.open += sockets
         try:
             while True:
                 readable = [secure] if secure.pending() else select.select(sockets, [], [], 30)[0]
@@ -117,8 +119,13 @@ class TlsFront:
             upstream.close()
 
     def stop(self):
+        """Kept-alive connections closed too, so the live server's threads end (and close their database connections)."""
         self.stopped = True
         self.listener.close()
+        for sock in self.open:
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
+            sock.close()
 
 
 def signed(secret: str, message: dict, *, timestamp: int | None = None, signature: str | None = None) -> dict:
