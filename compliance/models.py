@@ -179,7 +179,7 @@ class InboundTravelRuleTransfer(TenantModel):
     amount = models.CharField(max_length=120)
     from_address = models.CharField(max_length=200)
     to_address = models.CharField(max_length=200)
-    originator = models.JSONField(help_text="IVMS101 Originator")
+    originator = models.JSONField(null=True, blank=True, help_text="IVMS101 Originator (may be absent below the sender's threshold)")
     beneficiary = models.JSONField(help_text="IVMS101 Beneficiary")
     originating_vasp = models.JSONField(null=True, blank=True, help_text="IVMS101 OriginatingVasp")
     salt = models.CharField(max_length=66, blank=True, default="")

@@ -124,7 +124,7 @@ class TransferInquiry(_Message):
     amount = DecimalStringField(max_length=120)
     from_address = serializers.CharField(max_length=200)
     to_address = serializers.CharField(max_length=200, help_text="The beneficiary's wallet: one of the receiving VASP's customers.")
-    originator = OriginatorField(required=True, allow_null=False, default=empty)
+    originator = OriginatorField(help_text="IVMS101 Originator: null only below the sender's travel-rule threshold.")
     beneficiary = BeneficiaryField(required=True, allow_null=False, default=empty)
     originating_vasp = OriginatingVaspField(help_text="IVMS101 OriginatingVasp.")
     salt = serializers.RegexField(r"^0x[0-9a-f]{64}$", required=False, allow_blank=True, default="")

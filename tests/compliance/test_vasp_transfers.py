@@ -191,6 +191,13 @@ class TestOutbound:
         assert transfer.expires_at > timezone.now() + timedelta(hours=23)
         assert AuditLogEntry.objects.filter(object_id=transfer_id, action="travel_rule_transfer.acknowledged").exists()
 
+    def test_below_the_threshold_the_originator_data_may_be_left_out(self, client, alice, server, django_capture_on_commit_callbacks):
+        other = server(lambda n, request: reply(request, "approved"))
+        response = initiate(client, django_capture_on_commit_callbacks,
+                            vasp_body(alice, make_vasp(client, other.url), amount="5", originator=None))
+        assert response.status_code == 200 and response.json()["travel_rule_required"] is False
+        assert other.requests[0].body["originator"] is None and stored(response.json()["transfer_id"]).status == "acknowledged"
+
     def test_the_filer_profile_names_the_originating_vasp(self, client, org, alice, server, django_capture_on_commit_callbacks):
         org.filer_profile = {"legal_name": "Acme Payments Inc.", "lei": LEI}
         org.save()
@@ -372,6 +379,11 @@ class TestInbound:
         assert InboundTravelRuleTransfer.objects.count() == 1
         changed = self.post(api, sender, {**message, "amount": "9"})
         assert changed.status_code == 409 and InboundTravelRuleTransfer.objects.count() == 1
+
+    def test_an_inquiry_without_originator_data_is_taken(self, api, harbor, sender):
+        response = self.post(api, sender, self.inquiry(originator=None, salt="", commitment=""))
+        assert response.status_code == 200 and response.json()["decision"] == "approved"
+        assert InboundTravelRuleTransfer.objects.get().originator is None
 
     def test_an_address_not_of_our_customers_is_rejected_with_the_reason(self, api, harbor, sender):
         response = self.post(api, sender, self.inquiry(to_address=CAROL, beneficiary=beneficiary(CAROL), commitment=""))
