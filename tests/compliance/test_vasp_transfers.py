@@ -422,3 +422,25 @@ class TestInbound:
         self.post(api, sender, message)
         alice = Entity.objects.exclude(pk=harbor["id"]).get()
         assert client.get(f"/v1/onboarding/entities/{alice.pk}/transfers/{message['transfer_id']}/travel-rule").status_code == 404
+
+
+@pytest.mark.parametrize("raw", [b"[]", b"null", b"{", b"\xff\xfe", b'{"version": "1"}', b'{"version": 1, "type": []}',
+                                 json.dumps({"transfer_id": "a\x00b", "version": "1", "type": "transfer_reply",
+                                             "decision": "approved"}).encode()])
+def test_junk_messages_are_4xx_never_500(api, client, server, raw):
+    vasp = make_vasp(client, server(lambda n, r: (200, {})).url, shared_secret="j" * 40)
+    stamp = str(int(timezone.now().timestamp()))
+    headers = {"HTTP_X_TRAVEL_RULE_TIMESTAMP": stamp, "HTTP_X_TRAVEL_RULE_SIGNATURE": signing.signature("j" * 40, stamp, raw)}
+    for kind in ("inquiry", "reply"):
+        response = api().generic("POST", f"/v1/travel-rule/vasps/{vasp['id']}/{kind}", raw, content_type="application/json",
+                                 **headers)
+        assert 400 <= response.status_code < 500 and "error" in response.json(), (kind, response.status_code)
+    assert not InboundTravelRuleTransfer.objects.exists()
+
+
+@pytest.mark.parametrize("body", [[], {"name": ["x"], "inquiry_url": 5}, {"name": "x" * 201, "inquiry_url": "https://127.0.0.1/"},
+                                  {"name": "X", "inquiry_url": "https://127.0.0.1/", "lei": None},
+                                  {"name": "X", "inquiry_url": "https://127.0.0.1/", "shared_secret": "has spaces " * 4}])
+def test_junk_directory_bodies_are_4xx(client, body):
+    response = client.post(VASPS, body, format="json")
+    assert response.status_code in (400, 422) and "error" in response.json() and not CounterpartyVasp.objects.exists()
