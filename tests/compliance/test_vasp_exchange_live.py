@@ -80,3 +80,38 @@ def test_two_organizations_exchange_travel_rule_messages_over_https(front, live_
     transfer = TravelRuleTransfer.objects.get(pk=refused["transfer_id"])
     assert transfer.status == "rejected" and "not a wallet of one of our customers" in transfer.status_reason
     assert InboundTravelRuleTransfer.objects.filter(decision="rejected", organization=other_org).count() == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_same_inquiry_raced_is_recorded_once(live_server, org, key, settings):
+    import threading
+    import uuid
+
+    from tests.compliance.vasp_helpers import signed
+
+    settings.WEBHOOK_ALLOW_PRIVATE_NETWORKS = True
+    client, _ = keyed(key, org)
+    onboarded(client, COMPANY, DAVE)
+    sender = client.post(VASPS, {"name": "Sender", "inquiry_url": "https://127.0.0.1:9/x", "shared_secret": "r" * 40},
+                         format="json").json()
+    message = {"version": "1", "type": "transfer_inquiry", "transfer_id": str(uuid.uuid4()), "chain_id": CHAIN, "asset": "USDC",
+               "amount": "2500", "from_address": ALICE, "to_address": DAVE, "originator": originator(),
+               "beneficiary": beneficiary(DAVE)}
+    request = signed("r" * 40, message)
+    headers = {"Content-Type": "application/json", "x-travel-rule-timestamp": request["HTTP_X_TRAVEL_RULE_TIMESTAMP"],
+               "x-travel-rule-signature": request["HTTP_X_TRAVEL_RULE_SIGNATURE"]}
+    barrier, answers = threading.Barrier(4), []
+
+    def post():
+        barrier.wait()
+        response = requests.post(f"{live_server.url}/v1/travel-rule/vasps/{sender['id']}/inquiry", data=request["data"],
+                                 headers=headers, timeout=60)
+        answers.append((response.status_code, response.json().get("decision")))
+
+    threads = [threading.Thread(target=post) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert answers == [(200, "approved")] * 4, answers
+    assert InboundTravelRuleTransfer.objects.count() == 1
