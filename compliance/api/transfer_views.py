@@ -22,6 +22,8 @@ class TransferInitiateView(V1APIView):
                    responses={200: s.TransferIdResponse},
                    description="Record a transfer between two of your customers with its travel-rule (IVMS101) data, once both "
                                "are compliant (else 409 NOT_COMPLIANT naming the side and why), and start the travel-rule process. "
+                               "With beneficiary_vasp_id instead of beneficiary_entity_id, the beneficiary is a customer of that "
+                               "counterparty VASP, which is sent the inquiry and whose answer acknowledges or rejects it. "
                                "Poll GET /v1/compliance/transfer/{transfer_id} until `acknowledged`, then execute it on chain.")
     def post(self, request):
         body = validated(s.InitiateTransferRequest, request.data)
