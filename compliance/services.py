@@ -290,7 +290,8 @@ def transfers_sweep() -> tuple[list[str], int]:
     now = timezone.now()
     pending = [str(pk) for pk in TravelRuleTransfer.objects.filter(
         status=TravelRuleStatus.PENDING, created_at__lte=now - PENDING_REQUEUE_AFTER,
-    ).order_by("created_at").values_list("pk", flat=True)[:500]]
+    ).exclude(vasp_delivered_at__isnull=False).exclude(vasp_next_attempt_at__gt=now)  # another VASP's answer awaited, a retry not due
+        .order_by("created_at").values_list("pk", flat=True)[:500]]
     for transfer_id in pending:
         enqueue_on_commit(_tasks().process_transfer, transfer_id)
     due = list(TravelRuleTransfer.objects.select_for_update(no_key=True).filter(

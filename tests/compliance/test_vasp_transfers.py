@@ -444,3 +444,19 @@ def test_junk_messages_are_4xx_never_500(api, client, server, raw):
 def test_junk_directory_bodies_are_4xx(client, body):
     response = client.post(VASPS, body, format="json")
     assert response.status_code in (400, 422) and "error" in response.json() and not CounterpartyVasp.objects.exists()
+
+
+def test_the_sweep_hands_out_only_inquiries_that_are_due(client, alice, server, django_capture_on_commit_callbacks):
+    """Transfers awaiting another VASP's callback, or whose retry is not due, are not re-enqueued (500 of
+    them would otherwise fill every sweep and starve the transfers left pending by a lost message)."""
+    other = server(lambda n, request: reply(request, "pending") if n == 0 else (500, {}))
+    vasp = make_vasp(client, other.url)
+    awaiting = initiate(client, django_capture_on_commit_callbacks, vasp_body(alice, vasp)).json()["transfer_id"]
+    retrying = initiate(client, django_capture_on_commit_callbacks, vasp_body(alice, vasp)).json()["transfer_id"]
+    lost = client.post(INITIATE, vasp_body(alice, vasp), format="json").json()["transfer_id"]  # its message never sent
+    TravelRuleTransfer.objects.update(created_at=timezone.now() - timedelta(minutes=5))
+    assert stored(awaiting).vasp_delivered_at and stored(retrying).vasp_next_attempt_at > timezone.now()
+    pending, expired = services.transfers_sweep()
+    assert pending == [lost] and expired == 0
+    TravelRuleTransfer.objects.filter(pk=retrying).update(vasp_next_attempt_at=timezone.now() - timedelta(seconds=1))
+    assert sorted(services.transfers_sweep()[0]) == sorted([lost, retrying])
