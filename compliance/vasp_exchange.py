@@ -28,7 +28,7 @@ from common.errors import BadRequest, Conflict, NotFound, ValidationFailed, flat
 from common.parsers import loads_object
 from compliance import selectors, vasp_protocol
 from compliance.commitment import commitment_of
-from compliance.models import InboundDecision, InboundTravelRuleTransfer, TravelRuleStatus, TravelRuleTransfer
+from compliance.models import InboundDecision, InboundTravelRuleTransfer, TravelRuleStatus, TravelRuleTransfer, VaspStatus
 from compliance.services import _move, side_problems
 from onboarding.models import Entity, Wallet
 from webhooks import transport
@@ -72,6 +72,10 @@ def _claim(transfer_id) -> _Claim | None:
         _move(transfer, TravelRuleStatus.REJECTED, reason=f"The originator is not compliant: {'; '.join(problems)}.", rejected_at=now)
         return None
     vasp = transfer.beneficiary_vasp
+    if vasp.status != VaspStatus.ACTIVE:  # disabled since the initiation: nothing more goes to it
+        _move(transfer, TravelRuleStatus.REJECTED, reason=f"The beneficiary VASP {vasp.name} was disabled before it answered.",
+              rejected_at=now)
+        return None
     transfer.vasp_attempts += 1
     transfer.vasp_next_attempt_at = now + LEASE
     transfer.save(update_fields=["vasp_attempts", "vasp_next_attempt_at", "updated_at"])

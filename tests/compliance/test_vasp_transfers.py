@@ -280,6 +280,15 @@ class TestOutbound:
         assert transfer.status == "expired" and "did not answer" in transfer.status_reason
         assert AuditLogEntry.objects.filter(object_id=transfer_id, action="travel_rule_transfer.expired").exists()
 
+    def test_a_vasp_disabled_before_the_inquiry_rejects_it_unsent(self, client, alice, server):
+        other = server(lambda n, request: reply(request, "approved"))
+        vasp = make_vasp(client, other.url)
+        transfer_id = client.post(INITIATE, vasp_body(alice, vasp), format="json").json()["transfer_id"]
+        client.post(f"{VASPS}/{vasp['id']}/disable")
+        tasks.process_transfer(transfer_id)
+        transfer = stored(transfer_id)
+        assert transfer.status == "rejected" and "was disabled" in transfer.status_reason and other.requests == []
+
     def test_an_originator_suspended_before_the_inquiry_is_rejected_unsent(self, client, alice, server):
         other = server(lambda n, request: reply(request, "approved"))
         transfer_id = client.post(INITIATE, vasp_body(alice, make_vasp(client, other.url)), format="json").json()["transfer_id"]
