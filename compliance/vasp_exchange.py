@@ -14,7 +14,6 @@ Inbound (we are the beneficiary's VASP): a registered VASP's signed inquiry is a
 recorded, with our answer, as an InboundTravelRuleTransfer.
 """
 
-import json
 import logging
 import uuid
 from dataclasses import dataclass
@@ -98,8 +97,8 @@ def _answer(outcome: transport.Outcome, transfer_id: str) -> tuple[dict | None, 
     if not outcome.succeeded:
         return None, outcome.error or f"HTTP {outcome.status_code}"
     try:
-        message = json.loads(outcome.answer)
-    except (ValueError, UnicodeDecodeError):
+        message = loads_object(outcome.answer, "The answer")  # not json.loads: 64 KiB of "[" would overflow it
+    except ValueError:
         return None, f"HTTP {outcome.status_code}, but the answer is not a JSON transfer reply"
     serializer = vasp_protocol.TransferReply(data=message)
     if not serializer.is_valid():

@@ -268,6 +268,13 @@ class TestOutbound:
         transfer = stored(transfer_id)
         assert transfer.status == "pending" and "not a valid transfer reply" in transfer.vasp_last_error
 
+    def test_a_deeply_nested_answer_is_a_failed_attempt_not_a_crash(self, client, alice, server, django_capture_on_commit_callbacks):
+        other = server(lambda n, request: (200, b"[" * 60000))  # within the 64 KiB read, far past the decoder's depth
+        transfer_id = initiate(client, django_capture_on_commit_callbacks, vasp_body(alice, make_vasp(client, other.url))).json()[
+            "transfer_id"]
+        transfer = stored(transfer_id)
+        assert transfer.status == "pending" and "not a JSON transfer reply" in transfer.vasp_last_error and transfer.vasp_attempts == 1
+
     def test_no_answer_times_out_and_the_deadline_expires_it(self, client, alice, server, django_capture_on_commit_callbacks):
         other = server(lambda n, request: HANG)
         transfer_id = initiate(client, django_capture_on_commit_callbacks, vasp_body(alice, make_vasp(client, other.url))).json()[
