@@ -34,3 +34,15 @@ def normalized_address(chain_id: int | None, address: str) -> str:
     if body != body.lower() and body != body.upper() and not is_checksum_address(address):
         raise AddressError("The mixed-case address fails its EIP-55 checksum (a typo?).")
     return address.lower()
+
+
+def normalize_transfer_addresses(attrs: dict, names=("from_address", "to_address")) -> dict:
+    """Replace each named address of a validated body by its stored form on attrs["chain_id"];
+    returns the field errors ({name: [why]}) of those that are not addresses there."""
+    errors = {}
+    for name in names:
+        try:
+            attrs[name] = normalized_address(attrs["chain_id"], attrs[name])
+        except AddressError as exc:
+            errors[name] = [str(exc)]
+    return errors

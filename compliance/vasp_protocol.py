@@ -17,7 +17,7 @@ from rest_framework import serializers
 from rest_framework.fields import empty
 
 from common.api.serializers import StrictSerializer
-from common.chain import MAX_CHAIN_ID, AddressError, normalized_address
+from common.chain import MAX_CHAIN_ID, normalize_transfer_addresses
 from common.context import current_request
 from common.errors import Forbidden, Unauthenticated
 from compliance.api.transfer_serializers import BeneficiaryField, DecimalStringField, Ivms101Field, OriginatorField
@@ -139,11 +139,7 @@ class TransferInquiry(_Message):
 
     def validate(self, attrs):
         errors = {}
-        for name in ("from_address", "to_address"):
-            try:
-                attrs[name] = normalized_address(attrs["chain_id"], attrs[name])
-            except AddressError as exc:
-                errors[name] = [str(exc)]
+        errors.update(normalize_transfer_addresses(attrs))
         if errors:
             raise serializers.ValidationError(errors)
         return attrs

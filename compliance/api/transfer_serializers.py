@@ -5,7 +5,7 @@ from drf_spectacular.utils import extend_schema_field, inline_serializer
 from rest_framework import serializers
 
 from common.api.serializers import StrictSerializer
-from common.chain import MAX_CHAIN_ID, AddressError, normalized_address
+from common.chain import MAX_CHAIN_ID, normalize_transfer_addresses
 from compliance.ivms101.schema import json_schema
 from compliance.ivms101.validation import validate
 from compliance.models import TravelRuleStatus
@@ -99,11 +99,7 @@ class InitiateTransferRequest(StrictSerializer):
         if ("beneficiary_entity_id" in attrs) == ("beneficiary_vasp_id" in attrs):
             message = "Give exactly one of beneficiary_entity_id (your customer) and beneficiary_vasp_id (a customer of another VASP)."
             raise serializers.ValidationError({"beneficiary_entity_id": [message]})
-        for name in ("from_address", "to_address"):
-            try:
-                attrs[name] = normalized_address(attrs["chain_id"], attrs[name])
-            except AddressError as exc:
-                errors[name] = [str(exc)]
+        errors.update(normalize_transfer_addresses(attrs))
         if errors:
             raise serializers.ValidationError(errors)
         for side, address in (("originator", attrs["from_address"]), ("beneficiary", attrs["to_address"])):
