@@ -28,7 +28,7 @@ from monitoring.rules import (
     OrgNetwork,
     TransferGraph,
 )
-from monitoring.rules.context import micros
+from monitoring.rules.context import EPOCH, ONE_MICROSECOND, FarVolume, micros
 from onboarding.models import Entity as EntityRow
 
 
@@ -94,23 +94,53 @@ class BatchLoader:
         return contexts
 
     def _histories(self, entity_ids: set[str], start: datetime, end: datetime) -> dict[str, EntityHistory]:
-        """Each entity's history over the look-back before the batch and through it."""
+        """Each entity's history over the look-back before the batch and through it: the transfers as
+        rows as far back as the rules' short windows reach, and before that as sums (split_at)."""
         tx_start, fiat_start = start - self.lookback.transactions, start - self.lookback.fiat
-        tx_of = transfers_by_entity(reads.transactions(self.organization, self.mode, entity_ids, tx_start, end), entity_ids)
+        split_at = max(start - self.settings.row_reach(), tx_start)
+        tx_of = transfers_by_entity(reads.transactions(self.organization, self.mode, entity_ids, split_at, end), entity_ids)
         fiat_of: dict[str, list] = {entity: [] for entity in entity_ids}
         for row in reads.fiat_events(entity_ids, fiat_start, end):
             fiat_of[row[1]].append(rule_fiat(row))
         before = reads.activity_before(entity_ids, tx_start, fiat_start)
 
-        # first_activity_at is left to the engine's default (the latest activity before the span
-        # when there is some, else the first loaded event): rule 18, its only reader, caps the
-        # history it needs at its baseline, which the span covers (lookback() includes rule 18's
-        # reach), so an entity active before the span reads the full baseline either way.
-        histories = {entity_id: EntityHistory(tx_of[entity_id], fiat_of[entity_id], earlier_activity_at=before.get(entity_id))
-                     for entity_id in entity_ids}
-        for entity_id, known in self._known_counterparties(histories, start).items():
+        if split_at == tx_start:
+            # first_activity_at is left to the engine's default (the latest activity before the span
+            # when there is some, else the first loaded event): rule 18, its only reader, caps the
+            # history it needs at its baseline, which the span covers (lookback() includes rule 18's
+            # reach), so an entity active before the span reads the full baseline either way.
+            histories = {entity_id: EntityHistory(tx_of[entity_id], fiat_of[entity_id], earlier_activity_at=before.get(entity_id))
+                         for entity_id in entity_ids}
+        else:
+            groups = reads.transaction_volume_groups(self.organization, self.mode, entity_ids, tx_start, split_at,
+                                                     self._volume_bands(start, end, split_at))
+            histories = {entity_id: self._split_history(entity_id, tx_of[entity_id], fiat_of[entity_id], before.get(entity_id),
+                                                        FarVolume(groups.get(entity_id, ())), tx_start, split_at)
+                         for entity_id in entity_ids}
+        for entity_id, known in self._known_counterparties(histories, start, split_at).items():
             histories[entity_id] = histories[entity_id].knowing(known)
         return histories
+
+    def _volume_bands(self, start: datetime, end: datetime, split_at: datetime) -> list[tuple[datetime, datetime]]:
+        """Where the windows of the batch's events that reach before split_at can begin: those
+        transfers are summed each at its own time, so that every such window's volume is exact."""
+        return [(start - width, end - width) for width in self.settings.volume_widths() if start - width < split_at]
+
+    def _split_history(self, entity_id: str, near, fiat: list, before: datetime | None, far: FarVolume, tx_start: datetime,
+                       split_at: datetime) -> EntityHistory:
+        """The history of rows from split_at on, the older transfers as sums; what is told about the
+        time before the rows (latest activity, first activity) is what the whole span would tell."""
+        latest = [moment for moment in (before, EPOCH + far.last_us * ONE_MICROSECOND if len(far) else None) if moment]
+        firsts = [moment for moment in (far.first_us, near.at[0] if len(near) else None) if moment is not None]
+        firsts += [micros(event.timestamp) for event in fiat[:1]]
+        first = before or (EPOCH + min(firsts) * ONE_MICROSECOND if firsts else None)
+        organization, mode, until = self.organization, self.mode, split_at - ONE_MICROSECOND
+
+        def earlier_rows():
+            return transfers_by_entity(reads.transactions(organization, mode, {entity_id}, tx_start, until), {entity_id})[entity_id]
+
+        return EntityHistory(near, fiat, earlier_activity_at=max(latest, default=None), first_activity_at=first, rows_from=split_at,
+                             far=far, earlier_rows=earlier_rows if len(far) else None)
 
     @staticmethod
     def _entity(row: tuple) -> Entity:
@@ -129,12 +159,13 @@ class BatchLoader:
             result.setdefault(entity_id, {})[(chain_id, address)] = min(created_at, first_seen) if first_seen else created_at
         return result
 
-    def _known_counterparties(self, histories: dict[str, EntityHistory], start: datetime) -> dict[str, set]:
+    def _known_counterparties(self, histories: dict[str, EntityHistory], start: datetime, rows_from: datetime) -> dict[str, set]:
         """Rule 14's "previously unseen" needs storage only for the counterparties it could call
-        fresh: outflows inside its window before the batch (or in it) that the loaded history shows
-        as a first contact. Which of those the entity dealt with before the span is read (those
-        histories are then told of them); the rest of the entity's past cannot change a result.
-        Nothing when rule 14 is off."""
+        fresh: outflows inside its window before the batch (or in it) that the loaded rows show as a
+        first contact. Which of those the entity dealt with before the rows is read (those histories
+        are then told of them); the rest of the entity's past cannot change a result. Nor can it for
+        an entity with fewer such priced outflows than the rule's chain needs: there it only tells an
+        unpriced outflow's skip from silence, so only those are asked about. Nothing when rule 14 is off."""
         params = _active_params(self.settings, "peel_chain")
         if params is None:
             return {}
@@ -142,12 +173,12 @@ class BatchLoader:
         candidates = set()
         for entity_id, history in histories.items():
             transfers, first = history.transactions, history.first_contacts()
-            ids, directions, keys = transfers.ids, transfers.directions, transfers.keys
-            for i in range(bisect_left(transfers.at, cutoff), len(transfers)):
-                if directions[i] == "out" and ids[i] in first:
-                    candidates.add((entity_id, *keys[i]))
+            ids, directions, keys, usd = transfers.ids, transfers.directions, transfers.keys, transfers.usd
+            fresh = [i for i in range(bisect_left(transfers.at, cutoff), len(transfers)) if directions[i] == "out" and ids[i] in first]
+            chain_possible = sum(usd[i] is not None for i in fresh) >= params["min_count"]
+            candidates.update((entity_id, *keys[i]) for i in fresh if chain_possible or usd[i] is None)
         known: dict[str, set] = {}
-        for entity_id, chain_id, address in reads.known_counterparties(candidates, start - self.lookback.transactions):
+        for entity_id, chain_id, address in reads.known_counterparties(candidates, rows_from):
             known.setdefault(entity_id, set()).add((chain_id, address))
         return known
 

@@ -7,13 +7,16 @@ thousands of parameters); elsewhere (SQLite), the ORM. tests/monitoring/test_eng
 checks that both agree.
 """
 
+from bisect import bisect_right
 from datetime import datetime, timedelta
+from decimal import Decimal
 from operator import itemgetter
 
 from django.db.models import Max, Q
 
 from monitoring.engine.pg import PG_EPOCH, on_postgres, pg_rows, uuid_list
 from monitoring.models import FiatEvent, Transaction
+from monitoring.rules.context import EPOCH
 from onboarding.models import Entity, Wallet
 
 # (id, timestamp, chain_id, tx_hash, from_address, to_address, amount, asset, usd_value, from_entity_id, to_entity_id)
@@ -48,6 +51,21 @@ BEFORE_SQL = """SELECT e.id::text,
            (SELECT max(timestamp) FROM monitoring_transaction WHERE to_entity_id = e.id AND timestamp < %(tx)s),
            (SELECT max(timestamp) FROM monitoring_fiatevent WHERE entity_id = e.id AND timestamp < %(fiat)s))
 FROM unnest(%(ids)b::uuid[]) AS e(id)"""
+# The transfers before the rows a batch loads, as sums per entity: a transfer inside a band (the
+# stretch where a window of the batch's events can begin) is a group of its own time, the others
+# one group per stretch between bands. Own-wallet transfers count in the times only.
+VOLUME_GROUPS_SQL = """WITH sides AS (
+  SELECT from_entity_id AS entity, timestamp AS at, usd_value, from_entity_id IS NOT DISTINCT FROM to_entity_id AS own
+  FROM monitoring_transaction
+  WHERE organization_id = %(org)s AND mode = %(mode)s AND from_entity_id = ANY(%(ids)b) AND timestamp >= %(since)s AND timestamp < %(until)s
+  UNION ALL
+  SELECT to_entity_id, timestamp, usd_value, false FROM monitoring_transaction
+  WHERE organization_id = %(org)s AND mode = %(mode)s AND to_entity_id = ANY(%(ids)b) AND timestamp >= %(since)s AND timestamp < %(until)s
+    AND from_entity_id IS DISTINCT FROM to_entity_id
+), keyed AS (SELECT *, width_bucket(at, %(bounds)b::timestamptz[]) AS bucket FROM sides)
+SELECT entity::text, min(at), max(at), coalesce(sum(usd_value) FILTER (WHERE NOT own), 0)::text,
+       count(usd_value) FILTER (WHERE NOT own), count(*) FILTER (WHERE usd_value IS NULL AND NOT own)
+FROM keyed GROUP BY entity, bucket, CASE WHEN bucket %% 2 = 1 THEN at END"""
 KNOWN_SQL = """SELECT from_entity_id::text, chain_id, to_address FROM monitoring_transaction
 WHERE from_entity_id = ANY(%(ids)b) AND to_address = ANY(%(addresses)b) AND timestamp < %(before)s
 UNION SELECT to_entity_id::text, chain_id, from_address FROM monitoring_transaction
@@ -102,6 +120,61 @@ def transactions(organization, mode: str, entity_ids: set[str], since: datetime,
             Q(from_entity_id__in=entity_ids) | Q(to_entity_id__in=entity_ids), organization=organization, mode=mode,
             timestamp__gte=since, timestamp__lte=until).values_list(*TX_COLUMNS), (*_positions(TX_COLUMNS), AMOUNT, USD_VALUE))]
     return _in_time_order(rows, 1)
+
+
+def _band_bounds(bands: list[tuple[datetime, datetime]]) -> list[datetime]:
+    """[lo, hi + 1 µs, …] of the bands (inclusive, merged where they touch): a time is in a band when
+    the number of bounds at or below it is odd (PostgreSQL's width_bucket, bisect_right here)."""
+    bounds: list[datetime] = []
+    for lo, hi in sorted(bands):
+        if bounds and lo <= bounds[-1]:
+            bounds[-1] = max(bounds[-1], hi + ONE_MICROSECOND)
+        else:
+            bounds += [lo, hi + ONE_MICROSECOND]
+    return bounds
+
+
+def transaction_volume_groups(organization, mode: str, entity_ids: set[str], since: datetime, until: datetime,
+                              bands: list[tuple[datetime, datetime]]) -> dict[str, list[tuple[int, int, Decimal, int, int]]]:
+    """{entity: [(first, last, usd, priced, unpriced)]} of the entities' transfers in [since, until),
+    in time order (times as µs since the engine's epoch): each transfer in one of the `bands`
+    ([lo, hi], inclusive) a group of its own time, the rest one group per stretch between bands;
+    own-wallet transfers (the same entity on both sides) count in the times only."""
+    if not entity_ids:
+        return {}
+    bounds, shift = _band_bounds(bands), (PG_EPOCH - EPOCH) // ONE_MICROSECOND
+    if on_postgres():
+        params = {"org": organization.pk, "mode": mode, "ids": uuid_list(entity_ids), "since": since, "until": until, "bounds": bounds}
+        rows = [(entity, first + shift, last + shift, Decimal(usd), priced, unpriced)
+                for entity, first, last, usd, priced, unpriced in pg_rows(VOLUME_GROUPS_SQL, params, timestamps_as_micros=True)]
+    else:
+        rows = _volume_groups_orm(organization, mode, entity_ids, since, until, bounds)
+    groups: dict[str, list] = {}
+    for entity, *group in sorted(rows, key=itemgetter(0, 1)):
+        groups.setdefault(entity, []).append(tuple(group))
+    return groups
+
+
+def _volume_groups_orm(organization, mode, entity_ids, since, until, bounds) -> list[tuple]:
+    found: dict[tuple, list] = {}
+    for at, usd, sender, receiver in Transaction.objects.filter(
+            Q(from_entity_id__in=entity_ids) | Q(to_entity_id__in=entity_ids), organization=organization, mode=mode,
+            timestamp__gte=since, timestamp__lt=until).values_list("timestamp", "usd_value", "from_entity_id", "to_entity_id"):
+        bucket, at_us = bisect_right(bounds, at), (at - EPOCH) // ONE_MICROSECOND
+        sides = [(str(sender), sender == receiver)] if sender is not None else []
+        if receiver is not None and receiver != sender:
+            sides.append((str(receiver), False))
+        for entity, own in sides:
+            if entity not in entity_ids:
+                continue
+            group = found.setdefault((entity, bucket, at_us if bucket % 2 else None), [at_us, at_us, Decimal(0), 0, 0])
+            group[0], group[1] = min(group[0], at_us), max(group[1], at_us)
+            if not own:
+                if usd is None:
+                    group[4] += 1
+                else:
+                    group[2], group[3] = group[2] + usd, group[3] + 1
+    return [(entity, *group) for (entity, _, _), group in found.items()]
 
 
 def fiat_events(entity_ids: set[str], since: datetime, until: datetime) -> list[tuple]:

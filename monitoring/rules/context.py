@@ -9,7 +9,7 @@ timestamp and a replay sees exactly what live traffic saw.
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from decimal import Context, Decimal
@@ -316,6 +316,56 @@ class _RunningVolume:
         return Volume(self._usd[hi] - self._usd[lo], self._priced[hi] - self._priced[lo], self._unpriced[hi] - self._unpriced[lo])
 
 
+class FarVolume:
+    """The volumes of an entity's transfers older than the rows storage loaded for a batch.
+
+    Storage reads rows only as far back as the batch's short windows reach, and for the stretch
+    before them (rule 18's baseline, the 30-day volumes) only sums: groups of transfers, each
+    `(first µs, last µs, usd, priced, unpriced)` (own-wallet transfers count in the times only), in
+    time order and not overlapping. A window edge is answered exactly when no group straddles it;
+    storage keeps the transfers at the edges that the batch's windows use in groups of their own
+    time, so those are. `between` returns None for an edge inside a group: the caller then needs
+    the rows themselves.
+    """
+
+    __slots__ = ("_first", "_last", "_usd", "_priced", "_unpriced")
+
+    def __init__(self, groups: Iterable[tuple[int, int, Decimal, int, int]]) -> None:
+        self._first, self._last = [], []
+        total, priced, unpriced = Decimal(0), 0, 0
+        self._usd, self._priced, self._unpriced = [total], [0], [0]
+        for first, last, usd, n_priced, n_unpriced in groups:
+            self._first.append(first)
+            self._last.append(last)
+            total, priced, unpriced = total + usd, priced + n_priced, unpriced + n_unpriced
+            self._usd.append(total)
+            self._priced.append(priced)
+            self._unpriced.append(unpriced)
+
+    def __len__(self) -> int:
+        return len(self._first)
+
+    @property
+    def first_us(self) -> int | None:
+        return self._first[0] if self._first else None
+
+    @property
+    def last_us(self) -> int | None:
+        return self._last[-1] if self._last else None
+
+    def between(self, lo: int, hi: int) -> Volume | None:
+        """The volume of transfers with lo ≤ time < hi, or None when a group straddles either edge."""
+        start = bisect_left(self._first, lo)
+        if start and self._last[start - 1] >= lo:
+            return None
+        stop = bisect_left(self._last, hi)
+        if stop < len(self._first) and self._first[stop] < hi:
+            return None
+        stop = max(stop, start)
+        return Volume(self._usd[stop] - self._usd[start], self._priced[stop] - self._priced[start],
+                      self._unpriced[stop] - self._unpriced[start])
+
+
 _by_time = attrgetter("timestamp")  # (a C-level key: the sort runs for every history of every batch)
 
 
@@ -345,6 +395,16 @@ class Transfers(Sequence[Transaction]):
         return cls(at=[(tx.timestamp - EPOCH) // ONE_MICROSECOND for tx in made], ids=[tx.id for tx in made],
                    usd=[tx.usd_value for tx in made], directions=[tx.direction for tx in made],
                    keys=[tx.counterparty_key for tx in made], sources=made)
+
+    def before(self, earlier: Transfers) -> Transfers:
+        """`earlier` (all before this one's first transfer) followed by these: one time-ordered set."""
+        if not earlier.at:
+            return self
+        joined = Transfers(at=earlier.at + self.at, ids=earlier.ids + self.ids, usd=earlier.usd + self.usd,
+                           directions=earlier.directions + self.directions, keys=earlier.keys + self.keys,
+                           sources=earlier._sources + self._sources, make=self._make or earlier._make)
+        joined._made = earlier._made + self._made
+        return joined
 
     def __len__(self) -> int:
         return len(self.at)
@@ -381,11 +441,18 @@ class EntityHistory:
     `earlier_activity_at`: the latest timestamp among the entity's events *not* loaded here (dormancy, rule 10).
     `first_activity_at`: the entity's first event ever (rule 18's "≥ 7 days of history").
     `known_counterparties`: counterparties the entity dealt with before the loaded span (rule 14, optional).
+
+    Storage may load the transfers only from `rows_from` (a batch's short windows) and give the
+    older part of the span as a `FarVolume` with `earlier_rows`, which reads that part's transfers
+    when a rule asks for more than the volumes (a longer window of transfers, a counterparty's
+    30 days, the whole past): at most once, after which the history is the whole span. The answers
+    are those of a history loaded whole.
     """
 
     __slots__ = (
         "earlier_activity_at", "fiat_events", "first_activity_at", "transactions", "_by_counterparty", "_known",
         "_fiat_at", "_fiat_index", "_fiat_volume", "_first_contacts", "_tx_at", "_tx_index", "_tx_volume",
+        "_far", "_earlier_rows", "_rows_from", "_prepended",
     )  # fmt: skip
 
     def __init__(
@@ -396,21 +463,51 @@ class EntityHistory:
         earlier_activity_at: datetime | None = None,
         first_activity_at: datetime | None = None,
         known_counterparties: Iterable[AddressKey] = (),
+        rows_from: datetime | None = None,
+        far: FarVolume | None = None,
+        earlier_rows: Callable[[], Transfers] | None = None,
     ) -> None:
         transfers = transactions if isinstance(transactions, Transfers) else Transfers.of(transactions)
-        self.transactions: Transfers = transfers
         self.fiat_events: tuple[FiatEvent, ...] = tuple(sorted(fiat_events, key=_by_time))
         self.earlier_activity_at = earlier_activity_at
-        self._tx_at = transfers.at
         self._fiat_at = [(ev.timestamp - EPOCH) // ONE_MICROSECOND for ev in self.fiat_events]
+        self._set_transactions(transfers)
         self.first_activity_at = first_activity_at or self._earliest()
-        self._tx_index = dict(zip(transfers.ids, range(len(transfers.ids)), strict=True))
         self._fiat_index = {ev.id: i for i, ev in enumerate(self.fiat_events)}
-        self._tx_volume = _RunningVolume(transfers.usd, (direction != "self" for direction in transfers.directions))
         self._fiat_volume = _RunningVolume((ev.usd_value for ev in self.fiat_events), (True for _ in self.fiat_events))
         self._known = frozenset(known_counterparties)
+        partial = rows_from is not None and earlier_rows is not None
+        self._rows_from = micros(rows_from) if partial else None
+        self._far = (far or FarVolume(())) if partial else None
+        self._earlier_rows = earlier_rows if partial else None
+        self._prepended = 0  # transfers put before the loaded rows since (the views' positions move by as many)
+
+    def _set_transactions(self, transfers: Transfers) -> None:
+        self.transactions: Transfers = transfers
+        self._tx_at = transfers.at
+        self._tx_index = dict(zip(transfers.ids, range(len(transfers.ids)), strict=True))
+        self._tx_volume = _RunningVolume(transfers.usd, (direction != "self" for direction in transfers.directions))
         self._by_counterparty: dict[AddressKey, list[int]] | None = None  # built when a rule first asks
         self._first_contacts: frozenset[str] | None = None  # likewise
+
+    def covers(self, since_us: int) -> bool:
+        """Every transfer from `since_us` on is loaded as a row."""
+        return self._rows_from is None or since_us >= self._rows_from
+
+    def load_earlier(self) -> None:
+        """Read the transfers before the loaded rows (once): the history is then the whole span.
+        The first contacts are found again over it, with the same counterparties known from before."""
+        if self._earlier_rows is None:
+            return
+        earlier = self._earlier_rows()
+        self._earlier_rows, self._rows_from, self._far = None, None, None
+        if len(earlier):
+            self._set_transactions(self.transactions.before(earlier))
+            self._prepended += len(earlier)
+
+    def far_volume(self, lo: int, hi: int) -> Volume | None:
+        """The volume of the transfers before the loaded rows with lo ≤ time < hi, when the sums answer it."""
+        return self._far.between(lo, hi) if self._far is not None else None
 
     def knowing(self, known_counterparties: Iterable[AddressKey]) -> EntityHistory:
         """The same history, with these counterparties known from before the loaded span (what is
@@ -453,6 +550,7 @@ class EntityHistory:
 
     def including(self, event: Event) -> EntityHistory:
         """A copy with the event added (when storage evaluates an event it has not loaded): O(n)."""
+        self.load_earlier()
         txs, fiat = list(self.transactions), list(self.fiat_events)
         (txs if isinstance(event, Transaction) else fiat).append(event)
         return EntityHistory(
@@ -476,7 +574,7 @@ class HistoryView:
     Results are cached per view, because the 50 rules ask for the same few windows.
     """
 
-    __slots__ = ("_cache", "_fiat_end", "_fiat_prior", "_h", "_tx_end", "_tx_prior", "at", "at_us", "event")
+    __slots__ = ("_cache", "_fiat_end", "_fiat_prior", "_h", "_prepended", "_tx_end", "_tx_prior", "at", "at_us", "event")
 
     def __init__(self, history: EntityHistory, event: Event) -> None:
         self._h, self.event, self.at = history, event, event.timestamp
@@ -490,16 +588,32 @@ class HistoryView:
             self._fiat_prior = history._fiat_index[event.id]
             self._fiat_end = self._fiat_prior + 1
             self._tx_prior = self._tx_end = bisect_left(history._tx_at, self.at_us)
+        self._prepended = history._prepended
 
     @property
     def history(self) -> EntityHistory:
         return self._h
 
+    def _rows_since(self, since_us: int | None) -> None:
+        """Make sure the history holds the transfers from `since_us` on as rows (None: all of them)."""
+        h = self._h
+        if since_us is None or not h.covers(since_us):
+            h.load_earlier()
+        self._follow()
+
+    def _follow(self) -> None:
+        """Positions move by the transfers the history put before its rows since this view was made."""
+        moved = self._h._prepended - self._prepended
+        if moved:
+            self._tx_prior, self._tx_end, self._prepended = self._tx_prior + moved, self._tx_end + moved, self._h._prepended
+
     def transactions(self, *, hours: int = 0, days: int = 0, direction: Direction | None = None) -> Sequence[Transaction]:
         """Transactions in [event time − window, event], optionally of one direction, in time order."""
         key = (TRANSACTION, hours, days, direction)
         if key not in self._cache:
-            lo = bisect_left(self._h._tx_at, self.at_us - span(hours=hours, days=days), 0, self._tx_end)
+            since = self.at_us - span(hours=hours, days=days)
+            self._rows_since(since)
+            lo = bisect_left(self._h._tx_at, since, 0, self._tx_end)
             window = self._h.transactions[lo : self._tx_end]
             self._cache[key] = window if direction is None else [tx for tx in window if tx.direction == direction]
         return self._cache[key]
@@ -518,7 +632,15 @@ class HistoryView:
 
         With `ending_hours_ago` the window ends that long before the event (exclusive), e.g. a baseline.
         """
-        return self._volume(self._h._tx_at, self._h._tx_volume, self._tx_end, span(hours=hours, days=days), ending_hours_ago)
+        self._follow()
+        h, width, stop = self._h, span(hours=hours, days=days), self.at_us - span(hours=ending_hours_ago)
+        if not h.covers(stop - width):  # it reaches before the loaded rows: their sums answer, unless an edge splits a sum
+            far = h.far_volume(stop - width, min(stop, h._rows_from))
+            if far is not None:
+                near = self._volume(h._tx_at, h._tx_volume, self._tx_end, width, ending_hours_ago)
+                return Volume(far.usd + near.usd, far.events + near.events, far.unpriced + near.unpriced)
+            self._rows_since(None)
+        return self._volume(h._tx_at, h._tx_volume, self._tx_end, width, ending_hours_ago)
 
     def fiat_volume(self, *, hours: int = 0, days: int = 0) -> Volume:
         return self._volume(self._h._fiat_at, self._h._fiat_volume, self._fiat_end, span(hours=hours, days=days), 0)
@@ -534,6 +656,7 @@ class HistoryView:
 
     def previous_activity_at(self) -> datetime | None:
         """When the entity was last active before this event, on any channel."""
+        self._follow()
         candidates = [self._h.earlier_activity_at] if self._h.earlier_activity_at else []
         if self._tx_prior:
             candidates.append(self._h.transactions[self._tx_prior - 1].timestamp)
@@ -543,13 +666,16 @@ class HistoryView:
 
     def transactions_with(self, counterparty: AddressKey, *, days: int) -> list[Transaction]:
         """Transactions with one counterparty in the window, through a per-counterparty index."""
+        since = self.at_us - span(days=days)
+        self._rows_since(since)
         positions = self._h._counterparties().get(counterparty, [])
-        first = bisect_left(self._h._tx_at, self.at_us - span(days=days), 0, self._tx_end)
+        first = bisect_left(self._h._tx_at, since, 0, self._tx_end)
         start, stop = bisect_left(positions, first), bisect_left(positions, self._tx_end)
         return [self._h.transactions[i] for i in positions[start:stop]]
 
     def earlier_transactions(self) -> Sequence[Transaction]:
-        """Every loaded transaction before this event."""
+        """Every loaded transaction before this event (the whole span)."""
+        self._rows_since(None)
         return self._h.transactions[: self._tx_prior]
 
     def is_first_contact(self, tx: Transaction) -> bool:

@@ -13,7 +13,7 @@ from datetime import timedelta
 from typing import Any, Literal
 
 from monitoring.rules.context import EVENT_KINDS, EntityContext, Event, Hit, Outcome, Skip, Transaction, json_ready
-from monitoring.rules.registry import RULES, InvalidParameters, Rule, Severity, get_rule
+from monitoring.rules.registry import RULES, InvalidParameters, Rule, Severity, duration, get_rule
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,6 +141,28 @@ class EngineSettings:
             for channel in active.rule.reads:
                 needs[channel] = max(needs[channel], active.rule.lookback(active.params))
         return Lookback(**needs)
+
+    def row_reach(self) -> timedelta:
+        """How far back before an event the rules read transfers one by one in most evaluations: their
+        windows in hours (24 h, 48 h). Longer windows (days) are read as volumes, or as transfers only
+        by some evaluations (a round amount, a large counterparty volume): storage may load the rows
+        of this reach and the rest as sums (EntityHistory, FarVolume)."""
+        reach = timedelta(0)
+        for active in self.active:
+            if "transactions" in active.rule.reads:
+                hours = [active.params[param.name] for param in active.rule.params if param.kind == "hours"]
+                reach = max(reach, timedelta(hours=max(hours, default=0)))
+        return reach
+
+    def volume_widths(self) -> set[timedelta]:
+        """Every window length of the rules that read transfers (volumes start that long before an event)."""
+        widths = set()
+        for active in self.active:
+            if "transactions" in active.rule.reads:
+                widths.add(active.rule.lookback(active.params))
+                widths.update(duration(param.kind, active.params[param.name]) for param in active.rule.params
+                              if param.kind in ("hours", "days"))
+        return widths
 
     def __contains__(self, key: int | str) -> bool:
         rule = get_rule(key)

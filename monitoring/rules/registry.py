@@ -271,7 +271,7 @@ class Rule:
         """How much history before an event the rule reads (the longest of its windows, unless it says otherwise)."""
         if self.reach:
             return self.reach(params)
-        windows = [_duration(param.kind, params[param.name]) for param in self.params if param.kind in ("hours", "days")]
+        windows = [duration(param.kind, params[param.name]) for param in self.params if param.kind in ("hours", "days")]
         return max(windows, default=timedelta(0))
 
     def describe(self) -> dict[str, Any]:
@@ -283,7 +283,7 @@ class Rule:
         }  # fmt: skip
 
 
-def _duration(kind: str, value: int) -> timedelta:
+def duration(kind: str, value: int) -> timedelta:
     return timedelta(hours=value) if kind == "hours" else timedelta(days=value)
 
 
