@@ -54,14 +54,15 @@ FROM unnest(%(ids)b::uuid[]) AS e(id)"""
 # The transfers before the rows a batch loads, as sums per entity: a transfer inside a band (the
 # stretch where a window of the batch's events can begin) is a group of its own time, the others
 # one group per stretch between bands. Own-wallet transfers count in the times only.
-VOLUME_GROUPS_SQL = """WITH sides AS (
-  SELECT from_entity_id AS entity, timestamp AS at, usd_value, from_entity_id IS NOT DISTINCT FROM to_entity_id AS own
-  FROM monitoring_transaction
-  WHERE organization_id = %(org)s AND mode = %(mode)s AND from_entity_id = ANY(%(ids)b) AND timestamp >= %(since)s AND timestamp < %(until)s
+VOLUME_GROUPS_SQL = """WITH rows AS MATERIALIZED (
+  SELECT timestamp AS at, usd_value, from_entity_id, to_entity_id FROM monitoring_transaction
+  WHERE organization_id = %(org)s AND mode = %(mode)s AND timestamp >= %(since)s AND timestamp < %(until)s
+    AND (from_entity_id = ANY(%(ids)b) OR to_entity_id = ANY(%(ids)b))
+), sides AS (
+  SELECT from_entity_id AS entity, at, usd_value, to_entity_id IS NOT DISTINCT FROM from_entity_id AS own FROM rows
+  WHERE from_entity_id = ANY(%(ids)b)
   UNION ALL
-  SELECT to_entity_id, timestamp, usd_value, false FROM monitoring_transaction
-  WHERE organization_id = %(org)s AND mode = %(mode)s AND to_entity_id = ANY(%(ids)b) AND timestamp >= %(since)s AND timestamp < %(until)s
-    AND from_entity_id IS DISTINCT FROM to_entity_id
+  SELECT to_entity_id, at, usd_value, false FROM rows WHERE to_entity_id = ANY(%(ids)b) AND from_entity_id IS DISTINCT FROM to_entity_id
 ), keyed AS (SELECT *, width_bucket(at, %(bounds)b::timestamptz[]) AS bucket FROM sides)
 SELECT entity::text, min(at), max(at), coalesce(sum(usd_value) FILTER (WHERE NOT own), 0)::text,
        count(usd_value) FILTER (WHERE NOT own), count(*) FILTER (WHERE usd_value IS NULL AND NOT own)
