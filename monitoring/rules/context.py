@@ -632,8 +632,15 @@ class HistoryView:
 
         With `ending_hours_ago` the window ends that long before the event (exclusive), e.g. a baseline.
         """
+        key = ("volume", hours, days, ending_hours_ago)
+        found = self._cache.get(key)
+        if found is None:
+            found = self._cache[key] = self._transaction_volume(span(hours=hours, days=days), ending_hours_ago)
+        return found
+
+    def _transaction_volume(self, width: int, ending_hours_ago: int) -> Volume:
         self._follow()
-        h, width, stop = self._h, span(hours=hours, days=days), self.at_us - span(hours=ending_hours_ago)
+        h, stop = self._h, self.at_us - span(hours=ending_hours_ago)
         if not h.covers(stop - width):  # it reaches before the loaded rows: their sums answer, unless an edge splits a sum
             far = h.far_volume(stop - width, min(stop, h._rows_from))
             if far is not None:
