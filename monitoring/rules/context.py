@@ -328,42 +328,34 @@ class FarVolume:
     the rows themselves.
     """
 
-    __slots__ = ("_first", "_last", "_usd", "_priced", "_unpriced")
+    __slots__ = ("_groups",)
 
     def __init__(self, groups: Iterable[tuple[int, int, Decimal, int, int]]) -> None:
-        self._first, self._last = [], []
-        total, priced, unpriced = Decimal(0), 0, 0
-        self._usd, self._priced, self._unpriced = [total], [0], [0]
-        for first, last, usd, n_priced, n_unpriced in groups:
-            self._first.append(first)
-            self._last.append(last)
-            total, priced, unpriced = total + usd, priced + n_priced, unpriced + n_unpriced
-            self._usd.append(total)
-            self._priced.append(priced)
-            self._unpriced.append(unpriced)
+        self._groups = groups if isinstance(groups, list) else list(groups)  # a few per entity: scanned, not indexed
 
     def __len__(self) -> int:
-        return len(self._first)
+        return len(self._groups)
 
     @property
     def first_us(self) -> int | None:
-        return self._first[0] if self._first else None
+        return self._groups[0][0] if self._groups else None
 
     @property
     def last_us(self) -> int | None:
-        return self._last[-1] if self._last else None
+        return self._groups[-1][1] if self._groups else None
 
     def between(self, lo: int, hi: int) -> Volume | None:
         """The volume of transfers with lo ≤ time < hi, or None when a group straddles either edge."""
-        start = bisect_left(self._first, lo)
-        if start and self._last[start - 1] >= lo:
-            return None
-        stop = bisect_left(self._last, hi)
-        if stop < len(self._first) and self._first[stop] < hi:
-            return None
-        stop = max(stop, start)
-        return Volume(self._usd[stop] - self._usd[start], self._priced[stop] - self._priced[start],
-                      self._unpriced[stop] - self._unpriced[start])
+        usd, priced, unpriced = Decimal(0), 0, 0
+        for first, last, group_usd, group_priced, group_unpriced in self._groups:
+            if last < lo:
+                continue
+            if first >= hi:
+                break
+            if first < lo or last >= hi:
+                return None
+            usd, priced, unpriced = usd + group_usd, priced + group_priced, unpriced + group_unpriced
+        return Volume(usd, priced, unpriced)
 
 
 _by_time = attrgetter("timestamp")  # (a C-level key: the sort runs for every history of every batch)
