@@ -97,6 +97,23 @@ class TestListAndRevoke:
         foreign.refresh_from_db()
         assert foreign.revoked_at is None
 
+    def test_a_key_revokes_keys_of_its_own_mode_only(self, api, member, org, key):
+        """The list shows both modes; a test key (the one in a CI config) cannot switch live keys off."""
+        test_admin, live_admin = key(org, role="admin", mode="test"), key(org, role="admin", mode="live")
+        live = ApiKey.objects.get(prefix=key(org, mode="live")[:12])
+        test = ApiKey.objects.get(prefix=key(org, mode="test")[:12])
+        response = api(test_admin).delete(f"/v1/developer/api-keys/{live.pk}")
+        assert response.status_code == 403 and response.json()["error"]["code"] == "FORBIDDEN"
+        assert "sign in to revoke a live key" in response.json()["error"]["message"]
+        assert api(live_admin).delete(f"/v1/developer/api-keys/{test.pk}").status_code == 403
+        live.refresh_from_db()
+        test.refresh_from_db()
+        assert live.revoked_at is None and test.revoked_at is None
+        assert not AuditLogEntry.objects.filter(action="api_key.revoked").exists()
+        assert api(test_admin).delete(f"/v1/developer/api-keys/{test.pk}").json()["is_active"] is False
+        _, token = member(org, "admin")
+        assert api(token).delete(f"/v1/developer/api-keys/{live.pk}").json()["is_active"] is False  # a signed-in admin: both modes
+
     def test_lower_roles_cannot_list(self, api, org, key):
         assert api(key(org, role="l3_officer")).get("/v1/developer/api-keys").status_code == 403
 
