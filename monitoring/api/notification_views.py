@@ -19,7 +19,7 @@ class NotificationsView(V1APIView):
     ])
     def get(self, request):
         query = validated_query(s.NotificationQuery, request)
-        scope = {"organization": request.auth.organization, "mode": request.auth.mode}
+        scope = {"organization": request.auth.organization, "mode": request.auth.mode, "role": request.auth.role}
         notifications = selectors.notifications_of(**scope, unread_only=query["unread_only"])
         page = notifications[query["offset"]:query["offset"] + query["limit"]]
         return Response({

@@ -7,6 +7,7 @@ from common.audit import audit_record
 from common.errors import NotFound, ValidationFailed
 from common.principal import Principal
 from monitoring.models import Notification, NotificationType
+from monitoring.notifications.selectors import visible_notifications
 
 
 @transaction.atomic
@@ -24,9 +25,8 @@ def notification_create(*, organization, mode: str, type: str, title: str, body:
 @transaction.atomic
 def notification_mark_read(*, principal: Principal, notification_id) -> Notification:
     """Idempotent: marking a read notification again changes nothing and records nothing."""
-    notification = Notification.objects.select_for_update().filter(
-        pk=notification_id, organization=principal.organization, mode=principal.mode,
-    ).first()
+    notification = visible_notifications(organization=principal.organization, mode=principal.mode, role=principal.role).select_for_update(
+    ).filter(pk=notification_id).first()
     if notification is None:
         raise NotFound("No notification of yours has this id.")
     if not notification.read:

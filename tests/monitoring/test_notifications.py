@@ -49,6 +49,20 @@ class TestList:
         assert set(first) == {"id", "type", "title", "body", "read", "entity_id", "alert_id", "case_id", "created_at", "read_at"}
         assert first["entity_id"] == str(mine[1].entity_id) and first["alert_id"] is None and first["read"] is False
 
+    @pytest.mark.parametrize("role, sees", [("viewer", False), ("l1_analyst", False), ("l2_investigator", True), ("admin", True)])
+    def test_a_filed_sar_is_told_only_to_those_who_see_filed_reports(self, api, key, org, role, sees):
+        """That a SAR was filed is itself confidential (31 CFR 1020.320(e)): not for analysts and viewers."""
+        alert = make(org)[0]
+        sar = make(org, type="sar_filed")[0]
+        client = api(key(org, role=role))
+        body = client.get(BASE).json()
+        assert [n["id"] for n in body["notifications"]] == ([str(sar.pk)] if sees else []) + [str(alert.pk)]
+        assert body["unread_count"] == (2 if sees else 1)
+        response = client.post(f"{BASE}/{sar.pk}/read")
+        assert response.status_code == (200 if sees else 404)
+        sar.refresh_from_db()
+        assert sar.read is sees
+
     def test_unread_only_and_limit(self, api, key, org):
         made = make(org, 25)
         Notification.objects.filter(pk__in=[n.pk for n in made[:5]]).update(read=True)
