@@ -350,6 +350,9 @@ LOGGING = {
     "loggers": {
         "django.request": {"level": "ERROR"},
         "security": {"level": "INFO"},
+        # xmlschema says "Resource 'XMLSchema.xsd' is already loaded" at INFO each time a process loads the
+        # regulators' schemas: nine lines of noise in make run's first screen
+        "xmlschema": {"level": "WARNING"},
         # Celery's per-task lines of the beat sweeps (every 5 s) at DEBUG
         **{name: {"filters": ["sweeps_at_debug"]} for name in ("celery.beat", "celery.worker.strategy", "celery.app.trace")},
     },
