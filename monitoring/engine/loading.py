@@ -1,12 +1,14 @@
 """Building the pure engine's context (monitoring.rules) from the database, once per batch.
 
-A fixed number of queries per batch, whatever its size (monitoring.engine.reads): the entities,
-their history over the engine's look-back, the facts that reach further back (latest activity
-before the span; for rule 14, whether the counterparties it could call fresh were dealt with before
-the span), and the organization's network as the batch's events need it (registered and flagged
-wallets among the batch's addresses, the customers on the other side, the part of the transfer graph
-a cycle search can reach). Nothing is kept between batches: every batch reads what it needs, so a
-change committed by any process applies to the next batch.
+A fixed number of queries per batch, whatever its size (monitoring.engine.reads), and one more for
+each entity whose rules ask for its transfers before the rows (EntityHistory.load_earlier): the
+entities, their history over the engine's look-back (rows for the short windows, sums before
+them), the facts that reach further back (latest activity before the span; for rule 14, whether
+the counterparties it could call fresh were dealt with before the rows), and the organization's
+network as the batch's events need it (registered and flagged wallets among the batch's addresses,
+the customers on the other side, the part of the transfer graph a cycle search can reach).
+Nothing is kept between batches: every batch reads what it needs, so a change committed by any
+process applies to the next batch.
 """
 
 from bisect import bisect_left
@@ -71,9 +73,10 @@ def _active_params(settings: EngineSettings, code: str) -> dict | None:
 class BatchLoader:
     """Loads everything the engine needs for the entities of one batch."""
 
-    def __init__(self, *, organization, mode: str, settings: EngineSettings, lists: OrgLists):
+    def __init__(self, *, organization, mode: str, settings: EngineSettings, lists: OrgLists, whole_span: bool = False):
+        """`whole_span`: every transfer of the look-back as rows, none as sums."""
         self.organization, self.mode, self.settings, self.lists = organization, mode, settings, lists
-        self.lookback = settings.lookback()
+        self.lookback, self.whole_span = settings.lookback(), whole_span
 
     def contexts(self, batch: Batch, wallets: list[tuple] | None = None) -> dict[str, EntityContext]:
         """`wallets`: the registered wallets among (at least) the batch's addresses, when the caller has them."""
@@ -97,7 +100,7 @@ class BatchLoader:
         """Each entity's history over the look-back before the batch and through it: the transfers as
         rows as far back as the rules' short windows reach, and before that as sums (split_at)."""
         tx_start, fiat_start = start - self.lookback.transactions, start - self.lookback.fiat
-        split_at = max(start - self.settings.row_reach(), tx_start)
+        split_at = tx_start if self.whole_span else max(start - self.settings.row_reach(), tx_start)
         tx_of = transfers_by_entity(reads.transactions(self.organization, self.mode, entity_ids, split_at, end), entity_ids)
         fiat_of: dict[str, list] = {entity: [] for entity in entity_ids}
         for row in reads.fiat_events(entity_ids, fiat_start, end):
@@ -165,7 +168,8 @@ class BatchLoader:
         first contact. Which of those the entity dealt with before the rows is read (those histories
         are then told of them); the rest of the entity's past cannot change a result. Nor can it for
         an entity with fewer such priced outflows than the rule's chain needs: there it only tells an
-        unpriced outflow's skip from silence, so only those are asked about. Nothing when rule 14 is off."""
+        unpriced outflow's skip from silence, so only those are asked about (the batch's events are among
+        the loaded rows: ingestion stores them first). Nothing when rule 14 is off."""
         params = _active_params(self.settings, "peel_chain")
         if params is None:
             return {}

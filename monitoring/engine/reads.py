@@ -8,15 +8,15 @@ checks that both agree.
 """
 
 from bisect import bisect_right
-from datetime import datetime, timedelta
+from datetime import datetime
 from decimal import Decimal
 from operator import itemgetter
 
-from django.db.models import Max, Q
+from django.db.models import F, Max, Q
 
 from monitoring.engine.pg import PG_EPOCH, on_postgres, pg_rows
 from monitoring.models import FiatEvent, Transaction
-from monitoring.rules.context import EPOCH
+from monitoring.rules.context import EPOCH, ONE_MICROSECOND
 from onboarding.models import Entity, Wallet
 
 # The entity ids of a batch, sent as one comma-separated text (reads._id_texts).
@@ -28,7 +28,6 @@ FIAT_COLUMNS = ("id", "entity_id", "timestamp", "event_type", "amount", "currenc
                 "counterparty_bank", "card_type", "merchant_category_code", "merchant_country", "check_type", "check_number",
                 "deposit_method")
 ENTITY_COLUMNS = ("id", "status", "jurisdiction", "entity_type", "created_at", "expected_monthly_volume_usd")
-ONE_MICROSECOND = timedelta(microseconds=1)
 _ID_COLUMNS = {"id", "entity_id", "from_entity_id", "to_entity_id"}
 
 
@@ -68,12 +67,13 @@ VOLUME_GROUPS_SQL = f"""WITH rows AS MATERIALIZED (
   WHERE to_entity_id = ANY({IDS}) AND from_entity_id IS DISTINCT FROM to_entity_id
 ), keyed AS (SELECT *, width_bucket(at, %(bounds)b::timestamptz[]) AS bucket FROM sides)
 SELECT entity::text, min(at), max(at), coalesce(sum(usd_value) FILTER (WHERE NOT own), 0)::text,
-       count(usd_value) FILTER (WHERE NOT own), count(*) FILTER (WHERE usd_value IS NULL AND NOT own)
+       count(usd_value) FILTER (WHERE NOT own), count(*) FILTER (WHERE usd_value IS NULL AND NOT own), count(*)
 FROM keyed GROUP BY entity, bucket, CASE WHEN bucket %% 2 = 1 THEN at END"""
 KNOWN_SQL = f"""SELECT from_entity_id::text, chain_id, to_address FROM monitoring_transaction
 WHERE from_entity_id = ANY({IDS}) AND to_address = ANY(%(addresses)b) AND timestamp < %(before)s
 UNION SELECT to_entity_id::text, chain_id, from_address FROM monitoring_transaction
-WHERE to_entity_id = ANY({IDS}) AND from_address = ANY(%(addresses)b) AND timestamp < %(before)s"""
+WHERE to_entity_id = ANY({IDS}) AND from_address = ANY(%(addresses)b) AND timestamp < %(before)s
+  AND from_entity_id IS DISTINCT FROM to_entity_id"""
 # Probes of the (organization, mode, chain_id, address) unique index, one per key.
 REGISTERED_SQL = """SELECT w.chain_id, w.address, w.entity_id::text, w.flagged, w.created_at, w.first_seen_at FROM onboarding_wallet AS w
 JOIN unnest(%(chains)b::bigint[], %(addresses)b::text[]) AS k(chain_id, address) ON w.chain_id = k.chain_id AND w.address = k.address
@@ -146,18 +146,18 @@ def _band_bounds(bands: list[tuple[datetime, datetime]]) -> list[datetime]:
 
 
 def transaction_volume_groups(organization, mode: str, entity_ids: set[str], since: datetime, until: datetime,
-                              bands: list[tuple[datetime, datetime]]) -> dict[str, list[tuple[int, int, Decimal, int, int]]]:
-    """{entity: [(first, last, usd, priced, unpriced)]} of the entities' transfers in [since, until),
+                              bands: list[tuple[datetime, datetime]]) -> dict[str, list[tuple[int, int, Decimal, int, int, int]]]:
+    """{entity: [(first, last, usd, priced, unpriced, transfers)]} of the entities' transfers in [since, until),
     in time order (times as µs since the engine's epoch): each transfer in one of the `bands`
     ([lo, hi], inclusive) a group of its own time, the rest one group per stretch between bands;
-    own-wallet transfers (the same entity on both sides) count in the times only."""
+    own-wallet transfers (the same entity on both sides) count in the times and `transfers` only."""
     if not entity_ids:
         return {}
     bounds, shift = _band_bounds(bands), (PG_EPOCH - EPOCH) // ONE_MICROSECOND
     if on_postgres():
         params = {"org": organization.pk, "mode": mode, "ids": _id_texts(entity_ids), "since": since, "until": until, "bounds": bounds}
-        rows = [(entity, first + shift, last + shift, Decimal(usd), priced, unpriced)
-                for entity, first, last, usd, priced, unpriced in pg_rows(VOLUME_GROUPS_SQL, params, timestamps_as_micros=True)]
+        rows = [(entity, first + shift, last + shift, Decimal(usd), priced, unpriced, transfers)
+                for entity, first, last, usd, priced, unpriced, transfers in pg_rows(VOLUME_GROUPS_SQL, params, timestamps_as_micros=True)]
     else:
         rows = _volume_groups_orm(organization, mode, entity_ids, since, until, bounds)
     groups: dict[str, list] = {}
@@ -178,8 +178,8 @@ def _volume_groups_orm(organization, mode, entity_ids, since, until, bounds) -> 
         for entity, own in sides:
             if entity not in entity_ids:
                 continue
-            group = found.setdefault((entity, bucket, at_us if bucket % 2 else None), [at_us, at_us, Decimal(0), 0, 0])
-            group[0], group[1] = min(group[0], at_us), max(group[1], at_us)
+            group = found.setdefault((entity, bucket, at_us if bucket % 2 else None), [at_us, at_us, Decimal(0), 0, 0, 0])
+            group[0], group[1], group[5] = min(group[0], at_us), max(group[1], at_us), group[5] + 1
             if not own:
                 if usd is None:
                     group[4] += 1
@@ -236,7 +236,8 @@ def known_counterparties(candidates: set[tuple[str, int, str]], before: datetime
     earlier = Transaction.objects.filter(timestamp__lt=before)
     found = set(earlier.filter(from_entity_id__in=entity_ids, to_address__in=addresses).values_list(
         "from_entity_id", "chain_id", "to_address").distinct())
-    found |= set(earlier.filter(to_entity_id__in=entity_ids, from_address__in=addresses).values_list(
+    found |= set(earlier.filter(to_entity_id__in=entity_ids, from_address__in=addresses).exclude(
+        from_entity_id=F("to_entity_id")).values_list(
         "to_entity_id", "chain_id", "from_address").distinct())
     return {(str(entity), chain_id, address) for entity, chain_id, address in found} & candidates
 

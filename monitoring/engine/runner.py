@@ -15,6 +15,7 @@ from monitoring.engine.loading import Batch, BatchLoader
 from monitoring.engine.marking import mark_monitored
 from monitoring.engine.settings import batch_settings
 from monitoring.rules import EngineSettings, RuleResult, evaluate
+from monitoring.rules.context import HistoryChanged
 
 
 @dataclass
@@ -39,18 +40,25 @@ def evaluate_batch(*, organization, mode: str, transactions=(), fiat_events=(), 
     """Evaluate the given stored events (creating nothing). `wallets`: the registered wallets among
     the transfers' addresses, as reads.registered_wallets gives them, when the caller has just read
     them (ingestion); else they are read."""
+    settings = settings or batch_settings(organization)
     with gc_paused():
-        return _evaluate(organization, mode, transactions, fiat_events, settings or batch_settings(organization), wallets)
+        try:
+            return _evaluate(organization, mode, transactions, fiat_events, settings, wallets)
+        except HistoryChanged:
+            # A transfer was stored between the sums of an entity's older transfers and the read of
+            # those transfers: evaluate the batch again from one read of the whole span, as rows.
+            return _evaluate(organization, mode, transactions, fiat_events, settings, wallets, whole_span=True)
 
 
-def _evaluate(organization, mode: str, transactions, fiat_events, settings: EngineSettings, wallets: list[tuple] | None) -> Evaluation:
+def _evaluate(organization, mode: str, transactions, fiat_events, settings: EngineSettings, wallets: list[tuple] | None,
+              whole_span: bool = False) -> Evaluation:
     batch = Batch(tx_rows=[tx_row(tx) for tx in transactions], fiat_rows=[fiat_row(event) for event in fiat_events])
     by_entity = _events_by_entity(batch)
     evaluation = Evaluation()
     if not by_entity:
         return evaluation
     lists = batch_lists(organization, batch.counterparty_addresses)
-    loader = BatchLoader(organization=organization, mode=mode, settings=settings, lists=lists)
+    loader = BatchLoader(organization=organization, mode=mode, settings=settings, lists=lists, whole_span=whole_span)
     contexts = loader.contexts(batch, wallets)
     for entity_id, events in by_entity.items():
         context = contexts[entity_id]

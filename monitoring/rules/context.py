@@ -316,46 +316,71 @@ class _RunningVolume:
         return Volume(self._usd[hi] - self._usd[lo], self._priced[hi] - self._priced[lo], self._unpriced[hi] - self._unpriced[lo])
 
 
+class HistoryChanged(Exception):
+    """The transfers before the loaded rows were not what their sums said when the rows were read:
+    a transfer was stored (or changed) between the two reads. The batch is evaluated again from
+    one read of the whole span (monitoring.engine.runner)."""
+
+
 class FarVolume:
     """The volumes of an entity's transfers older than the rows storage loaded for a batch.
 
     Storage reads rows only as far back as the batch's short windows reach, and for the stretch
     before them (rule 18's baseline, the 30-day volumes) only sums: groups of transfers, each
-    `(first µs, last µs, usd, priced, unpriced)` (own-wallet transfers count in the times only), in
-    time order and not overlapping. A window edge is answered exactly when no group straddles it;
-    storage keeps the transfers at the edges that the batch's windows use in groups of their own
-    time, so those are. `between` returns None for an edge inside a group: the caller then needs
-    the rows themselves.
+    `(first µs, last µs, usd, priced, unpriced, transfers)` (own-wallet transfers count in the times
+    and in `transfers` only), in time order and not overlapping. A window edge is answered exactly
+    when no group straddles it; storage keeps the transfers at the edges that the batch's windows use
+    in groups of their own time, so those are. `between` returns None for an edge inside a group:
+    the caller then needs the rows themselves.
     """
 
-    __slots__ = ("_groups",)
+    __slots__ = ("_first", "_last", "_transfers", "_usd", "_priced", "_unpriced")
 
-    def __init__(self, groups: Iterable[tuple[int, int, Decimal, int, int]]) -> None:
-        self._groups = groups if isinstance(groups, list) else list(groups)  # a few per entity: scanned, not indexed
+    def __init__(self, groups: Iterable[tuple[int, int, Decimal, int, int, int]]) -> None:
+        self._first, self._last, self._transfers = [], [], 0
+        total, priced, unpriced = Decimal(0), 0, 0
+        self._usd, self._priced, self._unpriced = [total], [0], [0]
+        for first, last, usd, n_priced, n_unpriced, n_transfers in groups:
+            self._first.append(first)
+            self._last.append(last)
+            total, priced, unpriced = total + usd, priced + n_priced, unpriced + n_unpriced
+            self._usd.append(total)
+            self._priced.append(priced)
+            self._unpriced.append(unpriced)
+            self._transfers += n_transfers
 
     def __len__(self) -> int:
-        return len(self._groups)
+        return len(self._first)
 
     @property
     def first_us(self) -> int | None:
-        return self._groups[0][0] if self._groups else None
+        return self._first[0] if self._first else None
 
     @property
     def last_us(self) -> int | None:
-        return self._groups[-1][1] if self._groups else None
+        return self._last[-1] if self._last else None
 
     def between(self, lo: int, hi: int) -> Volume | None:
         """The volume of transfers with lo ≤ time < hi, or None when a group straddles either edge."""
-        usd, priced, unpriced = Decimal(0), 0, 0
-        for first, last, group_usd, group_priced, group_unpriced in self._groups:
-            if last < lo:
-                continue
-            if first >= hi:
-                break
-            if first < lo or last >= hi:
-                return None
-            usd, priced, unpriced = usd + group_usd, priced + group_priced, unpriced + group_unpriced
-        return Volume(usd, priced, unpriced)
+        start = bisect_left(self._first, lo)
+        if start and self._last[start - 1] >= lo:
+            return None
+        stop = bisect_left(self._last, hi)
+        if stop < len(self._first) and self._first[stop] < hi:
+            return None
+        stop = max(stop, start)
+        return Volume(self._usd[stop] - self._usd[start], self._priced[stop] - self._priced[start],
+                      self._unpriced[stop] - self._unpriced[start])
+
+    def check(self, rows: Transfers) -> None:
+        """Raise HistoryChanged unless `rows` are the transfers these sums were made of (their
+        number, times, priced and unpriced counts and USD total)."""
+        counted = [usd for usd, direction in zip(rows.usd, rows.directions, strict=True) if direction != "self"]
+        priced = [usd for usd in counted if usd is not None]
+        found = (len(rows), rows.at[0] if rows.at else None, rows.at[-1] if rows.at else None, len(priced),
+                 len(counted) - len(priced), sum(priced, Decimal(0)))
+        if found != (self._transfers, self.first_us, self.last_us, self._priced[-1], self._unpriced[-1], self._usd[-1]):
+            raise HistoryChanged(f"{found[0]} transfers before the loaded rows, {self._transfers} when they were summed")
 
 
 _by_time = attrgetter("timestamp")  # (a C-level key: the sort runs for every history of every batch)
@@ -388,8 +413,8 @@ class Transfers(Sequence[Transaction]):
                    usd=[tx.usd_value for tx in made], directions=[tx.direction for tx in made],
                    keys=[tx.counterparty_key for tx in made], sources=made)
 
-    def before(self, earlier: Transfers) -> Transfers:
-        """`earlier` (all before this one's first transfer) followed by these: one time-ordered set."""
+    def after(self, earlier: Transfers) -> Transfers:
+        """These transfers after `earlier` (all of which precede the first of these): one time-ordered set."""
         if not earlier.at:
             return self
         joined = Transfers(at=earlier.at + self.at, ids=earlier.ids + self.ids, usd=earlier.usd + self.usd,
@@ -468,6 +493,8 @@ class EntityHistory:
         self._fiat_index = {ev.id: i for i, ev in enumerate(self.fiat_events)}
         self._fiat_volume = _RunningVolume((ev.usd_value for ev in self.fiat_events), (True for _ in self.fiat_events))
         self._known = frozenset(known_counterparties)
+        if far and earlier_rows is None:
+            raise ValueError("summed transfers need earlier_rows, which reads them when the sums cannot answer")
         partial = rows_from is not None and earlier_rows is not None
         self._rows_from = micros(rows_from) if partial else None
         self._far = (far or FarVolume(())) if partial else None
@@ -492,9 +519,10 @@ class EntityHistory:
         if self._earlier_rows is None:
             return
         earlier = self._earlier_rows()
+        self._far.check(earlier)  # read after the sums: a transfer stored meanwhile must not mix two states
         self._earlier_rows, self._rows_from, self._far = None, None, None
         if len(earlier):
-            self._set_transactions(self.transactions.before(earlier))
+            self._set_transactions(self.transactions.after(earlier))
             self._prepended += len(earlier)
 
     def far_volume(self, lo: int, hi: int) -> Volume | None:

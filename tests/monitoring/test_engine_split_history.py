@@ -12,7 +12,7 @@ from decimal import Decimal
 import pytest
 
 from common.principal import Principal
-from monitoring.engine import reads
+from monitoring.engine import reads, runner
 from monitoring.engine.runner import evaluate_batch
 from monitoring.engine.settings import batch_settings
 from monitoring.ingestion.services import fiat_event_ingest, transactions_ingest_batch
@@ -196,7 +196,7 @@ def test_volume_groups_keep_band_transfers_apart_and_agree_between_databases(org
 
 
 def test_far_volume_answers_only_edges_no_group_straddles():
-    far = FarVolume([(10, 10, Decimal("5.00"), 1, 0), (20, 40, Decimal("7.50"), 2, 1), (50, 50, Decimal("1.00"), 1, 0)])
+    far = FarVolume([(10, 10, Decimal("5.00"), 1, 0, 1), (20, 40, Decimal("7.50"), 2, 1, 4), (50, 50, Decimal("1.00"), 1, 0, 1)])
     assert far.between(10, 60) == Volume(Decimal("13.50"), 4, 1)
     assert far.between(11, 60) == Volume(Decimal("8.50"), 3, 1)
     assert far.between(41, 50) == Volume(Decimal(0), 0, 0)
@@ -204,3 +204,42 @@ def test_far_volume_answers_only_edges_no_group_straddles():
     assert far.between(0, 20) == Volume(Decimal("5.00"), 1, 0)
     assert far.between(30, 60) is None and far.between(0, 40) is None and far.between(0, 21) is None
     assert (far.first_us, far.last_us, len(far)) == (10, 50, 3)
+
+
+def test_a_transfer_stored_between_the_sums_and_the_older_rows_sends_the_batch_to_one_read(org, customers, monkeypatch):
+    """The older rows are read after the sums (when a rule asks): a transfer committed in between
+    must not make a result no single state of the database gives (a counterparty's share above its
+    total). The rows disagree with the sums, and the batch is evaluated again from the whole span."""
+    batch = stored_history(org, customers, 0)
+    original, injected, attempts = reads.transactions, [], []
+
+    def racing(organization, mode, entity_ids, since, until):
+        if len(entity_ids) == 1 and not injected:  # an entity's older rows, read by EntityHistory.load_earlier
+            entity = next(e for e in customers if str(e.pk) in entity_ids)
+            transactions_ingest_batch(principal=Principal.system(org, "live"), run_monitoring=False, items=[{
+                "chain_id": 1, "from_address": external(777), "to_address": wallet(customers.index(entity)), "amount": "777",
+                "asset": "USDC", "timestamp": since + 2 * DAY, "tx_hash": f"0x{777:064x}", "log_index": 0}])
+            injected.append(entity)
+        return original(organization, mode, entity_ids, since, until)
+
+    real_evaluate = runner._evaluate
+    monkeypatch.setattr(runner, "_evaluate", lambda *args, **kwargs: attempts.append(kwargs.get("whole_span", False))
+                        or real_evaluate(*args, **kwargs))
+    with monkeypatch.context() as patch:
+        patch.setattr(reads, "transactions", racing)
+        raced = evaluated(org, batch, whole=False, monkeypatch=monkeypatch)
+    assert injected and attempts == [False, True]
+    assert raced == evaluated(org, batch, whole=True, monkeypatch=monkeypatch)  # the database as it is after the insert
+
+
+def test_rule_14_knows_a_counterparty_the_way_the_rows_key_it(org, customers, monkeypatch):
+    """An own-wallet transfer is keyed by its receiving address in the rows; storage's "dealt with
+    before" must not count its sending address (a wallet that later leaves the customer)."""
+    principal, entity = Principal.system(org, "live"), customers[1]
+    transactions_ingest_batch(principal=principal, run_monitoring=False, items=[{
+        "chain_id": 1, "from_address": wallet(1, 0), "to_address": wallet(1, 1), "amount": "10", "asset": "USDC",
+        "timestamp": NOW - 5 * DAY, "tx_hash": f"0x{888:064x}", "log_index": 0}])
+    candidates = {(str(entity.pk), 1, wallet(1, 0)), (str(entity.pk), 1, wallet(1, 1))}
+    known = reads.known_counterparties(candidates, NOW)
+    monkeypatch.setattr(reads, "on_postgres", lambda: False)
+    assert reads.known_counterparties(candidates, NOW) == known == {(str(entity.pk), 1, wallet(1, 1))}
