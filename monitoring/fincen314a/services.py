@@ -58,6 +58,12 @@ def _checked_filename(filename: str) -> str:
     return name
 
 
+FIRST_314A_REQUESTS = dt.date(2002, 9, 26)
+"""31 CFR 1010.520 (the USA PATRIOT Act's section 314(a) rule) took effect then: no list is older.
+A period before it (0001-01-01, a year typed short) would date the search and its 14-day response
+deadline centuries back."""
+
+
 def _period(given: dt.date | None, filename: str, today: dt.date) -> dt.date:
     """The form's `period`; else a date in the file name (314a_2026-11-03.csv, 20261103.csv); else the upload date."""
     period = given
@@ -69,6 +75,9 @@ def _period(given: dt.date | None, filename: str, today: dt.date) -> dt.date:
             period = today
     if period > today:
         raise ValidationFailed.for_field("period", f"{period} is in the future: the period is the date of the list.")
+    if period < FIRST_314A_REQUESTS:
+        raise ValidationFailed.for_field("period", f"{period} is before 314(a) requests began ({FIRST_314A_REQUESTS}): "
+                                                   "the period is the date of the list.")
     return period
 
 

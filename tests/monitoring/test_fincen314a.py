@@ -109,6 +109,14 @@ class TestUpload:
         assert errors(upload(officer, HEADER + "A B,,,,,,,,,,\n", period=future))[0]["field"] == "period"
         assert not Fincen314aFile.objects.exists()
 
+    @pytest.mark.parametrize("period, name", [("0001-01-01", "list.csv"), ("2002-09-25", "list.csv"), (None, "314a_1999-01-01.csv")])
+    def test_a_period_before_314a_began(self, officer, period, name):
+        form = {"period": period} if period else {}
+        (error,) = errors(upload(officer, HEADER + "A B,,,,,,,,,,\n", name=name, **form))
+        assert error["field"] == "period" and "before 314(a) requests began (2002-09-26)" in error["message"]
+        assert not Fincen314aFile.objects.exists()
+        assert upload(officer, HEADER + "A B,,,,,,,,,,\n", name="list.csv", period="2002-09-26").status_code == 200
+
     def test_the_same_list_twice(self, officer):
         first = upload(officer, HEADER + "A B,,,,,,,,,,\n")
         again = upload(officer, HEADER + "A B,,,,,,,,,,\n", name="again.csv")
