@@ -19,7 +19,7 @@ from accounts import services as account_services
 from accounts.models import SSOConnection, SSOLoginAttempt
 from accounts.sso import login
 from accounts.sso.errors import SSOAccessDenied, SSOAssertionInvalid, SSOProviderUnavailable
-from accounts.sso.http import idp_request
+from accounts.sso.http import AnswerTooLarge, idp_request
 from accounts.sso.saml_metadata import PARSER, idp_entity_id
 
 CLOCK_SKEW_SECONDS = 60
@@ -96,14 +96,13 @@ def idp_metadata(connection: SSOConnection) -> str:
 
 def _fetch_metadata(url: str) -> str:
     try:
-        response = idp_request("GET", url or "", "metadata", stream=True)
+        response = idp_request("GET", url or "", "metadata", max_bytes=MAX_METADATA_BYTES)
         response.raise_for_status()
-        body = response.raw.read(MAX_METADATA_BYTES + 1, decode_content=True)
+    except AnswerTooLarge:
+        raise SSOProviderUnavailable("The identity provider's metadata is too large.") from None
     except requests.RequestException as exc:
         raise SSOProviderUnavailable(f"The identity provider's metadata could not be read ({type(exc).__name__}).") from None
-    if len(body) > MAX_METADATA_BYTES:
-        raise SSOProviderUnavailable("The identity provider's metadata is too large.")
-    return body.decode("utf-8", "replace")
+    return response.content.decode("utf-8", "replace")
 
 
 def _expected_idp(connection: SSOConnection, xml: str) -> str:

@@ -4,6 +4,7 @@ token, userinfo, SAML metadata): none may reach a private, loopback or link-loca
 
 import socket
 import threading
+import time
 
 import dns.resolver
 import pytest
@@ -165,3 +166,45 @@ def test_the_certificate_is_checked_for_the_name_not_the_address(settings, test_
         assert server.requests[0].body == b"code=x"
     finally:
         server.stop()
+
+
+class _Dripping(threading.Thread):
+    """An identity provider on loopback that answers 200 and then a byte every 0.2 s for ever, or
+    (huge) megabytes at once: requests' per-read timeout alone would wait for it."""
+
+    def __init__(self, huge: bool = False):
+        super().__init__(daemon=True)
+        self.huge, self.stop = huge, threading.Event()
+        self.server = socket.create_server(("127.0.0.1", 0))
+        self.port = self.server.getsockname()[1]
+
+    def run(self):
+        self.server.settimeout(5)
+        try:
+            client, _ = self.server.accept()
+        except OSError:
+            return
+        with client:
+            client.recv(65536)
+            client.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n\r\n{")
+            while not self.stop.is_set():
+                try:
+                    client.sendall(b" " * (256 * 1024) if self.huge else b" ")
+                except OSError:
+                    return
+                self.stop.wait(0.01 if self.huge else 0.2)
+
+
+@pytest.mark.parametrize("huge, error", [(False, "Timeout"), (True, "AnswerTooLarge")])
+def test_an_answer_that_never_ends_is_cut_off(settings, huge, error):
+    settings.SSO_ALLOW_HTTP_LOOPBACK, settings.SSO_HTTP_TIMEOUT_SECONDS = True, 1
+    server = _Dripping(huge)
+    server.start()
+    started = time.monotonic()
+    try:
+        with pytest.raises(SSOProviderUnavailable, match=rf"discovery document could not be read \({error}\)"):
+            oidc.provider_configuration(f"http://127.0.0.1:{server.port}")
+    finally:
+        server.stop.set()
+        server.server.close()
+    assert time.monotonic() - started < 3  # the whole answer's deadline (1 s), not a read's
