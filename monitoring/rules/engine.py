@@ -142,26 +142,25 @@ class EngineSettings:
                 needs[channel] = max(needs[channel], active.rule.lookback(active.params))
         return Lookback(**needs)
 
+    def _reading_transfers(self) -> Iterator[ActiveRule]:
+        return (active for active in self.active if "transactions" in active.rule.reads)
+
     def row_reach(self) -> timedelta:
         """How far back before an event the rules read transfers one by one in most evaluations: their
         windows in hours (24 h, 48 h). Longer windows (days) are read as volumes, or as transfers only
         by some evaluations (a round amount, a large counterparty volume): storage may load the rows
         of this reach and the rest as sums (EntityHistory, FarVolume)."""
-        reach = timedelta(0)
-        for active in self.active:
-            if "transactions" in active.rule.reads:
-                hours = [active.params[param.name] for param in active.rule.params if param.kind == "hours"]
-                reach = max(reach, timedelta(hours=max(hours, default=0)))
-        return reach
+        hours = [active.params[param.name] for active in self._reading_transfers() for param in active.rule.params
+                 if param.kind == "hours"]
+        return timedelta(hours=max(hours, default=0))
 
     def volume_widths(self) -> set[timedelta]:
         """Every window length of the rules that read transfers (volumes start that long before an event)."""
         widths = set()
-        for active in self.active:
-            if "transactions" in active.rule.reads:
-                widths.add(active.rule.lookback(active.params))
-                widths.update(duration(param.kind, active.params[param.name]) for param in active.rule.params
-                              if param.kind in ("hours", "days"))
+        for active in self._reading_transfers():
+            widths.add(active.rule.lookback(active.params))
+            widths.update(duration(param.kind, active.params[param.name]) for param in active.rule.params
+                          if param.kind in ("hours", "days"))
         return widths
 
     def __contains__(self, key: int | str) -> bool:
