@@ -259,12 +259,24 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def reaped_cpu_seconds(pid: int) -> float:
+    """CPU time of the process's children that have exited and been waited for (cutime + cstime)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    except OSError:
+        return 0.0
+    return (int(fields[13]) + int(fields[14])) / os.sysconf("SC_CLK_TCK")
+
+
 class CpuMeter:
-    """CPU time of the web workers, the Celery worker and the PostgreSQL backends serving this
-    database: what a phase cost whatever else the machine was doing."""
+    """CPU time of the web workers, the Celery worker and PostgreSQL: what a phase cost whatever
+    else the machine was doing. PostgreSQL's is that of the backends serving this database plus
+    that of the server's processes that exited during the phase (parallel query workers, which
+    live for one statement, and autovacuum workers), read off the postmaster's reaped-children
+    time; a backend that exited counts from the snapshot before."""
 
     def __init__(self, web_pid: int, worker_pid: int):
-        self.web_pid, self.worker_pid = web_pid, worker_pid
+        self.web_pid, self.worker_pid, self.postmaster_pid = web_pid, worker_pid, None
 
     def snapshot(self) -> dict[str, dict[int, float]]:
         from django.db import connection
@@ -272,13 +284,23 @@ class CpuMeter:
         with connection.cursor() as cursor:
             cursor.execute("SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()")
             backends = [pid for (pid,) in cursor.fetchall()]
+            if self.postmaster_pid is None:
+                cursor.execute("SELECT pg_backend_pid()")
+                own = cursor.fetchone()[0]
+                self.postmaster_pid = int(Path(f"/proc/{own}/stat").read_text().rpartition(")")[2].split()[1])
         return {"web": {pid: cpu_seconds(pid) for pid in children(self.web_pid)},
                 "worker": {pid: cpu_seconds(pid) for pid in (self.worker_pid, *children(self.worker_pid))},
-                "db": {pid: cpu_seconds(pid) for pid in backends}}
+                "db": {pid: cpu_seconds(pid) for pid in backends},
+                "reaped": {self.postmaster_pid: reaped_cpu_seconds(self.postmaster_pid)}}
 
     @staticmethod
     def spent(before: dict, after: dict) -> dict[str, float]:
-        return {part: sum(max(0.0, used - before[part].get(pid, 0.0)) for pid, used in after[part].items()) for part in after}
+        used = {part: sum(max(0.0, value - before[part].get(pid, 0.0)) for pid, value in after[part].items())
+                for part in ("web", "worker", "db")}
+        gone = sum(value for pid, value in before["db"].items() if pid not in after["db"])
+        reaped = sum(after["reaped"].values()) - sum(before["reaped"].values())
+        used["db"] += max(0.0, reaped - gone)
+        return used
 
 
 class MemorySampler(threading.Thread):

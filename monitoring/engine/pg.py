@@ -17,6 +17,17 @@ def on_postgres() -> bool:
     return connection.vendor == "postgresql"
 
 
+def serial_plans() -> None:
+    """No parallel workers for the rest of the current transaction (PostgreSQL, inside one). A
+    batch's reads are index probes for a thousand entities; a parallel plan of them finishes no
+    sooner on a busy server and costs more CPU in all: each worker starts, scans and hands its
+    rows to the leader (the batch's sums: 94 ms of CPU in parallel, 52 ms serial, measured on the
+    benchmark's data; docs/monitoring-performance.md)."""
+    if on_postgres() and connection.in_atomic_block:
+        with connection.cursor() as cursor:
+            cursor.execute("SET LOCAL max_parallel_workers_per_gather = 0")
+
+
 # PostgreSQL's binary form of a timestamptz is a 64-bit count of microseconds since 2000-01-01 UTC.
 PG_EPOCH = datetime(2000, 1, 1, tzinfo=UTC)
 

@@ -54,17 +54,16 @@ BEFORE_SQL = f"""SELECT e.id::text,
 FROM unnest({IDS}) AS e(id)"""
 # The transfers before the rows a batch loads, as sums per entity: a transfer inside a band (the
 # stretch where a window of the batch's events can begin) is a group of its own time, the others
-# one group per stretch between bands. Own-wallet transfers count in the times only.
-VOLUME_GROUPS_SQL = f"""WITH rows AS MATERIALIZED (
-  SELECT timestamp AS at, usd_value, from_entity_id, to_entity_id FROM monitoring_transaction
-  WHERE organization_id = %(org)s AND mode = %(mode)s AND timestamp >= %(since)s AND timestamp < %(until)s
-    AND (from_entity_id = ANY({IDS}) OR to_entity_id = ANY({IDS}))
-), sides AS (
-  SELECT from_entity_id AS entity, at, usd_value, to_entity_id IS NOT DISTINCT FROM from_entity_id AS own FROM rows
-  WHERE from_entity_id = ANY({IDS})
+# one group per stretch between bands. Own-wallet transfers count in the times only. Each side is
+# an index-only scan of its covering (entity, timestamp) index (migration 0009): no heap visit per
+# transfer. No organization or mode condition: a transfer's entities are resolved within its own
+# organization and mode (monitoring.ingestion.resolution), so an entity's transfers are all of those.
+VOLUME_GROUPS_SQL = f"""WITH sides AS (
+  SELECT from_entity_id AS entity, timestamp AS at, usd_value, to_entity_id IS NOT DISTINCT FROM from_entity_id AS own
+  FROM monitoring_transaction WHERE from_entity_id = ANY({IDS}) AND timestamp >= %(since)s AND timestamp < %(until)s
   UNION ALL
-  SELECT to_entity_id, at, usd_value, false FROM rows
-  WHERE to_entity_id = ANY({IDS}) AND from_entity_id IS DISTINCT FROM to_entity_id
+  SELECT to_entity_id, timestamp, usd_value, false FROM monitoring_transaction
+  WHERE to_entity_id = ANY({IDS}) AND timestamp >= %(since)s AND timestamp < %(until)s AND from_entity_id IS DISTINCT FROM to_entity_id
 ), keyed AS (SELECT *, width_bucket(at, %(bounds)b::timestamptz[]) AS bucket FROM sides)
 SELECT entity::text, min(at), max(at), coalesce(sum(usd_value) FILTER (WHERE NOT own), 0)::text,
        count(usd_value) FILTER (WHERE NOT own), count(*) FILTER (WHERE usd_value IS NULL AND NOT own), count(*)
@@ -155,7 +154,7 @@ def transaction_volume_groups(organization, mode: str, entity_ids: set[str], sin
         return {}
     bounds, shift = _band_bounds(bands), (PG_EPOCH - EPOCH) // ONE_MICROSECOND
     if on_postgres():
-        params = {"org": organization.pk, "mode": mode, "ids": _id_texts(entity_ids), "since": since, "until": until, "bounds": bounds}
+        params = {"ids": _id_texts(entity_ids), "since": since, "until": until, "bounds": bounds}
         rows = [(entity, first + shift, last + shift, Decimal(usd), priced, unpriced, transfers)
                 for entity, first, last, usd, priced, unpriced, transfers in pg_rows(VOLUME_GROUPS_SQL, params, timestamps_as_micros=True)]
     else:

@@ -8,11 +8,14 @@ hits become alerts (monitoring.alerts.services), skips are written on the event'
 from collections import defaultdict
 from dataclasses import dataclass, field
 
+from django.db import transaction
+
 from monitoring.engine.events import fiat_row, rule_fiat, rule_transaction, tx_row
 from monitoring.engine.gcpause import gc_paused
 from monitoring.engine.lists import batch_lists
 from monitoring.engine.loading import Batch, BatchLoader
 from monitoring.engine.marking import mark_monitored
+from monitoring.engine.pg import serial_plans
 from monitoring.engine.settings import batch_settings
 from monitoring.rules import EngineSettings, RuleResult, evaluate
 from monitoring.rules.context import HistoryChanged
@@ -41,7 +44,8 @@ def evaluate_batch(*, organization, mode: str, transactions=(), fiat_events=(), 
     the transfers' addresses, as reads.registered_wallets gives them, when the caller has just read
     them (ingestion); else they are read."""
     settings = settings or batch_settings(organization)
-    with gc_paused():
+    with gc_paused(), transaction.atomic(savepoint=False):
+        serial_plans()
         try:
             return _evaluate(organization, mode, transactions, fiat_events, settings, wallets)
         except HistoryChanged:

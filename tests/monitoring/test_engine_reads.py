@@ -69,6 +69,8 @@ def test_postgres_statements_agree_with_the_orm(org, stored, monkeypatch):
         "wallets": lambda: sorted(reads.registered_wallets(org, "live", {(1, address(i)) for i in range(6)})),
         "before": lambda: reads.activity_before(ids, since, since),
         "graph": lambda: sorted(reads.arrivals(org, "live", {(1, address(i)) for i in (1, 2, 3)}, T0 - timedelta(days=40), until)),
+        "volumes": lambda: reads.transaction_volume_groups(org, "live", ids, since - timedelta(days=20), until,
+                                                           [(T0 - timedelta(days=35), T0 - timedelta(days=33))]),
     }
     fast = {name: call() for name, call in calls.items()}
     monkeypatch.setattr(reads, "on_postgres", lambda: False)
@@ -76,6 +78,46 @@ def test_postgres_statements_agree_with_the_orm(org, stored, monkeypatch):
     assert fast == orm
     assert len(fast["transactions"]) > 50 and fast["before"] and fast["graph"] and len(fast["fiat"]) == 5
     assert len(fast["wallets"]) == 3
+    # Some transfers summed in a group of their own time (in the band), the others per stretch.
+    groups = [group for entity_groups in fast["volumes"].values() for group in entity_groups]
+    assert any(group[0] == group[1] and group[5] == 1 for group in groups) and any(group[5] > 1 for group in groups)
+
+
+def _plan(sql: str, params: dict) -> str:
+    import psycopg
+
+    with psycopg.Cursor(connection.connection) as cursor:
+        cursor.execute("EXPLAIN " + sql, params, binary=True)
+        return "\n".join(line for (line,) in cursor.fetchall())
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL's plans")
+def test_volume_sums_can_be_read_from_the_indexes_alone(org, stored):
+    """The sums over older transfers need no heap page (migration 0009): with the other access
+    paths ruled out, each side is an index-only scan of its covering (entity, timestamp) index."""
+    with connection.cursor() as cursor:
+        cursor.execute("SET LOCAL enable_seqscan = off")
+        cursor.execute("SET LOCAL enable_bitmapscan = off")
+    bounds = reads._band_bounds([(T0 - timedelta(days=35), T0 - timedelta(days=33))])
+    plan = _plan(reads.VOLUME_GROUPS_SQL, {"org": org.pk, "mode": "live", "ids": reads._id_texts({str(entity.pk) for entity in stored}),
+                                           "since": T0 - timedelta(days=50), "until": T0, "bounds": bounds})
+    assert "Index Only Scan using transaction_sender_time" in plan, plan
+    assert "Index Only Scan using transaction_receiver_time" in plan, plan
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="a PostgreSQL setting")
+def test_an_evaluation_plans_without_parallel_workers_until_its_transaction_ends(org, stored):
+    from monitoring.engine.runner import evaluate_batch
+
+    def workers():
+        with connection.cursor() as cursor:
+            cursor.execute("SHOW max_parallel_workers_per_gather")
+            return cursor.fetchone()[0]
+
+    assert workers() != "0"
+    evaluation = evaluate_batch(organization=org, mode="live", transactions=Transaction.objects.order_by("-timestamp")[:20])
+    assert workers() == "0"  # SET LOCAL: back to the server's setting when the (test's) transaction ends
+    assert evaluation.hits or evaluation.skips
 
 
 def test_batch_lists_agree_with_the_organization_lists(org):
