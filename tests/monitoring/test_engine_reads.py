@@ -105,6 +105,21 @@ def test_volume_sums_can_be_read_from_the_indexes_alone(org, stored):
     assert "Index Only Scan using transaction_receiver_time" in plan, plan
 
 
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL's plans")
+def test_an_entity_history_read_probes_the_entity_indexes_past_the_statistics(org, stored):
+    """The newest transfers lie past the column statistics' histogram, where the planner reckons one
+    row in any time range: given an organization-and-time condition it scanned every transfer of
+    the organization in the window for a single ingest's entity. The read has only the entity and
+    time conditions, so it probes the entity indexes."""
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE monitoring_transaction")
+    sender, later = address(1), T0 + timedelta(days=30)
+    store(org, [transfer(1000 + i, address(1 + i % 3), address(900 + i % 5), "10", later + timedelta(minutes=i)) for i in range(400)])
+    plan = _plan(reads.TX_SQL, {"org": org.pk, "mode": "live", "since": later, "until": later + timedelta(days=2),
+                                "ids": reads._id_texts({str(Wallet.objects.get(address=sender).entity_id)})})
+    assert "transaction_sender_time" in plan and "transaction_receiver_time" in plan, plan
+
+
 @pytest.mark.skipif(connection.vendor != "postgresql", reason="a PostgreSQL setting")
 def test_an_evaluation_plans_without_parallel_workers_until_its_transaction_ends(org, stored):
     from monitoring.engine.runner import evaluate_batch
