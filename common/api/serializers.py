@@ -4,11 +4,15 @@ from rest_framework.settings import api_settings
 
 class StrictSerializer(serializers.Serializer):
     """Refuses fields it does not declare (a 422 naming them), as Stripe does: a typo in a field
-    name is an error the caller sees, not a value silently ignored."""
+    name is an error the caller sees, not a value silently ignored. Refuses a JSON number where a
+    field takes text (DESIGN: a field of the wrong type is a 422): DRF's CharField would store
+    `"notes": 5` as "5" and `1e3` as "1000.0". A text field that takes numbers on purpose says so
+    with `accepts_numbers = True` (amounts: `"amount": 1500`)."""
 
     def to_internal_value(self, data):
         unknown = sorted(set(data) - set(self.fields)) if isinstance(data, dict) else []
         errors = {name: ["This field is not accepted here."] for name in unknown}
+        errors.update(_numbers_for_text(self.fields, data))
         try:
             value = super().to_internal_value(data)
         except serializers.ValidationError as exc:
@@ -20,6 +24,14 @@ class StrictSerializer(serializers.Serializer):
         if errors:
             raise serializers.ValidationError(errors)
         return value
+
+
+def _numbers_for_text(fields, data) -> dict:
+    if not isinstance(data, dict):
+        return {}
+    return {name: ["Give text here (a JSON string), not a number."] for name, field in fields.items()
+            if isinstance(field, serializers.CharField) and not field.read_only and not getattr(field, "accepts_numbers", False)
+            and isinstance(data.get(name), int | float) and not isinstance(data.get(name), bool)}
 
 
 def query_values(request) -> dict:

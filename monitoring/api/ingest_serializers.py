@@ -15,7 +15,9 @@ FUTURE_TOLERANCE = timedelta(days=1)  # clock skew and time zones mistaken for U
 
 
 class AmountField(serializers.CharField):
-    """A decimal string up to uint256, kept canonical and exact."""
+    """A decimal string up to uint256, kept canonical and exact (a JSON integer is taken too)."""
+
+    accepts_numbers = True
 
     def to_internal_value(self, data):
         if isinstance(data, bool) or not isinstance(data, (str, int)):

@@ -114,6 +114,15 @@ class TestDisposition:
         assert (alert.status, alert.disposition, alert.disposed_at) == ("open", "", None)
         assert not Event.objects.filter(type="alert.disposition_set").exists()
 
+    @pytest.mark.parametrize("notes", [5, 1.5])
+    def test_a_number_for_the_rationale_is_a_422_not_its_digits(self, client, entity, alert, notes):
+        response = client.post(url(entity, f"alerts/{alert.pk}/disposition"), {"disposition": "false_positive", "notes": notes},
+                               format="json")
+        assert response.status_code == 422
+        assert response.json()["error"]["details"] == [{"field": "notes", "message": "Give text here (a JSON string), not a number."}]
+        alert.refresh_from_db()
+        assert (alert.status, alert.disposition, alert.disposition_notes) == ("open", "", "")
+
     @pytest.mark.parametrize("body", [{"disposition": "maybe", "notes": "x"}, {},
                                       {"disposition": "true_positive", "notes": "x", "extra": 1}])
     def test_bad_input(self, client, entity, alert, body):
