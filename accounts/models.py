@@ -63,6 +63,8 @@ class SessionToken(BaseModel):
     last_used_at = models.DateTimeField(null=True, blank=True)
     ip_address = models.GenericIPAddressField(null=True, blank=True)
     user_agent = models.CharField(max_length=255, blank=True, default="")
+    method = models.CharField(max_length=20, default="password",
+                              help_text="How the person proved who they are: password, google, sso_oidc or sso_saml.")
 
     class Meta:
         ordering = ["-created_at"]

@@ -1,7 +1,13 @@
 from django.utils import timezone
 
 from accounts.models import SessionToken, User
+from accounts.sso.selectors import enforcing_domain_for_email
 from common.secrets import secret_hash
+
+# Where the Django session keeps how its person signed in (accounts.services.session_issue); a
+# session without it was opened by the console's password form.
+SESSION_METHOD_KEY = "compliance_auth_method"
+SSO_METHODS = ("sso_oidc", "sso_saml")
 
 
 def session_token_by_secret(secret: str) -> SessionToken | None:
@@ -14,3 +20,12 @@ def session_token_by_secret(secret: str) -> SessionToken | None:
 
 def user_by_email(email: str) -> User | None:
     return User.objects.filter(email__iexact=email.strip()).first()
+
+
+def sso_required_since(user: User, method: str):
+    """The verified domain whose connection now enforces SSO for this person, when the session was
+    not opened through SSO (a password, Google): such a session ends, as sign-in would be refused
+    now. None for an SSO session, for the platform operator (exempt, as at sign-in) and elsewhere."""
+    if method in SSO_METHODS or user.is_superuser:
+        return None
+    return enforcing_domain_for_email(user.email)

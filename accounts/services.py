@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from accounts import tokens
 from accounts.models import SessionToken, User
-from accounts.selectors import user_by_email
+from accounts.selectors import SESSION_METHOD_KEY, user_by_email
 from accounts.sso import selectors as sso_selectors
 from accounts.sso.errors import SSORequired
 from common import ratelimit
@@ -172,14 +172,25 @@ def session_issue(*, user: User, request=None, method: str = "password", details
     token = new_secret("st_", 48)
     context = current_request()
     session = SessionToken.objects.create(
-        user=user, token_hash=secret_hash(token), ip_address=context.ip, user_agent=context.user_agent,
+        user=user, token_hash=secret_hash(token), ip_address=context.ip, user_agent=context.user_agent, method=method,
         expires_at=timezone.now() + timedelta(hours=settings.SESSION_TOKEN_TTL_HOURS),
     )
     if request is not None:
         auth.login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+        request.session[SESSION_METHOD_KEY] = method
     after = None if method == "password" else {"method": method, **(details or {})}
     audit_record(actor=user, action="user.logged_in", object_type="session", object_id=session.pk, after=after)
     return IssuedSession(user=user, token=token, expires_at=session.expires_at)
+
+
+@transaction.atomic
+def session_end_for_sso(*, user: User, request, domain: str) -> None:
+    """End a console (cookie) session opened without SSO once the person's domain enforces it, with
+    an audit entry saying why. (A bearer session token is refused while the domain enforces SSO:
+    common.authentication.SessionTokenAuthentication.)"""
+    auth.logout(request)
+    audit_record(actor=user, action="user.logged_out", object_type="session", object_id="cookie",
+                 after={"reason": "sso_required", "domain": domain})
 
 
 @transaction.atomic

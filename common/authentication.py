@@ -81,6 +81,10 @@ class SessionTokenAuthentication(authentication.BaseAuthentication):
         user = session_token.user
         if not user.is_active:
             raise Unauthenticated("This account is disabled.")
+        domain = account_selectors.sso_required_since(user, session_token.method)
+        if domain is not None:  # refused while the domain enforces SSO, as a sign-in with that method would be
+            raise Unauthenticated(f"{domain.domain} signs in through single sign-on now: this session no longer counts. "
+                                  "Sign in again through your identity provider.")
         return user, session_principal(request, user, session_token)
 
     def authenticate_header(self, request):

@@ -276,3 +276,84 @@ class TestPasswordSignInWhereSSOIsEnforced:
         make_user("someone@globex.example")
         response = api().post("/v1/auth/login", {"email": "someone@globex.example", "password": PASSWORD}, format="json")
         assert response.status_code == 200
+
+
+class TestSessionsOpenedBeforeEnforcement:
+    """A session opened with a password before the domain enforced SSO ends at its next request, as
+    that sign-in would be refused now; a session opened through SSO goes on."""
+
+    @pytest.fixture
+    def verified(self, admin_client, connection, txt_server):
+        publish(txt_server, connection)
+        assert admin_client.post(f"/v1/sso/connections/{connection['id']}/verify-domain", {"domain": "acme.example"},
+                                 format="json").status_code == 200
+        return connection
+
+    def test_a_password_token_ends_an_sso_token_goes_on(self, api, org, admin_client, verified, make_user):
+        from accounts.models import SessionToken
+        from accounts.services import session_issue
+        from organizations.models import Membership
+
+        worker = make_user("worker@acme.example")
+        Membership.objects.create(organization=org, user=worker, role="l1_analyst")
+        login = {"email": "worker@acme.example", "password": PASSWORD}
+        by_password = api().post("/v1/auth/login", login, format="json").json()["session_token"]
+        by_sso = session_issue(user=worker, method="sso_oidc").token
+        assert api(by_password).get("/v1/developer/whoami").status_code == 200
+
+        admin_client.patch(f"/v1/sso/connections/{verified['id']}", {"enforce": True}, format="json")
+        refused = api(by_password).get("/v1/developer/whoami")
+        assert refused.status_code == 401 and "acme.example signs in through single sign-on now" in refused.json()["error"]["message"]
+        assert api(by_sso).get("/v1/developer/whoami").status_code == 200
+        assert set(SessionToken.objects.filter(user=worker).values_list("method", flat=True)) == {"password", "sso_oidc"}
+
+        # As the password sign-in: refused while the domain enforces SSO, taken again once it does not.
+        admin_client.patch(f"/v1/sso/connections/{verified['id']}", {"enforce": False}, format="json")
+        assert api(by_password).get("/v1/developer/whoami").status_code == 200
+
+    def test_the_platform_operator_and_other_domains_keep_their_sessions(self, api, org, admin_client, verified, make_user):
+        from organizations.models import Membership
+
+        operator = make_user("root@acme.example")
+        operator.is_superuser = True
+        operator.save()
+        Membership.objects.create(organization=org, user=operator, role="admin")
+        token = api().post("/v1/auth/login", {"email": "root@acme.example", "password": PASSWORD}, format="json").json()["session_token"]
+        admin_client.patch(f"/v1/sso/connections/{verified['id']}", {"enforce": True}, format="json")
+        assert api(token).get("/v1/developer/whoami").status_code == 200
+        assert admin_client.get("/v1/developer/whoami").status_code == 200  # user1@example.com: not the domain
+
+    def test_a_console_session_ends_and_asks_for_a_sign_in(self, org, admin_client, verified, make_user):
+        from django.test import Client
+
+        from organizations.models import Membership
+
+        person = make_user("officer@acme.example")
+        person.is_staff = True
+        person.save()
+        Membership.objects.create(organization=org, user=person, role="admin")
+        console = Client()
+        assert console.post("/admin/login/?next=/admin/", {"username": "officer@acme.example", "password": PASSWORD}).status_code == 302
+        assert console.get("/admin/").status_code == 200
+
+        admin_client.patch(f"/v1/sso/connections/{verified['id']}", {"enforce": True}, format="json")
+        ended = console.get("/admin/")
+        assert ended.status_code == 302 and ended["Location"].startswith("/admin/login/")
+        assert "_auth_user_id" not in console.session
+        assert AuditLogEntry.objects.filter(action="user.logged_out", actor_id=str(person.pk), object_id="cookie").exists()
+
+
+def test_tokens_issued_before_the_method_was_kept_take_it_from_their_audit_entry(make_user):
+    import importlib
+
+    from django.apps import apps
+
+    from accounts.models import SessionToken
+    from accounts.services import session_issue
+
+    person = make_user("old@acme.example")
+    session_issue(user=person, method="sso_saml", details={"connection_id": "x"})
+    session_issue(user=person)
+    SessionToken.objects.update(method="password")  # as the migration finds tokens issued before it
+    importlib.import_module("accounts.migrations.0004_session_token_method").methods_from_the_audit_log(apps, None)
+    assert sorted(SessionToken.objects.values_list("method", flat=True)) == ["password", "sso_saml"]
