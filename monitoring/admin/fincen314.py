@@ -96,7 +96,8 @@ class Fincen314aFileAdmin(ReadOnlyTenantAdmin):
 class ReviewForm(forms.Form):
     result = forms.ChoiceField(choices=[("", "— choose —"), (ReviewStatus.POSITIVE, "Positive: the subject is our customer"),
                                         (ReviewStatus.NEGATIVE, "Negative: not the same party")])
-    notes = forms.CharField(widget=forms.Textarea(attrs={"rows": 4, "cols": 60}), error_messages={"required": services_a.NOTES_REQUIRED})
+    notes = forms.CharField(widget=forms.Textarea(attrs={"rows": 4, "cols": 60}), max_length=services_a.NOTES_MAX_CHARS,
+                            error_messages={"required": services_a.NOTES_REQUIRED})
 
 
 class PendingFirst(admin.SimpleListFilter):
@@ -163,7 +164,7 @@ class VerifyForm(forms.Form):
     verified = forms.TypedChoiceField(choices=[("true", "Verified: on FinCEN's list of 314(b) participants"),
                                                ("false", "Not verified: the check failed")], coerce=lambda value: value == "true")
     verification_method = forms.CharField(max_length=100, initial="fincen_lookup")
-    notes = forms.CharField(widget=forms.Textarea(attrs={"rows": 3, "cols": 60}), required=False)
+    notes = forms.CharField(widget=forms.Textarea(attrs={"rows": 3, "cols": 60}), max_length=services_b.TEXT_MAX_CHARS, required=False)
 
 
 class CertificationForm(forms.Form):
@@ -208,11 +209,23 @@ class InboundRequestForm(forms.ModelForm):
     subject_ein = forms.CharField(max_length=10, required=False, label="subject EIN")
     received_at = forms.DateTimeField(required=False, help_text="When it arrived (UTC); now if left empty. Due 14 days later.")
     subject_wallets = forms.CharField(widget=forms.Textarea(attrs={"rows": 2, "cols": 60}), required=False,
-                                      label="subject wallet addresses", help_text="One per line.")
+                                      label="subject wallet addresses",
+                                      help_text=f"One per line, at most {services_b.WALLETS_MAX}.")
+    reason = forms.CharField(widget=forms.Textarea(attrs={"rows": 4, "cols": 60}), max_length=services_b.TEXT_MAX_CHARS)
 
     class Meta:
         model = Fincen314bRequest
         fields = ("partner", "subject_name", "subject_ein", "subject_address", "reason")
+
+    def clean_subject_wallets(self):
+        wallets = [line.strip() for line in self.cleaned_data.get("subject_wallets", "").splitlines() if line.strip()]
+        if len(wallets) > services_b.WALLETS_MAX:
+            raise forms.ValidationError(f"At most {services_b.WALLETS_MAX} wallet addresses (this has {len(wallets)}).")
+        too_long = [wallet for wallet in wallets if len(wallet) > services_b.WALLET_MAX_CHARS]
+        if too_long:
+            raise forms.ValidationError(f"A wallet address has at most {services_b.WALLET_MAX_CHARS} characters "
+                                        f"({too_long[0][:20]}… has {len(too_long[0])}).")
+        return wallets
 
     def clean_subject_ein(self):
         value = self.cleaned_data["subject_ein"].strip()
@@ -269,7 +282,7 @@ class Fincen314bRequestAdmin(TenantAdmin, ServiceSaveAdmin):
         partner, data = obj.partner, form.cleaned_data
         principal = admin_principal(request, partner.organization, partner.mode)
         subject = {"name": data["subject_name"], "ein": data["subject_ein"], "address": data.get("subject_address") or "",
-                   "wallet_addresses": [line.strip() for line in data.get("subject_wallets", "").splitlines() if line.strip()]}
+                   "wallet_addresses": data.get("subject_wallets") or []}
         created = {}
 
         def record():

@@ -8,6 +8,7 @@ from common.api.serializers import StrictSerializer
 from common.errors import ValidationFailed
 from monitoring.api.fincen314a_serializers import BlankAsNull
 from monitoring.fincen314b.ein import ein_normalized
+from monitoring.fincen314b.services import DETAILS_MAX_CHARS, TEXT_MAX_CHARS, WALLET_MAX_CHARS, WALLETS_MAX
 from monitoring.models import Fincen314bPartner, Fincen314bRequest
 from monitoring.models.fincen314b import PartnerStatus, RequestDirection, RequestStatus
 
@@ -73,7 +74,7 @@ class Partner314bListResponse(serializers.Serializer):
 class Partner314bVerify(StrictSerializer):
     verification_method = serializers.CharField(max_length=100, help_text="How it was checked, for example fincen_lookup.")
     verified = serializers.BooleanField(help_text="true: verified, sharing enabled; false: the check failed, sharing stops.")
-    notes = serializers.CharField(max_length=5000, required=False, allow_blank=True, default="")
+    notes = serializers.CharField(max_length=TEXT_MAX_CHARS, required=False, allow_blank=True, default="")
 
 
 class Partner314bVerifyResponse(serializers.ModelSerializer):
@@ -92,13 +93,15 @@ class ShareSubject(StrictSerializer):
     name = serializers.CharField(max_length=300)
     ein = EinField(max_length=10, required=False, allow_blank=True, default="")
     address = serializers.CharField(max_length=500, required=False, allow_blank=True, default="")
-    wallet_addresses = serializers.ListField(child=serializers.CharField(max_length=200), required=False, default=list, max_length=50)
+    wallet_addresses = serializers.ListField(child=serializers.CharField(max_length=WALLET_MAX_CHARS), required=False, default=list,
+                                             max_length=WALLETS_MAX)
 
 
 class Request314bCreate(StrictSerializer):
     partner_id = serializers.UUIDField()
     subject = ShareSubject()
-    reason = serializers.CharField(max_length=5000, help_text="Why: the activity that may involve money laundering or terrorist financing.")
+    reason = serializers.CharField(max_length=TEXT_MAX_CHARS,
+                                   help_text="Why: the activity that may involve money laundering or terrorist financing.")
     case_id = serializers.UUIDField(required=False, allow_null=True, default=None, help_text="A case of yours this request serves.")
 
 
@@ -161,7 +164,7 @@ class Request314bListResponse(serializers.Serializer):
 
 class Request314bRespond(StrictSerializer):
     has_match = serializers.BooleanField()
-    details = serializers.CharField(max_length=10000, required=False, allow_blank=True, default="")
+    details = serializers.CharField(max_length=DETAILS_MAX_CHARS, required=False, allow_blank=True, default="")
     share_sar_reference = serializers.BooleanField(required=False, default=False)
     sar_bsa_id = serializers.RegexField(r"^([0-9]{14})?$", required=False, allow_blank=True, default="",
                                         error_messages={"invalid": "A BSA ID is 14 digits."})

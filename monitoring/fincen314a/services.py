@@ -36,6 +36,7 @@ READ_ROLE = Role.L2_INVESTIGATOR
 REVIEW_ROLE = Role.L2_INVESTIGATOR
 RESPONSE_DAYS = 14  # 31 CFR 1010.520(b)(3)(ii): report matches within 14 days of receiving the request
 FILE_SUFFIXES = (".csv", ".txt")
+NOTES_MAX_CHARS = 5000  # a review's notes, in the API and the console
 PERIOD_IN_NAME = re.compile(r"(?<!\d)(\d{4})-?(\d{2})-?(\d{2})(?!\d)")
 # From bench/fincen314a.py (docs/information-sharing.md): with blocking, the time goes to loading the
 # entities and to the subjects (their matches and events), not to subject × entity pairs.

@@ -28,6 +28,10 @@ READ_ROLE = Role.L2_INVESTIGATOR
 PARTNER_ROLE = Role.L3_OFFICER
 SHARE_ROLE = Role.L2_INVESTIGATOR
 RESPONSE_DAYS = 14
+# Lengths the API and the console both take (the database's text columns have none).
+TEXT_MAX_CHARS = 5000  # a request's reason, a verification's notes
+DETAILS_MAX_CHARS = 10_000  # a response's details
+WALLETS_MAX, WALLET_MAX_CHARS = 50, 200  # a subject's wallet addresses
 PARTNER_FIELDS = ("institution_name", "ein", "contact_name", "contact_email", "contact_phone", "certification_date",
                   "certification_expiry")
 

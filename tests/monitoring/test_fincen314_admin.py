@@ -155,3 +155,37 @@ class TestActions:
     def test_file_page_shows_its_matches(self, staff, org, acme):
         body = page(staff(org), f"/admin/monitoring/fincen314afile/{acme['file'].pk}/change/")
         assert "Acme Person" in body and Fincen314aFile.objects.get(pk=acme["file"].pk).status == "completed"
+
+
+class TestLengths:
+    """The console takes what the API takes: a text past its cap is the form's error, nothing stored."""
+
+    def test_review_notes(self, staff, org, acme):
+        from monitoring.fincen314a.services import NOTES_MAX_CHARS
+
+        form = staff(org, "l2_investigator").post("/admin/monitoring/fincen314amatch/", {
+            "action": "review", "_selected_action": [acme["match"].pk], "apply": "1", "result": "negative",
+            "notes": "x" * (NOTES_MAX_CHARS + 1)})
+        assert form.status_code == 200 and f"at most {NOTES_MAX_CHARS} characters" in form.content.decode()
+        assert Fincen314aMatch.objects.get(pk=acme["match"].pk).review_status == "pending"
+
+    def test_verification_notes(self, staff, org, acme):
+        from monitoring.fincen314b.services import TEXT_MAX_CHARS
+
+        staff(org, "l3_officer").post("/admin/monitoring/fincen314bpartner/", {
+            "action": "verify", "_selected_action": [acme["partner"].pk], "apply": "1", "verified": "false",
+            "verification_method": "fincen_lookup", "notes": "x" * (TEXT_MAX_CHARS + 1)})
+        partner = Fincen314bPartner.objects.get(pk=acme["partner"].pk)
+        assert (partner.status, partner.verification_notes) == ("verified", "")
+
+    @pytest.mark.parametrize("field, value, message", [
+        ("reason", "r" * 5001, "at most 5000 characters"),
+        ("subject_wallets", "\n".join(f"0x{i:040x}" for i in range(51)), "At most 50 wallet addresses (this has 51)."),
+        ("subject_wallets", "0x" + "a" * 199, "A wallet address has at most 200 characters"),
+    ])
+    def test_an_inbound_request(self, staff, org, acme, field, value, message):
+        body = {"partner": acme["partner"].pk, "subject_name": "Too Long", "subject_ein": "", "subject_address": "",
+                "subject_wallets": "", "reason": "Asked by phone", "received_at": "", field: value}
+        response = staff(org, "l2_investigator").post("/admin/monitoring/fincen314brequest/add/", body)
+        assert response.status_code == 200 and message in response.content.decode()
+        assert not Fincen314bRequest.objects.filter(subject_name="Too Long").exists()
