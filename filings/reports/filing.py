@@ -112,8 +112,13 @@ def _unchanged_draft(principal: Principal, subject: Subject, data: dict, from_bo
 
 
 def _dispose_alerts(principal: Principal, case, record: FilingRecord) -> None:
-    """The case's alerts still open are true positives: a report was filed on them."""
-    for alert_id in Alert.objects.filter(case_link__case=case).exclude(status=AlertStatus.CLOSED).values_list("pk", flat=True):
+    """The case's alerts still open are true positives: a report was filed on them. They are locked
+    as they are read: an alert an investigator is disposing meanwhile is waited for and then keeps
+    that disposition, where reading first and locking each after would find it closed and fail the
+    filing with a 409."""
+    still_open = (Alert.objects.select_for_update(of=("self",), no_key=True).filter(case_link__case=case)
+                  .exclude(status=AlertStatus.CLOSED).order_by("pk"))
+    for alert_id in list(still_open.values_list("pk", flat=True)):
         alert_dispose(principal=principal, alert_id=alert_id, disposition=Disposition.TRUE_POSITIVE,
                       notes=f"Confirmed by the determination of {case.reference}.")
 

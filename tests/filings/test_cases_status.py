@@ -149,3 +149,62 @@ def test_concurrent_requests_one_wins_one_409(live_server, org, key, onboard):
     assert codes == [200, 409], results
     assert Case.objects.get(pk=case.pk).status == "investigating"
     assert Event.objects.filter(type="case.status_changed").count() == 1
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="row locks between two open transactions")
+@pytest.mark.django_db(transaction=True)
+def test_an_alert_disposed_while_the_sar_is_filed_keeps_its_disposition(officer, org, onboard, priced):
+    """An investigator disposes one of the case's alerts while an officer files the SAR: the filing
+    waits for that disposition, keeps it, and closes the case's other alerts as true positives."""
+    import time
+
+    from django.db import transaction
+
+    from filings.cases.attach import cases_attach_alerts
+    from filings.models import FilingRecord
+    from monitoring.alerts.services import alert_dispose
+    from tests.filings.conftest import make_alert, with_filer
+
+    with_filer(org, "US")
+    case = open_case(onboard("US", legal_name="Race Holdings Ltd"), transactions=2)
+    other = make_alert(case.entity, transactions=1)
+    cases_attach_alerts(organization=org, mode=case.mode, alerts=[other])
+    disposed = Alert.objects.filter(case_link__case=case).exclude(pk=other.pk).get()
+    investigator = Principal(credential="system", organization=org, mode=case.mode, role="l2_investigator")
+    held, release, outcome = threading.Event(), threading.Event(), {}
+
+    def dispose():
+        try:
+            with transaction.atomic():
+                alert_dispose(principal=investigator, alert_id=disposed.pk, disposition="false_positive", notes="Reviewed: payroll.")
+                held.set()
+                release.wait(60)
+        finally:
+            connection.close()
+
+    def file():
+        try:
+            outcome["response"] = officer.post(f"{BASE}/cases/{case.pk}/file-sar", {}, format="json")
+        finally:
+            connection.close()
+
+    first = threading.Thread(target=dispose)
+    first.start()
+    assert held.wait(60)
+    second = threading.Thread(target=file)
+    second.start()
+    deadline = time.monotonic() + 60
+    with connection.cursor() as cursor:  # release the disposition once the filing waits for its lock
+        while time.monotonic() < deadline and second.is_alive():
+            cursor.execute("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'")
+            if cursor.fetchone()[0]:
+                break
+            time.sleep(0.05)
+    release.set()
+    first.join()
+    second.join()
+    assert outcome["response"].status_code == 200, outcome["response"].json()
+    assert FilingRecord.objects.filter(case=case).count() == 1
+    assert Alert.objects.get(pk=disposed.pk).disposition == "false_positive"
+    assert Alert.objects.get(pk=other.pk).disposition == "true_positive"
+    assert Case.objects.get(pk=case.pk).status == "closed"
