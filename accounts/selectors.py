@@ -1,6 +1,6 @@
 from django.utils import timezone
 
-from accounts.models import SessionToken, User
+from accounts.models import SessionToken, SSODomain, User
 from accounts.sso.selectors import enforcing_domain_for_email
 from common.secrets import secret_hash
 
@@ -22,7 +22,7 @@ def user_by_email(email: str) -> User | None:
     return User.objects.filter(email__iexact=email.strip()).first()
 
 
-def sso_required_since(user: User, method: str):
+def sso_required_since(user: User, method: str) -> SSODomain | None:
     """The verified domain whose connection now enforces SSO for this person, when the session was
     not opened through SSO (a password, Google): such a session ends, as sign-in would be refused
     now. None for an SSO session, for the platform operator (exempt, as at sign-in) and elsewhere."""
