@@ -26,12 +26,32 @@ class StrictSerializer(serializers.Serializer):
         return value
 
 
+NUMBER_FOR_TEXT = "Give text here (a JSON string), not a number."
+
+
+def _takes_text_only(field) -> bool:
+    return isinstance(field, serializers.CharField) and not field.read_only and not getattr(field, "accepts_numbers", False)
+
+
+def _is_number(value) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
 def _numbers_for_text(fields, data) -> dict:
+    """{field: [message]} for a number given to a text field, {field: {index: [message]}} for a
+    number among a list of texts (reported as `field.index`)."""
     if not isinstance(data, dict):
         return {}
-    return {name: ["Give text here (a JSON string), not a number."] for name, field in fields.items()
-            if isinstance(field, serializers.CharField) and not field.read_only and not getattr(field, "accepts_numbers", False)
-            and isinstance(data.get(name), int | float) and not isinstance(data.get(name), bool)}
+    errors: dict = {}
+    for name, field in fields.items():
+        value = data.get(name)
+        if _takes_text_only(field) and _is_number(value):
+            errors[name] = [NUMBER_FOR_TEXT]
+        elif isinstance(field, serializers.ListField) and _takes_text_only(field.child) and isinstance(value, list):
+            found = {index: [NUMBER_FOR_TEXT] for index, item in enumerate(value) if _is_number(item)}
+            if found:
+                errors[name] = found
+    return errors
 
 
 def query_values(request) -> dict:

@@ -1,9 +1,9 @@
-"""StrictSerializer: undeclared fields and JSON numbers for text fields are 422s, each named."""
+"""StrictSerializer: undeclared fields and JSON numbers for text fields (alone or in a list) are 422s, each named."""
 
 import pytest
 from rest_framework import serializers
 
-from common.api.serializers import StrictSerializer, validated
+from common.api.serializers import NUMBER_FOR_TEXT, StrictSerializer, validated
 from monitoring.api.ingest_serializers import AmountField
 
 
@@ -13,6 +13,8 @@ class Sample(StrictSerializer):
     count = serializers.IntegerField(required=False)
     amount = AmountField(required=False)
     echo = serializers.CharField(read_only=True)
+    tags = serializers.ListField(child=serializers.CharField(), required=False)
+    counts = serializers.ListField(child=serializers.IntegerField(), required=False)
 
 
 def errors(data) -> dict:
@@ -23,7 +25,7 @@ def errors(data) -> dict:
 
 @pytest.mark.parametrize("value", [5, 0, -1, 1.5, 1e3])
 def test_a_number_for_text_is_refused_by_name(value):
-    assert errors({"name": value}) == {"name": ["Give text here (a JSON string), not a number."]}
+    assert errors({"name": value}) == {"name": [NUMBER_FOR_TEXT]}
 
 
 def test_each_mistake_is_named_in_one_answer():
@@ -35,3 +37,17 @@ def test_text_numbers_where_numbers_are_taken_and_booleans_as_before():
     assert validated(Sample, {"name": "5", "count": 5, "amount": 1500}) == {"name": "5", "count": 5, "amount": "1500"}
     assert "name" in errors({"name": True})  # DRF's own refusal
     assert "name" in errors({"name": None})
+
+
+def test_a_number_among_texts_is_refused_by_its_place():
+    assert errors({"name": "x", "tags": ["a", 5, "b", 2.5]}) == {"tags": {1: [NUMBER_FOR_TEXT], 3: [NUMBER_FOR_TEXT]}}
+    assert validated(Sample, {"name": "x", "tags": ["5"], "counts": [5]}) == {"name": "x", "tags": ["5"], "counts": [5]}
+
+
+def test_through_the_api_the_place_is_named(api, org, key):
+    """A 314(b) request's subject wallets: `subject.wallet_addresses.1` in the error envelope."""
+    response = api(key(org, role="l3_officer")).post("/v1/monitoring/314b/requests", {
+        "partner_id": "00000000-0000-0000-0000-000000000000", "subject": {"name": "S", "wallet_addresses": ["0xabc", 12345]},
+        "reason": "r"}, format="json")
+    assert response.status_code == 422
+    assert {"field": "subject.wallet_addresses.1", "message": NUMBER_FOR_TEXT} in response.json()["error"]["details"]
