@@ -12,6 +12,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from accounts import services as account_services
+from accounts.choices import sso_sign_in_method
 from accounts.models import SSOConnection, SSOLoginAttempt, User
 from accounts.selectors import user_by_email
 from accounts.sso.errors import SSOAccessDenied, SSOStateInvalid
@@ -125,7 +126,7 @@ def _sign_in(connection: SSOConnection, identity: Identity, request) -> account_
         raise SSOAccessDenied("This account is disabled.")
     _membership(connection, user)
     return account_services.session_issue(
-        user=user, request=request, method=f"sso_{connection.protocol}",
+        user=user, request=request, method=sso_sign_in_method(connection.protocol),
         details={"connection_id": str(connection.pk), "organization_id": str(connection.organization_id), "subject": identity.subject},
     )
 
