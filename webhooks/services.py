@@ -158,40 +158,35 @@ def endpoint_send_test(*, principal: Principal, endpoint_id) -> Delivery:
 
 # --- Events ------------------------------------------------------------------------------------
 
-@transaction.atomic
+# The two emitters are called inside the transaction of the change they report (a monitoring batch,
+# a case opened): they check what they are given before writing and take no savepoint of their own,
+# which would cost two round trips each and protect nothing (docs/decisions.md, "No savepoints on the
+# alert path"). Called outside a transaction, they make one.
+
 def event_emit(*, organization, mode: str, type: str, data: dict) -> Event:
     """Write the event and one delivery per enabled endpoint of (organization, mode) subscribed to
     its type; the deliveries are enqueued when the caller's transaction commits.
 
     `data` must have exactly the catalogue's fields (webhooks.catalogue); PayloadError otherwise.
     """
-    if type == catalogue.TEST_EVENT_TYPE:
-        raise catalogue.PayloadError("webhook.test events are sent with endpoint_send_test")
-    event = _event_create(organization, mode, type, data)
-    endpoints = [
-        endpoint for endpoint in WebhookEndpoint.objects.filter(organization=organization, mode=mode, enabled=True)
-        if endpoint.subscribes_to(type)
-    ]
-    _deliveries_create([(event, endpoint) for endpoint in endpoints])
+    (event,) = events_emit(organization=organization, mode=mode, events=[(type, data)])
     return event
 
 
-@transaction.atomic
 def events_emit(*, organization, mode: str, events: list[tuple[str, dict]]) -> list[Event]:
     """`event_emit` for many events of one organization and mode at once (a monitoring batch that
     opens hundreds of alerts): one query for the endpoints, one insert for the events, one for the
     deliveries."""
-    if not events:
-        return []
     if any(type == catalogue.TEST_EVENT_TYPE for type, _ in events):
         raise catalogue.PayloadError("webhook.test events are sent with endpoint_send_test")
-    endpoints = list(WebhookEndpoint.objects.filter(organization=organization, mode=mode, enabled=True))
-    rows = Event.objects.bulk_create([
-        Event(organization=organization, mode=mode, public_id=signing.new_event_id(), type=type,
-              data=catalogue.event_payload(type, data))
-        for type, data in events
-    ])
-    _deliveries_create([(event, endpoint) for event in rows for endpoint in endpoints if endpoint.subscribes_to(event.type)])
+    rows = [Event(organization=organization, mode=mode, public_id=signing.new_event_id(), type=type,
+                  data=catalogue.event_payload(type, data)) for type, data in events]
+    if not rows:
+        return []
+    with transaction.atomic(savepoint=False):
+        endpoints = list(WebhookEndpoint.objects.filter(organization=organization, mode=mode, enabled=True))
+        rows = Event.objects.bulk_create(rows)
+        _deliveries_create([(event, endpoint) for event in rows for endpoint in endpoints if endpoint.subscribes_to(event.type)])
     return rows
 
 

@@ -18,6 +18,7 @@ from filings.cases import common, metrics
 from filings.choices import CaseEventKind, CaseOrigin, CasePriority, CaseStatus
 from filings.models import Case, CaseAlert, CaseEvent
 from monitoring.choices import AlertStatus
+from monitoring.engine.pg import inserted_rows, on_postgres
 from monitoring.models import Alert
 from onboarding.models import Entity
 from webhooks.services import events_emit
@@ -31,11 +32,11 @@ def lock_entities(entity_ids) -> None:
     """Serialise case opening per entity: two batches cannot both open the entity's case. Locked in
     id order, so two batches over the same entities cannot deadlock; FOR NO KEY UPDATE, so rows
     other transactions insert that refer to the entity (their foreign-key checks take KEY SHARE)
-    are not held up behind the lock."""
+    are not held up behind the lock. `entity_ids`: ids, or a query of them (one statement then)."""
     list(Entity.objects.select_for_update(no_key=True).filter(pk__in=entity_ids).order_by("pk").values_list("pk", flat=True))
 
 
-@transaction.atomic
+@transaction.atomic(savepoint=False)  # inside the alerts' transaction: no savepoint (docs/decisions.md)
 def cases_attach_alerts(*, organization, mode: str, alerts: Iterable[Alert | UUID | str]) -> dict[UUID, UUID]:
     """Each alert (instances or ids) that is not closed and not yet in a case joins its entity's
     open case — the earliest-opened case of the entity that is not closed — or, when the entity
@@ -46,7 +47,7 @@ def cases_attach_alerts(*, organization, mode: str, alerts: Iterable[Alert | UUI
     if not ids:
         return {}
     scoped = Alert.objects.filter(pk__in=ids, organization=organization, mode=mode).exclude(status=AlertStatus.CLOSED)
-    lock_entities(set(scoped.values_list("entity_id", flat=True)))
+    lock_entities(scoped.values("entity_id"))
     rows = list(scoped.filter(case_link__isnull=True).order_by("created_at", "id").values_list("pk", "entity_id", "severity", "created_at"))
     if not rows:
         return {}
@@ -57,12 +58,18 @@ def cases_attach_alerts(*, organization, mode: str, alerts: Iterable[Alert | UUI
     existing = _open_cases(organization, mode, by_entity)
     opened = _open_many(organization, mode, {entity: by_entity[entity] for entity in by_entity if entity not in existing}, now)
     target = {**existing, **opened}
-    CaseAlert.objects.bulk_create([CaseAlert(case=target[entity], alert_id=row[0]) for entity, group in by_entity.items()
-                                   for row in group], ignore_conflicts=True)
-    attached = dict(CaseAlert.objects.filter(alert_id__in=[row[0] for row in rows]).values_list("alert_id", "case_id"))
+    attached = _link([CaseAlert(case=target[entity], alert_id=row[0]) for entity, group in by_entity.items() for row in group])
     _extend(existing, by_entity, now)
     _record(organization, mode, existing, opened, by_entity)
     return attached
+
+
+def _link(links: list[CaseAlert]) -> dict[UUID, UUID]:
+    """Insert the links, leaving out an alert linked already; {alert id: case id} of those inserted."""
+    if on_postgres():
+        return dict(inserted_rows(CaseAlert, links, returning=("alert_id", "case_id")))
+    CaseAlert.objects.bulk_create(links, ignore_conflicts=True)
+    return dict(CaseAlert.objects.filter(alert_id__in=[link.alert_id for link in links]).values_list("alert_id", "case_id"))
 
 
 def _open_cases(organization, mode: str, by_entity) -> dict[UUID, Case]:

@@ -40,7 +40,7 @@ def _grouped(hits: list[RuleResult]) -> dict[tuple[UUID, str], list[RuleResult]]
     return groups
 
 
-@transaction.atomic
+@transaction.atomic(savepoint=False)  # inside the ingestion's transaction: no savepoint (docs/decisions.md)
 def alerts_record(*, organization, mode: str, hits: list[RuleResult], event_times: dict[str, object]) -> set[UUID]:
     """Open or extend alerts for the hits, set-based (a constant number of queries per batch);
     returns the ids of the alerts touched. `event_times` maps each evaluated event's id to its

@@ -82,8 +82,13 @@ def insert_ignoring_conflicts(model, objs: list) -> set:
     `bulk_create(ignore_conflicts=True)` does, in a statement of a fixed size whatever the number of
     rows, and telling which rows went in. Values are prepared as the ORM prepares them (pre_save
     fills auto_now fields on the instances, get_db_prep_save adapts)."""
+    return {row[0] for row in inserted_rows(model, objs, returning=(model._meta.pk.column,))}
+
+
+def inserted_rows(model, objs: list, *, returning: tuple[str, ...]) -> list[tuple]:
+    """`insert_ignoring_conflicts`, returning the given columns of the rows that went in."""
     if not objs:
-        return set()
+        return []
     meta = model._meta
     fields = [model_field for model_field in meta.concrete_fields if model_field is not meta.auto_field]  # the database numbers those
     wrapper = connections[DEFAULT_DB_ALIAS]  # resolved once, not per value through the thread-local proxy
@@ -92,8 +97,8 @@ def insert_ignoring_conflicts(model, objs: list) -> set:
     names = ", ".join(wrapper.ops.quote_name(model_field.column) for model_field in fields)
     arrays = ", ".join(f"%b::{db_type}[]" for db_type in types)  # binary arrays: no per-element quoting
     sql = (f"INSERT INTO {connection.ops.quote_name(meta.db_table)} ({names}) SELECT * FROM unnest({arrays}) "
-           f"ON CONFLICT DO NOTHING RETURNING {connection.ops.quote_name(meta.pk.column)}")
-    return {row[0] for row in pg_rows(sql, columns)}
+           f"ON CONFLICT DO NOTHING RETURNING {', '.join(wrapper.ops.quote_name(column) for column in returning)}")
+    return pg_rows(sql, columns)
 
 
 def insert_new(model, records: list) -> list:

@@ -10,16 +10,12 @@ from monitoring.models import Notification, NotificationType
 from monitoring.notifications.selectors import visible_notifications
 
 
-@transaction.atomic
 def notification_create(*, organization, mode: str, type: str, title: str, body: str = "", entity_id=None,
                         alert_id=None, case_id=None) -> Notification:
     """Called inside the transaction of the change it reports (an alert raised, a case assigned ...)."""
-    if type not in NotificationType.values:
-        raise ValidationFailed.for_field("type", f"Unknown notification type {type!r}.")
-    return Notification.objects.create(
-        organization=organization, mode=mode, type=type, title=title[:200], body=body,
-        entity_id=entity_id, alert_id=alert_id, case_id=case_id,
-    )
+    (notification,) = notifications_create(organization=organization, mode=mode, items=[{
+        "type": type, "title": title, "body": body, "entity_id": entity_id, "alert_id": alert_id, "case_id": case_id}])
+    return notification
 
 
 @transaction.atomic
@@ -37,13 +33,13 @@ def notification_mark_read(*, principal: Principal, notification_id) -> Notifica
     return notification
 
 
-@transaction.atomic
 def notifications_create(*, organization, mode: str, items: list[dict]) -> list[Notification]:
     """`notification_create` for many at once (one insert): each item has type, title and
-    optionally body, entity_id, alert_id, case_id."""
+    optionally body, entity_id, alert_id, case_id. Checked before anything is written, and no
+    savepoint of its own: it writes inside its caller's transaction (docs/decisions.md)."""
     for item in items:
         if item["type"] not in NotificationType.values:
             raise ValidationFailed.for_field("type", f"Unknown notification type {item['type']!r}.")
-    return Notification.objects.bulk_create([
-        Notification(organization=organization, mode=mode, **{**item, "title": item["title"][:200]}) for item in items
-    ])
+    rows = [Notification(organization=organization, mode=mode, **{**item, "title": item["title"][:200]}) for item in items]
+    with transaction.atomic(savepoint=False):
+        return Notification.objects.bulk_create(rows)

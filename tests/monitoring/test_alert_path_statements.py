@@ -1,0 +1,100 @@
+"""The statements of monitoring that opens an alert and its case: everything it must write, and no
+savepoint (each costs two round trips to the database and protects nothing there; docs/decisions.md),
+on SQLite and on PostgreSQL."""
+
+import pytest
+from django.db import connection, transaction
+from django.test.utils import CaptureQueriesContext
+
+from common.errors import ValidationFailed
+from common.models import AuditLogEntry
+from filings.cases.common import numbers_take
+from filings.models import Case, CaseEvent, CaseSequence
+from monitoring.engine.runner import monitor
+from monitoring.models import Alert, AlertHit, AssetPrice, Notification, Transaction
+from monitoring.notifications.services import notifications_create
+from webhooks import catalogue
+from webhooks.models import Event
+from webhooks.services import event_emit, events_emit
+
+pytestmark = pytest.mark.django_db
+EVM = "0x52908400098527886e0f7030069857d2e4169ee7"
+OTHER = "0x000000000000000000000000000000000000beef"
+
+
+@pytest.fixture
+def client(api, org, key):
+    return api(key(org, role="l2_investigator"))
+
+
+@pytest.fixture
+def entity(client, org):
+    AssetPrice.objects.update_or_create(organization=org, asset="USDC", defaults={"usd_rate": 1})
+    return client.post("/v1/onboarding/entities", {"legal_name": "Nova Traders", "entity_type": "business", "jurisdiction": "US",
+                                                    "wallets": [{"chain_id": 1, "address": EVM}]}, format="json").json()
+
+
+def monitored(client, org, i: int, amount: str) -> tuple[int, list[str]]:
+    """Store a transfer, then monitor it as ingestion does, in a transaction of its own; returns the
+    alerts touched and the statements of the monitoring alone."""
+    response = client.post("/v1/monitoring/transfers", {
+        "from_address": OTHER, "to_address": EVM, "amount": amount, "asset": "USDC", "chain_id": 1,
+        "timestamp": f"2026-03-01T1{i}:00:00Z", "tx_hash": f"0x{i}", "run_monitoring": False}, format="json")
+    assert response.status_code == 200, response.content
+    record = Transaction.objects.get(pk=response.json()["id"])
+    with transaction.atomic(), CaptureQueriesContext(connection) as captured:
+        touched = monitor(organization=org, mode="test", transactions=[record])
+    return touched, [query["sql"] for query in captured]
+
+
+def savepoints(statements: list[str]) -> list[str]:
+    return [sql for sql in statements if sql.upper().startswith(("SAVEPOINT", "RELEASE SAVEPOINT", "ROLLBACK TO SAVEPOINT"))]
+
+
+def test_monitoring_that_opens_an_alert_and_a_case_writes_them_all_without_a_savepoint(client, org, entity):
+    CaseSequence.objects.create(organization=org, mode="test")  # an organization's very first case makes it, once
+    touched, statements = monitored(client, org, 0, "12500")
+    opened = set(Alert.objects.values_list("pk", flat=True))
+    assert touched == len(opened) >= 1
+    alert = Alert.objects.get(rule_code="large_transfer")
+    case = Case.objects.get(entity_id=entity["id"])
+    assert (alert.status, alert.hit_count, case.number, case.status) == ("open", 1, 1, "open")
+    assert set(case.alert_links.values_list("alert_id", flat=True)) == opened
+    assert AlertHit.objects.filter(alert=alert).count() == 1 and alert.transactions.count() == 1
+    assert set(Notification.objects.filter(type="alert_created").values_list("alert_id", flat=True)) == opened
+    types = list(Event.objects.filter(type__in=("alert.created", "case.created")).values_list("type", flat=True))
+    assert sorted(types) == sorted(["alert.created"] * len(opened) + ["case.created"])
+    assert list(CaseEvent.objects.filter(case=case).values_list("kind", flat=True)) == ["created"]
+    assert AuditLogEntry.objects.filter(action="case.created", object_id=str(case.pk)).count() == 1
+    assert savepoints(statements) == []
+
+    touched, statements = monitored(client, org, 1, "15000")  # the same rule again: the open alert is extended (dedupe)
+    alert.refresh_from_db()
+    assert touched >= 1 and alert.hit_count == 2 and Case.objects.count() == 1
+    assert alert.transactions.count() == 2 and Event.objects.filter(type="alert.created", data__alert_id=str(alert.pk)).count() == 1
+    assert savepoints(statements) == []
+
+
+def test_case_numbers_are_taken_in_one_statement_each_organization_and_mode_on_its_own(org, other_org):
+    assert numbers_take(org, "test", 3) == 1  # makes the sequence
+    with CaptureQueriesContext(connection) as captured:
+        assert numbers_take(org, "test", 2) == 4
+    assert len(captured) == 1 and captured[0]["sql"].upper().startswith("UPDATE")
+    assert numbers_take(org, "test", 1) == 6
+    assert numbers_take(org, "live", 1) == 1 and numbers_take(other_org, "test", 1) == 1
+    assert numbers_take(org, "test", 1) == 7
+
+
+def test_the_emitters_check_what_they_are_given_before_writing_and_leave_the_callers_transaction_usable(org):
+    """They take no savepoint: a refusal must come before any write, so that a caller that catches
+    it can go on in its transaction."""
+    with transaction.atomic():
+        with pytest.raises(catalogue.PayloadError):
+            events_emit(organization=org, mode="test", events=[("alert.created", {"alert_id": "x"})])
+        with pytest.raises(catalogue.PayloadError):
+            event_emit(organization=org, mode="test", type="webhook.test", data={"endpoint_id": "x", "message": "y"})
+        with pytest.raises(ValidationFailed):
+            notifications_create(organization=org, mode="test", items=[{"type": "no_such_type", "title": "t"}])
+        assert Event.objects.count() == 0 and Notification.objects.count() == 0  # the transaction still answers
+        made = notifications_create(organization=org, mode="test", items=[{"type": "alert_created", "title": "x" * 250}])
+    assert [n.title for n in Notification.objects.all()] == ["x" * 200] == [n.title for n in made]
