@@ -4,6 +4,8 @@
 The delivery attempts themselves are in webhooks.delivery.
 """
 
+from contextlib import contextmanager
+from contextvars import ContextVar
 from urllib.parse import urlsplit
 
 from django.conf import settings
@@ -184,7 +186,7 @@ def events_emit(*, organization, mode: str, events: list[tuple[str, dict]]) -> l
     if not rows:
         return []
     with transaction.atomic(savepoint=False):
-        endpoints = list(WebhookEndpoint.objects.filter(organization=organization, mode=mode, enabled=True))
+        endpoints = _enabled_endpoints(organization, mode)
         rows = Event.objects.bulk_create(rows)
         _deliveries_create([(event, endpoint) for event in rows for endpoint in endpoints if endpoint.subscribes_to(event.type)])
     return rows
@@ -193,8 +195,33 @@ def events_emit(*, organization, mode: str, events: list[tuple[str, dict]]) -> l
 def has_subscribers(*, organization, mode: str, type: str) -> bool:
     """Whether an enabled endpoint of (organization, mode) subscribes to the type: a caller that would
     emit one event per transfer asks first rather than write rows nothing delivers."""
-    endpoints = WebhookEndpoint.objects.filter(organization=organization, mode=mode, enabled=True).only("event_types")
-    return any(endpoint.subscribes_to(type) for endpoint in endpoints)
+    return any(endpoint.subscribes_to(type) for endpoint in _enabled_endpoints(organization, mode))
+
+
+_endpoints_kept: ContextVar[dict | None] = ContextVar("webhook_endpoints_kept", default=None)
+
+
+@contextmanager
+def endpoints_read_once():
+    """Inside the block, the enabled endpoints of an organization and mode are read at their first
+    use and kept until it ends: for one transaction that emits several times (a monitored ingest
+    announces its transfer, then opens alerts and a case), one read instead of one per emission.
+    Open it inside that transaction, so that what is kept is what the transaction would read."""
+    token = _endpoints_kept.set({})
+    try:
+        yield
+    finally:
+        _endpoints_kept.reset(token)
+
+
+def _enabled_endpoints(organization, mode: str) -> list[WebhookEndpoint]:
+    kept, key = _endpoints_kept.get(), (organization.pk, mode)
+    if kept is not None and key in kept:
+        return kept[key]
+    endpoints = list(WebhookEndpoint.objects.filter(organization=organization, mode=mode, enabled=True))
+    if kept is not None:
+        kept[key] = endpoints
+    return endpoints
 
 
 def _event_create(organization, mode: str, type: str, data: dict) -> Event:

@@ -29,6 +29,7 @@ from monitoring.ingestion.retry import in_retried_transaction
 from monitoring.ingestion.storing import build_transactions, note_first_seen, wallets_of
 from monitoring.models import FiatEvent, Transaction
 from organizations.choices import Role
+from webhooks.services import endpoints_read_once
 
 INGEST_ROLE = Role.L1_ANALYST
 
@@ -54,6 +55,17 @@ def generated_tx_hash(item: dict) -> str:
     content = [item["chain_id"], item["from_address"], item["to_address"], item["amount"], item.get("asset", ""),
                item["timestamp"].isoformat(), item.get("reference", "")]
     return "gen_" + hashlib.sha256(json.dumps(content).encode()).hexdigest()[:60]
+
+
+def _ingesting(work):
+    """`work()` in its own transaction (retried when chosen as a deadlock victim), with the webhook
+    endpoints read once in it: an ingest may announce its transfers, then open alerts and a case,
+    each emitting events."""
+    def with_endpoints_once():
+        with endpoints_read_once():
+            return work()
+
+    return in_retried_transaction(with_endpoints_once)
 
 
 def _key(item: dict) -> tuple[int, str, int]:
@@ -96,7 +108,7 @@ def transaction_ingest(*, principal: Principal, item: dict, run_monitoring: bool
         return Ingested(records[0], created=True, alerts_triggered=alerts)
 
     try:
-        outcome = in_retried_transaction(store_and_monitor)
+        outcome = _ingesting(store_and_monitor)
     except IntegrityError:  # a concurrent identical post won the insert
         outcome = None
     return outcome or Ingested(_stored(principal, item), created=False)
@@ -133,7 +145,7 @@ def transactions_ingest_batch(*, principal: Principal, items: list[dict], run_mo
         return records, monitor(organization=principal.organization, mode=principal.mode, transactions=records, wallets=seen)
 
     with gc_paused():
-        records, alerts = in_retried_transaction(store_and_monitor)
+        records, alerts = _ingesting(store_and_monitor)
     return BatchOutcome(ingested=len(records), skipped=len(items) - len(records), alerts_triggered=alerts, records=records)
 
 
@@ -165,7 +177,7 @@ def fiat_event_ingest(*, principal: Principal, item: dict, run_monitoring: bool 
         return Ingested(record, created=True, alerts_triggered=alerts)
 
     try:
-        return in_retried_transaction(store_and_monitor)
+        return _ingesting(store_and_monitor)
     except IntegrityError:
         return Ingested(_same_fiat(_stored_fiat(principal, item), item), created=False)
 

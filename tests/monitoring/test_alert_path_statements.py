@@ -98,3 +98,24 @@ def test_the_emitters_check_what_they_are_given_before_writing_and_leave_the_cal
         assert Event.objects.count() == 0 and Notification.objects.count() == 0  # the transaction still answers
         made = notifications_create(organization=org, mode="test", items=[{"type": "alert_created", "title": "x" * 250}])
     assert [n.title for n in Notification.objects.all()] == ["x" * 200] == [n.title for n in made]
+
+
+def test_an_ingest_reads_the_webhook_endpoints_once_and_delivers_each_of_its_events(client, org, entity):
+    """It announces its transfer, opens alerts and a case: three emissions, one read of the endpoints."""
+    from webhooks.models import Delivery, WebhookEndpoint
+
+    endpoint = WebhookEndpoint.objects.create(organization=org, mode="test", url="https://hooks.example.com/in", signing_secret="s",
+                                              event_types=["transfer.detected", "alert.created", "case.created"])
+    WebhookEndpoint.objects.create(organization=org, mode="test", url="https://hooks.example.com/off", signing_secret="s",
+                                   event_types=["alert.created"], enabled=False)
+    with CaptureQueriesContext(connection) as captured:
+        response = client.post("/v1/monitoring/transfers", {
+            "from_address": OTHER, "to_address": EVM, "amount": "12500", "asset": "USDC", "chain_id": 1,
+            "timestamp": "2026-03-01T10:00:00Z", "tx_hash": "0x1"}, format="json")
+    assert response.status_code == 200 and response.json()["alerts_triggered"] >= 1
+    delivered = sorted(Delivery.objects.filter(endpoint=endpoint).values_list("event__type", flat=True))
+    alerts = Alert.objects.count()
+    assert delivered == sorted(["transfer.detected", "case.created"] + ["alert.created"] * alerts)
+    assert Delivery.objects.count() == len(delivered)  # none to the disabled endpoint
+    reads = [query["sql"] for query in captured if 'FROM "webhooks_webhookendpoint"' in query["sql"]]
+    assert len(reads) == 1, reads
