@@ -9,7 +9,7 @@ from contextvars import ContextVar
 from urllib.parse import urlsplit
 
 from django.conf import settings
-from django.db import transaction
+from django.db import connection, transaction
 
 from common.audit import audit_record
 from common.errors import Conflict, NotFound, ValidationFailed
@@ -126,7 +126,11 @@ def endpoint_update(*, principal: Principal, endpoint_id, changes: dict) -> Webh
 def endpoint_delete(*, principal: Principal, endpoint_id) -> None:
     """Deletes the endpoint and its deliveries; the events stay."""
     require_role(principal, Role.ADMIN)
-    endpoint = _endpoint_locked(principal, endpoint_id)
+    endpoint = _endpoint_locked(principal, endpoint_id)  # emitters that read it have committed; later ones will not see it
+    # A delivery worker claims deliveries FOR UPDATE SKIP LOCKED and writes the attempt in that
+    # transaction: holding them all waits for an attempt under way and keeps the next one off, so
+    # the delete sees every attempt it must remove.
+    list(Delivery.objects.select_for_update().filter(endpoint=endpoint).order_by("pk").values_list("pk", flat=True))
     _audit(principal, "webhook_endpoint.deleted", endpoint, before=_state(endpoint))
     endpoint.delete()
 
@@ -150,9 +154,10 @@ def endpoint_send_test(*, principal: Principal, endpoint_id) -> Delivery:
     endpoint = _endpoint_locked(principal, endpoint_id)
     if not endpoint.enabled:
         raise Conflict("The endpoint is disabled: enable it before sending a test event.")
-    event = _event_create(principal.organization, principal.mode, catalogue.TEST_EVENT_TYPE, {
+    event = _event_row(principal.organization, principal.mode, catalogue.TEST_EVENT_TYPE, {
         "endpoint_id": str(endpoint.pk), "message": "A test event sent from the compliance service.",
     })
+    event.save(force_insert=True)
     (delivery,) = _deliveries_create([(event, endpoint)])
     _audit(principal, "webhook_endpoint.test_sent", endpoint, after={"event_id": event.public_id})
     return delivery
@@ -181,8 +186,7 @@ def events_emit(*, organization, mode: str, events: list[tuple[str, dict]]) -> l
     deliveries."""
     if any(type == catalogue.TEST_EVENT_TYPE for type, _ in events):
         raise catalogue.PayloadError("webhook.test events are sent with endpoint_send_test")
-    rows = [Event(organization=organization, mode=mode, public_id=signing.new_event_id(), type=type,
-                  data=catalogue.event_payload(type, data)) for type, data in events]
+    rows = [_event_row(organization, mode, type, data) for type, data in events]
     if not rows:
         return []
     with transaction.atomic(savepoint=False):
@@ -206,7 +210,8 @@ def endpoints_read_once():
     """Inside the block, the enabled endpoints of an organization and mode are read at their first
     use and kept until it ends: for one transaction that emits several times (a monitored ingest
     announces its transfer, then opens alerts and a case), one read instead of one per emission.
-    Open it inside that transaction, so that what is kept is what the transaction would read."""
+    Open it inside that transaction: the endpoints read are held until it ends (_enabled_endpoints),
+    so none of them can be deleted before its events' deliveries are written."""
     token = _endpoints_kept.set({})
     try:
         yield
@@ -215,18 +220,28 @@ def endpoints_read_once():
 
 
 def _enabled_endpoints(organization, mode: str) -> list[WebhookEndpoint]:
+    """The enabled endpoints of (organization, mode), each held until the transaction ends (FOR KEY
+    SHARE on PostgreSQL): deleting an endpoint locks it FOR UPDATE first (`_endpoint_locked`), so it
+    waits for the emitters that read it and then deletes their deliveries too, rather than leave
+    them pointing at nothing (the emitting transaction would fail at commit). Emitters do not wait
+    for each other, nor for a delivery worker."""
     kept, key = _endpoints_kept.get(), (organization.pk, mode)
     if kept is not None and key in kept:
         return kept[key]
-    endpoints = list(WebhookEndpoint.objects.filter(organization=organization, mode=mode, enabled=True))
+    endpoints = WebhookEndpoint.objects.filter(organization=organization, mode=mode, enabled=True)
+    if connection.vendor == "postgresql":
+        sql, params = endpoints.query.sql_with_params()
+        endpoints = WebhookEndpoint.objects.raw(f"{sql} FOR KEY SHARE", params)
+    endpoints = list(endpoints)
     if kept is not None:
         kept[key] = endpoints
     return endpoints
 
 
-def _event_create(organization, mode: str, type: str, data: dict) -> Event:
-    payload = catalogue.event_payload(type, data)
-    return Event.objects.create(organization=organization, mode=mode, public_id=signing.new_event_id(), type=type, data=payload)
+def _event_row(organization, mode: str, type: str, data: dict) -> Event:
+    """An unsaved event with the catalogue's payload (PayloadError when `data` does not fit it)."""
+    return Event(organization=organization, mode=mode, public_id=signing.new_event_id(), type=type,
+                 data=catalogue.event_payload(type, data))
 
 
 def _deliveries_create(pairs: list[tuple[Event, WebhookEndpoint]]) -> list[Delivery]:

@@ -36,16 +36,18 @@ def lock_entities(entity_ids) -> None:
     list(Entity.objects.select_for_update(no_key=True).filter(pk__in=entity_ids).order_by("pk").values_list("pk", flat=True))
 
 
-@transaction.atomic(savepoint=False)  # inside the alerts' transaction: no savepoint (docs/decisions.md)
 def cases_attach_alerts(*, organization, mode: str, alerts: Iterable[Alert | UUID | str]) -> dict[UUID, UUID]:
     """Each alert (instances or ids) that is not closed and not yet in a case joins its entity's
     open case — the earliest-opened case of the entity that is not closed — or, when the entity
     has none, a new case (`case.created` event). Returns {alert id: case id} for the alerts
     attached by this call; alerts already in a case, closed, or of another organization or mode
     are left alone. Idempotent: a second call with the same alerts attaches nothing."""
-    ids = {_alert_id(alert) for alert in alerts}
-    if not ids:
-        return {}
+    ids = {_alert_id(alert) for alert in alerts}  # a malformed id fails here, before the writes' block
+    return _attach(organization, mode, ids) if ids else {}
+
+
+@transaction.atomic(savepoint=False)  # inside the alerts' transaction: no savepoint (docs/decisions.md)
+def _attach(organization, mode: str, ids: set[UUID]) -> dict[UUID, UUID]:
     scoped = Alert.objects.filter(pk__in=ids, organization=organization, mode=mode).exclude(status=AlertStatus.CLOSED)
     lock_entities(scoped.values("entity_id"))
     rows = list(scoped.filter(case_link__isnull=True).order_by("created_at", "id").values_list("pk", "entity_id", "severity", "created_at"))
@@ -69,7 +71,9 @@ def _link(links: list[CaseAlert]) -> dict[UUID, UUID]:
     if on_postgres():
         return dict(inserted_rows(CaseAlert, links, returning=("alert_id", "case_id")))
     CaseAlert.objects.bulk_create(links, ignore_conflicts=True)
-    return dict(CaseAlert.objects.filter(alert_id__in=[link.alert_id for link in links]).values_list("alert_id", "case_id"))
+    meant = {link.alert_id: link.case_id for link in links}
+    stored = CaseAlert.objects.filter(alert_id__in=meant).values_list("alert_id", "case_id")
+    return {alert_id: case_id for alert_id, case_id in stored if meant[alert_id] == case_id}
 
 
 def _open_cases(organization, mode: str, by_entity) -> dict[UUID, Case]:

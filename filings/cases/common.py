@@ -39,27 +39,48 @@ def case_of(principal: Principal, case_id, *, lock: bool = False) -> Case:
     return case
 
 
-NUMBERS_TAKE_SQL = "UPDATE {table} SET last = last + %s WHERE organization_id = %s AND mode = %s RETURNING last"
-
-
 def numbers_take(organization, mode: str, count: int) -> int:
-    """The first of `count` consecutive case numbers. One statement: the UPDATE locks the sequence
-    row until the transaction ends, so numbers are never shared or skipped (RETURNING: PostgreSQL,
-    and SQLite from 3.35)."""
-    sql = NUMBERS_TAKE_SQL.format(table=connection.ops.quote_name(CaseSequence._meta.db_table))
-    organization_id = CaseSequence._meta.get_field("organization").get_db_prep_value(organization.pk, connection)
+    """The first of `count` consecutive case numbers, taken under a lock on the sequence row that
+    lasts until the transaction ends, so numbers are never shared or skipped. One `UPDATE …
+    RETURNING` where the database has it (PostgreSQL; SQLite from 3.35), else a locked read and a
+    write. The first case of an organization and mode makes the row."""
     for _ in range(2):
-        with connection.cursor() as cursor:
-            cursor.execute(sql, [count, organization_id, mode])
-            row = cursor.fetchone()
-        if row is not None:
-            return row[0] - count + 1
-        try:  # the first case of this organization and mode
+        first = _advance(organization, mode, count)
+        if first is not None:
+            return first
+        try:
             with transaction.atomic():
                 CaseSequence.objects.create(organization=organization, mode=mode, last=0)
         except IntegrityError:  # a concurrent first case made it
             pass
     raise RuntimeError("the case sequence row could not be made")
+
+
+def _advance(organization, mode: str, count: int) -> int | None:
+    """Move the sequence on by `count`; the first number taken, or None when it has no row yet."""
+    if not _updates_return_rows():
+        sequence = CaseSequence.objects.select_for_update().filter(organization=organization, mode=mode).first()
+        if sequence is None:
+            return None
+        sequence.last += count
+        sequence.save(update_fields=["last"])
+        return sequence.last - count + 1
+    meta, quote = CaseSequence._meta, connection.ops.quote_name
+    last, organization_field, mode_field = meta.get_field("last"), meta.get_field("organization"), meta.get_field("mode")
+    sql = (f"UPDATE {quote(meta.db_table)} SET {quote(last.column)} = {quote(last.column)} + %s "
+           f"WHERE {quote(organization_field.column)} = %s AND {quote(mode_field.column)} = %s RETURNING {quote(last.column)}")
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [count, organization_field.get_db_prep_value(organization.pk, connection), mode])
+        row = cursor.fetchone()
+    return None if row is None else row[0] - count + 1
+
+
+def _updates_return_rows() -> bool:
+    if connection.vendor == "sqlite":
+        import sqlite3
+
+        return sqlite3.sqlite_version_info >= (3, 35)
+    return connection.vendor == "postgresql"
 
 
 def alert_ids_of(case: Case) -> list[str]:

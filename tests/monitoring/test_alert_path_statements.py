@@ -119,3 +119,23 @@ def test_an_ingest_reads_the_webhook_endpoints_once_and_delivers_each_of_its_eve
     assert Delivery.objects.count() == len(delivered)  # none to the disabled endpoint
     reads = [query["sql"] for query in captured if 'FROM "webhooks_webhookendpoint"' in query["sql"]]
     assert len(reads) == 1, reads
+
+
+def test_a_malformed_alert_id_is_refused_before_the_case_writes_and_the_transaction_goes_on(org):
+    from filings.cases.attach import cases_attach_alerts
+
+    with transaction.atomic():
+        with pytest.raises(ValueError):
+            cases_attach_alerts(organization=org, mode="test", alerts=["not-a-uuid"])
+        assert Case.objects.count() == 0  # still usable: no block took the failure with it
+
+
+def test_case_numbers_without_update_returning_are_the_same(org, other_org, monkeypatch):
+    """An SQLite older than 3.35 has no RETURNING: a locked read and a write give the same numbers."""
+    from filings.cases import common
+
+    monkeypatch.setattr(common, "_updates_return_rows", lambda: False)
+    assert numbers_take(org, "test", 3) == 1
+    assert numbers_take(org, "test", 2) == 4
+    assert numbers_take(org, "live", 1) == 1 and numbers_take(other_org, "test", 1) == 1
+    assert CaseSequence.objects.get(organization=org, mode="test").last == 5

@@ -9,7 +9,7 @@ from django.db import transaction
 
 from tests.webhooks.conftest import alert_data, principal_of
 from webhooks import catalogue, services
-from webhooks.models import Delivery, Event
+from webhooks.models import Delivery, Event, WebhookEndpoint
 
 SPEC_TYPES = {
     "alert.created", "alert.disposition_set", "case.created", "case.status_changed", "case.assigned", "sar.filed",
@@ -115,3 +115,60 @@ class TestEmit:
     def test_the_test_type_cannot_be_emitted(self, org):
         with pytest.raises(catalogue.PayloadError):
             services.event_emit(organization=org, mode="test", type="webhook.test", data={"endpoint_id": "x", "message": "y"})
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_endpoint_deleted_while_a_transaction_emits_to_it_waits_and_takes_the_new_deliveries(org):
+    """An ingest reads the endpoints once and emits later in its transaction; an admin deletes one of
+    them meanwhile. The delete waits for the ingest, which commits its event and delivery; the delete
+    then removes the endpoint with that delivery (events stay). Without the hold the ingest's commit
+    failed on the delivery's reference to the deleted endpoint."""
+    import threading
+    import time
+
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        pytest.skip("row locks between two open transactions")
+    endpoint = services.endpoint_create(principal=principal_of(org), url="https://hooks.example.com/x", event_types=["alert.created"])
+    read, release, outcome = threading.Event(), threading.Event(), {}
+
+    def ingest():
+        try:
+            with transaction.atomic(), services.endpoints_read_once():
+                assert services.has_subscribers(organization=org, mode="test", type="alert.created")
+                read.set()
+                release.wait(60)
+                outcome["event"] = services.event_emit(organization=org, mode="test", type="alert.created", data=alert_data())
+            outcome["ingest"] = "committed"
+        except Exception as exc:  # noqa: BLE001 - the outcome is what the test asserts
+            outcome["ingest"] = repr(exc)
+        finally:
+            connection.close()
+
+    def delete():
+        try:
+            services.endpoint_delete(principal=principal_of(org), endpoint_id=endpoint.pk)
+            outcome["delete"] = "committed"
+        except Exception as exc:  # noqa: BLE001 - the outcome is what the test asserts
+            outcome["delete"] = repr(exc)
+        finally:
+            connection.close()
+
+    first = threading.Thread(target=ingest)
+    first.start()
+    assert read.wait(60)
+    second = threading.Thread(target=delete)
+    second.start()
+    deadline, waited = time.monotonic() + 30, False
+    with connection.cursor() as cursor:  # let the ingest go on once the delete waits for its lock (or has finished)
+        while time.monotonic() < deadline and second.is_alive() and not waited:
+            cursor.execute("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'")
+            waited = cursor.fetchone()[0] > 0
+            time.sleep(0.05)
+    release.set()
+    first.join(60)
+    second.join(60)
+    assert waited and outcome.get("ingest") == "committed" and outcome.get("delete") == "committed", outcome
+    assert not WebhookEndpoint.objects.filter(pk=endpoint.pk).exists() and not Delivery.objects.exists()
+    assert list(Event.objects.values_list("public_id", flat=True)) == [outcome["event"].public_id]
