@@ -139,3 +139,44 @@ def test_case_numbers_without_update_returning_are_the_same(org, other_org, monk
     assert numbers_take(org, "test", 2) == 4
     assert numbers_take(org, "live", 1) == 1 and numbers_take(other_org, "test", 1) == 1
     assert CaseSequence.objects.get(organization=org, mode="test").last == 5
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_first_cases_of_an_organization_at_once_take_one_and_two(org):
+    """Neither sees a sequence row; both make one; the second waits on the first's, is refused when
+    it commits, and takes the next number from it."""
+    import threading
+    import time
+
+    if connection.vendor != "postgresql":
+        pytest.skip("row locks between two open transactions")
+    taken, first_done, release = {}, threading.Event(), threading.Event()
+
+    def take(name, hold):
+        try:
+            with transaction.atomic():
+                taken[name] = numbers_take(org, "test", 1)
+                if hold:
+                    first_done.set()
+                    release.wait(60)
+        except Exception as exc:  # noqa: BLE001 - the outcome is what the test asserts
+            taken[name] = repr(exc)
+        finally:
+            connection.close()
+
+    first = threading.Thread(target=take, args=("first", True))
+    first.start()
+    assert first_done.wait(60)
+    second = threading.Thread(target=take, args=("second", False))
+    second.start()
+    deadline, waited = time.monotonic() + 30, False
+    with connection.cursor() as cursor:
+        while time.monotonic() < deadline and second.is_alive() and not waited:
+            cursor.execute("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'")
+            waited = cursor.fetchone()[0] > 0
+            time.sleep(0.05)
+    release.set()
+    first.join(60)
+    second.join(60)
+    assert waited and taken == {"first": 1, "second": 2}, taken
+    assert CaseSequence.objects.get(organization=org, mode="test").last == 2
