@@ -156,13 +156,12 @@ def test_concurrent_requests_one_wins_one_409(live_server, org, key, onboard):
 def test_an_alert_disposed_while_the_sar_is_filed_keeps_its_disposition(officer, org, onboard, priced):
     """An investigator disposes one of the case's alerts while an officer files the SAR: the filing
     waits for that disposition, keeps it, and closes the case's other alerts as true positives."""
-    import time
-
     from django.db import transaction
 
     from filings.cases.attach import cases_attach_alerts
     from filings.models import FilingRecord
     from monitoring.alerts.services import alert_dispose
+    from tests.concurrency import waits_on_a_lock
     from tests.filings.conftest import make_alert, with_filer
 
     with_filer(org, "US")
@@ -193,13 +192,7 @@ def test_an_alert_disposed_while_the_sar_is_filed_keeps_its_disposition(officer,
     assert held.wait(60)
     second = threading.Thread(target=file)
     second.start()
-    deadline = time.monotonic() + 60
-    with connection.cursor() as cursor:  # release the disposition once the filing waits for its lock
-        while time.monotonic() < deadline and second.is_alive():
-            cursor.execute("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'")
-            if cursor.fetchone()[0]:
-                break
-            time.sleep(0.05)
+    waits_on_a_lock(second, timeout=60)  # release the disposition once the filing waits for its lock
     release.set()
     first.join()
     second.join()

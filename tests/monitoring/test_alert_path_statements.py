@@ -1,3 +1,4 @@
+# ruff: noqa: F811  (the tests take the imported fixtures client and entity by name)
 """The statements of monitoring that opens an alert and its case: everything it must write, and no
 savepoint (each costs two round trips to the database and protects nothing there; docs/decisions.md),
 on SQLite and on PostgreSQL."""
@@ -11,27 +12,14 @@ from common.models import AuditLogEntry
 from filings.cases.common import numbers_take
 from filings.models import Case, CaseEvent, CaseSequence
 from monitoring.engine.runner import monitor
-from monitoring.models import Alert, AlertHit, AssetPrice, Notification, Transaction
+from monitoring.models import Alert, AlertHit, Notification, Transaction
 from monitoring.notifications.services import notifications_create
+from tests.monitoring.api_fixtures import EVM, OTHER, client, entity  # noqa: F401  (fixtures, used by name)
 from webhooks import catalogue
 from webhooks.models import Event
 from webhooks.services import event_emit, events_emit
 
 pytestmark = pytest.mark.django_db
-EVM = "0x52908400098527886e0f7030069857d2e4169ee7"
-OTHER = "0x000000000000000000000000000000000000beef"
-
-
-@pytest.fixture
-def client(api, org, key):
-    return api(key(org, role="l2_investigator"))
-
-
-@pytest.fixture
-def entity(client, org):
-    AssetPrice.objects.update_or_create(organization=org, asset="USDC", defaults={"usd_rate": 1})
-    return client.post("/v1/onboarding/entities", {"legal_name": "Nova Traders", "entity_type": "business", "jurisdiction": "US",
-                                                    "wallets": [{"chain_id": 1, "address": EVM}]}, format="json").json()
 
 
 def monitored(client, org, i: int, amount: str) -> tuple[int, list[str]]:
@@ -146,7 +134,8 @@ def test_two_first_cases_of_an_organization_at_once_take_one_and_two(org):
     """Neither sees a sequence row; both make one; the second waits on the first's, is refused when
     it commits, and takes the next number from it."""
     import threading
-    import time
+
+    from tests.concurrency import waits_on_a_lock
 
     if connection.vendor != "postgresql":
         pytest.skip("row locks between two open transactions")
@@ -169,12 +158,7 @@ def test_two_first_cases_of_an_organization_at_once_take_one_and_two(org):
     assert first_done.wait(60)
     second = threading.Thread(target=take, args=("second", False))
     second.start()
-    deadline, waited = time.monotonic() + 30, False
-    with connection.cursor() as cursor:
-        while time.monotonic() < deadline and second.is_alive() and not waited:
-            cursor.execute("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'")
-            waited = cursor.fetchone()[0] > 0
-            time.sleep(0.05)
+    waited = waits_on_a_lock(second)
     release.set()
     first.join(60)
     second.join(60)

@@ -1,26 +1,14 @@
+# ruff: noqa: F811  (the tests take the imported fixtures client and entity by name)
 """Alerts and transfers of an entity: list, detail (no parameters or scores), disposition, triage."""
 
 import pytest
 
 from common.models import AuditLogEntry
-from monitoring.models import Alert, AssetPrice, Transaction
+from monitoring.models import Alert, Transaction
+from tests.monitoring.api_fixtures import EVM, OTHER, client, entity  # noqa: F401  (fixtures, used by name)
 from webhooks.models import Event
 
 pytestmark = pytest.mark.django_db
-EVM = "0x52908400098527886e0f7030069857d2e4169ee7"
-OTHER = "0x000000000000000000000000000000000000beef"
-
-
-@pytest.fixture
-def client(api, org, key):
-    return api(key(org, role="l2_investigator"))
-
-
-@pytest.fixture
-def entity(client, org):
-    AssetPrice.objects.update_or_create(organization=org, asset="USDC", defaults={"usd_rate": 1})
-    return client.post("/v1/onboarding/entities", {"legal_name": "Nova Traders", "entity_type": "business", "jurisdiction": "US",
-                                                    "wallets": [{"chain_id": 1, "address": EVM}]}, format="json").json()
 
 
 @pytest.fixture

@@ -1,3 +1,4 @@
+# ruff: noqa: F811  (the tests take the imported fixtures client and entity by name)
 """/v1/monitoring/transfers, /transfers/batch, /fiat-events: validation, idempotency, monitoring."""
 
 import uuid
@@ -9,33 +10,17 @@ import pytest
 from django.utils import timezone
 
 from monitoring.amounts import USD_VALUE_MAX
-from monitoring.models import Alert, AlertHit, AssetPrice, FiatEvent, Transaction
+from monitoring.models import Alert, AlertHit, FiatEvent, Transaction
+from tests.monitoring.api_fixtures import EVM, OTHER, client, entity  # noqa: F401  (fixtures, used by name)
 from webhooks.models import Event
 
 pytestmark = pytest.mark.django_db
-EVM = "0x52908400098527886e0f7030069857d2e4169ee7"
-OTHER = "0x000000000000000000000000000000000000beef"
 BIG = "115792089237316195423570985008687907853269984665640564039457584007913129639935"  # 2**256 - 1
 FUTURE = "The time is in the future (more than 1 day ahead of the server's clock)."
 
 
 def ahead(**delta) -> str:
     return (timezone.now() + timedelta(**delta)).isoformat().replace("+00:00", "Z")
-
-
-@pytest.fixture
-def client(api, org, key):
-    return api(key(org, role="l2_investigator"))
-
-
-@pytest.fixture
-def entity(client, org):
-    AssetPrice.objects.update_or_create(organization=org, asset="USDC", defaults={"usd_rate": 1})
-    response = client.post("/v1/onboarding/entities", {
-        "legal_name": "Nova Traders", "entity_type": "business", "jurisdiction": "US",
-        "wallets": [{"chain_id": 1, "address": EVM}]}, format="json")
-    assert response.status_code == 201, response.json()
-    return response.json()
 
 
 def transfer(**overrides):

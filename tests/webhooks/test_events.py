@@ -124,9 +124,10 @@ def test_an_endpoint_deleted_while_a_transaction_emits_to_it_waits_and_takes_the
     then removes the endpoint with that delivery (events stay). Without the hold the ingest's commit
     failed on the delivery's reference to the deleted endpoint."""
     import threading
-    import time
 
     from django.db import connection
+
+    from tests.concurrency import waits_on_a_lock
 
     if connection.vendor != "postgresql":
         pytest.skip("row locks between two open transactions")
@@ -160,12 +161,7 @@ def test_an_endpoint_deleted_while_a_transaction_emits_to_it_waits_and_takes_the
     assert read.wait(60)
     second = threading.Thread(target=delete)
     second.start()
-    deadline, waited = time.monotonic() + 30, False
-    with connection.cursor() as cursor:  # let the ingest go on once the delete waits for its lock (or has finished)
-        while time.monotonic() < deadline and second.is_alive() and not waited:
-            cursor.execute("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'")
-            waited = cursor.fetchone()[0] > 0
-            time.sleep(0.05)
+    waited = waits_on_a_lock(second)  # let the ingest go on once the delete waits for its lock (or has finished)
     release.set()
     first.join(60)
     second.join(60)
