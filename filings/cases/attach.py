@@ -18,7 +18,7 @@ from filings.cases import common, metrics
 from filings.choices import CaseEventKind, CaseOrigin, CasePriority, CaseStatus
 from filings.models import Case, CaseAlert, CaseEvent
 from monitoring.choices import AlertStatus
-from monitoring.engine.pg import inserted_rows, on_postgres
+from monitoring.engine.pg import inserted_rows, on_postgres, update_each
 from monitoring.models import Alert
 from onboarding.models import Entity
 from webhooks.services import events_emit
@@ -104,7 +104,7 @@ def _extend(existing: dict[UUID, Case], by_entity, now) -> None:
                if metrics.apply_alerts(case, [(row[2], row[3]) for row in by_entity[entity_id]], now=now)]
     for case in changed:
         case.updated_at = now
-    Case.objects.bulk_update(changed, [*metrics.DERIVED_FIELDS, "updated_at"])
+    update_each(Case, changed, [*metrics.DERIVED_FIELDS, "updated_at"])
 
 
 def _record(organization, mode: str, existing: dict[UUID, Case], opened: dict[UUID, Case], by_entity) -> None:

@@ -8,6 +8,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from common.audit import actor_of, audit_records
+from monitoring.engine.pg import update_each
 from onboarding.models import Entity, RiskAssessment
 from onboarding.risk.scoring import score_entities
 from webhooks.services import events_emit
@@ -54,7 +55,7 @@ def risks_recompute(*, entity_ids, reason: str, actor=None) -> int:
         entity.risk_factors, entity.risk_updated_at, entity.updated_at = result.factors, now, now
         updated.append(entity)
     if updated:
-        Entity.objects.bulk_update(updated, _UPDATED)
+        update_each(Entity, updated, _UPDATED)
     if changed:
         _record_changes(changed, reason, actor)
     return len(changed)
