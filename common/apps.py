@@ -6,4 +6,5 @@ class CommonConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self):
+        from common import checks  # noqa: F401 - registers the deployment checks
         from common.api import schema  # noqa: F401 - registers the OpenAPI auth extensions
