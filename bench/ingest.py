@@ -10,9 +10,9 @@ Creates a fresh PostgreSQL database (`bench_ingest`; BENCH_DATABASE_URL), Redis 
 and broker (BENCH_REDIS_URL), an organization and premium admin keys (management commands), 10,000
 entities with three registered wallets each in both modes (ORM bulk insert), tags for the service
 counterparties (`load_address_tags`) and `--history-days` of earlier traffic (COPY), then VACUUM ANALYZE,
-so that the timed run sees a steady-state history (and, on a server with autovacuum off, VACUUM ANALYZE
-of the transfers between rounds whenever autovacuum would have run). Then starts gunicorn and one Celery
-worker (make run's settings by default) and sends:
+so that the timed run sees a steady-state history (and, on a server with autovacuum off, VACUUM and
+ANALYZE between rounds wherever autovacuum's own thresholds would have started them). Then starts
+gunicorn and one Celery worker (make run's settings by default) and sends:
 
 - first, single transfers to `POST /v1/monitoring/transfers` at `--single-rate` requests/s on the calm
   system (open loop: latency counts from the scheduled send time, so a slow server cannot hide behind
@@ -338,8 +338,9 @@ class DatabaseSampler(threading.Thread):
 
         with psycopg.connect(self.url, autocommit=True) as conn:
             while not self.stopped.wait(self.every):
-                rows = conn.execute("SELECT state, wait_event_type, wait_event FROM pg_stat_activity "
-                                    "WHERE datname = current_database() AND pid <> pg_backend_pid() AND state <> 'idle'").fetchall()
+                rows = conn.execute("SELECT state, wait_event_type, wait_event FROM pg_stat_activity WHERE datname = "
+                                    "current_database() AND pid <> pg_backend_pid() AND state <> 'idle' AND application_name <> %s",
+                                    [Vacuum.NAME]).fetchall()
                 for state, wait_type, wait in rows:
                     key = "running" if state == "active" and wait_type in (None, "CPU") else \
                         f"waiting: {wait_type} {wait}" if state == "active" else state
@@ -478,47 +479,61 @@ def run_singles(args, base: str, keys: list[str], traffic: Traffic, meter: CpuMe
 
 
 class Vacuum:
-    """Stands in for autovacuum when the server has it off (a CI setting; production servers keep
-    it on): between rounds, VACUUM ANALYZE of the transfers whenever they grew by autovacuum's insert
-    thresholds since the last (autovacuum_vacuum_insert_threshold + _scale_factor × rows). Without it
-    the new transfers never become all-visible, and the sums' index-only scans turn into heap visits
-    as the run goes on, which no production table would show. Its time is reported on its own,
-    counted in neither mode."""
+    """Stands in for autovacuum when the server has it off (a CI setting; production servers keep it
+    on). Between rounds, each table of the database is vacuumed and analysed where autovacuum would
+    have done it by then, by autovacuum's own rules: VACUUM past `autovacuum_vacuum_threshold +
+    _scale_factor × rows` dead rows or `autovacuum_vacuum_insert_threshold + _scale_factor × rows`
+    rows inserted since the last (-1: never), ANALYZE past `autovacuum_analyze_threshold +
+    _scale_factor × rows` rows changed, read from pg_stat_user_tables (the statistics autovacuum
+    reads). Then a CHECKPOINT, so that the pages it dirtied are written before the next round rather
+    than during it. Without it the new transfers never become all-visible and the sums' index-only
+    scans turn into heap visits as a run goes on, which no production table shows. One connection,
+    named so that DatabaseSampler leaves it out; its time is reported on its own, in neither mode's."""
+
+    NAME = "bench-autovacuum-stand-in"
+    SETTINGS = ("vacuum_threshold", "vacuum_scale_factor", "vacuum_insert_threshold", "vacuum_insert_scale_factor",
+                "analyze_threshold", "analyze_scale_factor")
 
     def __init__(self, url: str):
         import psycopg
 
-        self.url, self.runs, self.seconds = url, 0, 0.0
-        with psycopg.connect(url, autocommit=True) as conn:
-            self.server_on = conn.execute("SHOW autovacuum").fetchone()[0] == "on"
-            threshold, scale = (float(conn.execute(f"SHOW autovacuum_vacuum_insert_{name}").fetchone()[0])
-                                for name in ("threshold", "scale_factor"))
-            self.threshold, self.scale = threshold, scale
-            self.last = self._rows(conn)
+        self.runs, self.seconds = 0, 0.0
+        self.conn = psycopg.connect(url, autocommit=True, application_name=self.NAME)
+        self.server_on = self.conn.execute("SHOW autovacuum").fetchone()[0] == "on"
+        self.limits = {name: float(self.conn.execute(f"SHOW autovacuum_{name}").fetchone()[0]) for name in self.SETTINGS}
 
-    @staticmethod
-    def _rows(conn) -> int:
-        return conn.execute("SELECT count(*) FROM monitoring_transaction").fetchone()[0]
+    def due(self) -> list[tuple[str, str]]:
+        """(command, table) for every table autovacuum would have vacuumed or analysed by now."""
+        limit, due = self.limits, []
+        rows = self.conn.execute("SELECT s.relname, greatest(c.reltuples, 0), s.n_dead_tup, s.n_ins_since_vacuum, "
+                                 "s.n_mod_since_analyze FROM pg_stat_user_tables s JOIN pg_class c ON c.oid = s.relid").fetchall()
+        for table, tuples, dead, inserted, changed in rows:
+            vacuum = dead > limit["vacuum_threshold"] + limit["vacuum_scale_factor"] * tuples or (
+                limit["vacuum_insert_threshold"] >= 0
+                and inserted > limit["vacuum_insert_threshold"] + limit["vacuum_insert_scale_factor"] * tuples)
+            analyze = changed > limit["analyze_threshold"] + limit["analyze_scale_factor"] * tuples
+            if vacuum or analyze:
+                due.append(("VACUUM (ANALYZE)" if vacuum and analyze else "VACUUM" if vacuum else "ANALYZE", table))
+        return due
 
     def maybe(self) -> None:
-        import psycopg
-
         if self.server_on:
             return
-        with psycopg.connect(self.url, autocommit=True) as conn:
-            rows = self._rows(conn)
-            if rows - self.last < self.threshold + self.scale * self.last:
-                return
-            started = time.perf_counter()
-            conn.execute("VACUUM (ANALYZE) monitoring_transaction")
-            self.seconds += time.perf_counter() - started
-            self.runs, self.last = self.runs + 1, rows
+        due = self.due()
+        if not due:
+            return
+        started = time.perf_counter()
+        for command, table in due:
+            self.conn.execute(f'{command} "{table}"')
+        self.conn.execute("CHECKPOINT")
+        self.seconds += time.perf_counter() - started
+        self.runs += 1
 
     def describe(self) -> str:
         if self.server_on:
             return "autovacuum on"
-        return (f"autovacuum off on this server: the benchmark vacuumed the transfers {self.runs} time(s) between rounds in its "
-                f"stead ({self.seconds:.1f} s, in neither mode's time)")
+        return (f"autovacuum off on this server: the benchmark vacuumed and analysed by autovacuum's rules between rounds "
+                f"{self.runs} time(s) in its stead ({self.seconds:.1f} s, in neither mode's time)")
 
 
 def run_batches(args, clients: dict, traffic: Traffic, meter: CpuMeter, sent: dict, vacuum: Vacuum) -> tuple[dict, dict]:

@@ -2,6 +2,7 @@
 through a psycopg cursor on Django's connection (same transaction), with server-side binding and
 binary results. Callers keep an ORM path for other databases (SQLite)."""
 
+import re
 from collections.abc import Iterable
 from datetime import UTC, datetime
 from decimal import Decimal
@@ -77,9 +78,13 @@ def _column(model_field, objs: list, wrapper, *, pre_save: bool = True) -> list:
     return [prepare(value, wrapper) for value in values]
 
 
+_TYPE_MODIFIERS = re.compile(r"\([^)]*\)")
+
+
 def _arrays(fields, wrapper) -> str:
-    """One binary array parameter per field, cast to the column's type (no per-element quoting)."""
-    return ", ".join(f"%b::{model_field.db_type(wrapper).split('(')[0]}[]" for model_field in fields)
+    """One binary array parameter per field, cast to an array of the column's type without its
+    modifiers (varchar(10) -> varchar[]; the column's own type checks the values on assignment)."""
+    return ", ".join(f"%b::{_TYPE_MODIFIERS.sub('', model_field.db_type(wrapper))}[]" for model_field in fields)
 
 
 def insert_ignoring_conflicts(model, objs: list) -> set:
@@ -104,19 +109,27 @@ def inserted_rows(model, objs: list, *, returning: tuple[str, ...]) -> list[tupl
     return pg_rows(sql, columns)
 
 
-def update_each(model, objs: list, field_names) -> None:
+def update_each(model, objs, field_names) -> None:
     """What `QuerySet.bulk_update(objs, field_names)` does (each row set to its own instance's
     values, no pre_save) in one `UPDATE … FROM unnest(one array per column)` on PostgreSQL, a
     statement of a fixed size, instead of one `CASE WHEN pk = … THEN …` per field and row, which
     the ORM builds and compiles in Python (a third of a monitoring batch's risk recomputation in the
-    worker). The ORM's bulk_update elsewhere."""
+    worker). The ORM's bulk_update elsewhere. Plain values only (no expressions); every object
+    with a primary key and named once (ValueError otherwise). On PostgreSQL the statement goes through psycopg, as
+    pg_rows' do: a refusal is psycopg's error, and Django's query log does not show it."""
+    objs, field_names = list(objs), list(field_names)
     if not objs:
-        return
-    if not on_postgres():
-        model.objects.bulk_update(objs, field_names)
         return
     meta = model._meta
     fields = [meta.pk, *(meta.get_field(name) for name in field_names)]
+    if not field_names or len(set(field_names)) != len(field_names) or meta.pk in fields[1:]:
+        raise ValueError("update_each needs distinct field names, the primary key not among them")
+    keys = [obj.pk for obj in objs]
+    if None in keys or len(set(keys)) != len(keys):
+        raise ValueError("update_each needs objects with a primary key, each once")
+    if not on_postgres():
+        model.objects.bulk_update(objs, field_names)
+        return
     wrapper = connections[DEFAULT_DB_ALIAS]
     columns = [_column(model_field, objs, wrapper, pre_save=False) for model_field in fields]
     names = [wrapper.ops.quote_name(model_field.column) for model_field in fields]

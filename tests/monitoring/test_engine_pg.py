@@ -1,23 +1,28 @@
 """monitoring.engine.pg.update_each: what bulk_update stores, in one statement on PostgreSQL (and through
 bulk_update elsewhere), on both databases."""
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from filings.cases import metrics
+from filings.models import Case
+from monitoring.engine import pg
 from monitoring.engine.pg import on_postgres, update_each
 from onboarding.models import Entity
 
 pytestmark = pytest.mark.django_db
 
 FIELDS = ("risk_score", "risk_tier", "risk_factors", "risk_updated_at", "updated_at")
+EARLIER = datetime(2026, 10, 1, 9, tzinfo=UTC)
 
 
 def make(org, count: int) -> list[Entity]:
     return [Entity.objects.create(organization=org, mode="test", legal_name=f"Customer {i}", entity_type="individual",
-                                  jurisdiction="US", risk_score=1, risk_tier="low", risk_factors=[{"name": "old"}])
+                                  jurisdiction="US", risk_score=1, risk_tier="low", risk_factors=[{"name": "old"}],
+                                  risk_updated_at=EARLIER)
             for i in range(count)]
 
 
@@ -34,10 +39,10 @@ def test_each_row_takes_its_own_instances_values_and_nothing_else_changes(org):
     for i, entity in enumerate(changed):
         entity.risk_score, entity.risk_tier = 10 * (i + 1), ("low", "medium", "critical")[i]
         entity.risk_factors = [{"name": "screening", "contribution": 1.5 * i, "detail": f"it's \"{i}\""}]
-        entity.risk_updated_at = moments[i] if i != 1 else None  # a NULL among values
+        entity.risk_updated_at = moments[i] if i != 1 else None  # a value becomes NULL among values
         entity.updated_at = moments[i]
         entity.legal_name = "not saved"  # a field not named is left alone
-    update_each(Entity, changed, FIELDS)
+    update_each(Entity, (entity for entity in changed), FIELDS)  # any iterable, read once
     rows = stored(entities)
     for i, entity in enumerate(changed):
         assert rows[entity.pk] == (10 * (i + 1), ("low", "medium", "critical")[i],
@@ -48,15 +53,67 @@ def test_each_row_takes_its_own_instances_values_and_nothing_else_changes(org):
         "Customer 0", "Customer 1", "Customer 2"}
 
 
-def test_a_column_of_nulls_only_and_no_rows_at_all(org):
+def test_a_column_of_nulls_only_replaces_values(org):
     entities = make(org, 2)
     for entity in entities:
         entity.risk_score, entity.risk_updated_at = None, None
     update_each(Entity, entities, ("risk_score", "risk_updated_at"))
     assert set(Entity.objects.filter(pk__in=[e.pk for e in entities]).values_list("risk_score", "risk_updated_at")) == {(None, None)}
+
+
+def test_no_objects_run_nothing(monkeypatch):
+    def refuse(*args, **kwargs):
+        raise AssertionError("no statement was due")
+
+    monkeypatch.setattr(pg, "pg_rows", refuse)
+    monkeypatch.setattr(Entity.objects, "bulk_update", refuse)
     with CaptureQueriesContext(connection) as captured:
         update_each(Entity, [], FIELDS)
     assert len(captured) == 0
+
+
+def test_what_bulk_update_would_refuse_or_leave_to_chance_is_refused(org):
+    first, second = make(org, 2)
+    unsaved = Entity(legal_name="no key")
+    unsaved.pk = None
+    for objs, fields in (([first, first], FIELDS), ([first, unsaved], FIELDS), ([first], ()),
+                         ([first], ("risk_score", "risk_score")), ([first], ("id", "risk_score"))):
+        with pytest.raises(ValueError):
+            update_each(Entity, objs, fields)
+    assert stored([first, second])[first.pk][0] == 1  # nothing written
+
+
+def test_cases_derived_fields_are_stored_as_bulk_update_stores_them(org):
+    """The case extension's fields (filings.cases.attach._extend), the same changes made through
+    bulk_update on one set of cases and update_each on another."""
+    start = datetime(2026, 11, 2, 8, tzinfo=UTC)
+
+    def cases(first_number: int) -> list[Case]:
+        return [Case.objects.create(organization=org, mode="test", number=first_number + i, entity=entity, detected_at=start,
+                                    sla_started_at=start, sla_due_at=start + timedelta(days=30),
+                                    sla_breach_notified_at=start if i == 0 else None)
+                for i, entity in enumerate(make(org, 3))]
+
+    def change(rows: list[Case]) -> list[Case]:
+        for i, case in enumerate(rows):
+            case.priority = ("medium", "high", "critical")[i]
+            case.detected_at = start - timedelta(hours=i)
+            case.report_due_at = start + timedelta(days=30 - i) if i != 2 else None
+            case.sla_due_at = start + timedelta(days=5 + i)
+            case.sla_breach_notified_at = None if i == 0 else start + timedelta(days=i)
+            case.updated_at = start + timedelta(minutes=i)
+        return rows
+
+    fields = [*metrics.DERIVED_FIELDS, "updated_at"]
+    by_orm, by_each = change(cases(1)), change(cases(11))
+    Case.objects.bulk_update(by_orm, fields)
+    update_each(Case, by_each, fields)
+
+    def stored_cases(rows):
+        return [tuple(row) for row in Case.objects.filter(pk__in=[c.pk for c in rows]).order_by("number").values_list(*fields)]
+
+    assert stored_cases(by_each) == stored_cases(by_orm)
+    assert stored_cases(by_each)[0][0] == "medium" and stored_cases(by_each)[2][2] is None
 
 
 def test_postgresql_builds_no_case_expression(org):
