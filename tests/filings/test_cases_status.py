@@ -161,7 +161,7 @@ def test_an_alert_disposed_while_the_sar_is_filed_keeps_its_disposition(officer,
     from filings.cases.attach import cases_attach_alerts
     from filings.models import FilingRecord
     from monitoring.alerts.services import alert_dispose
-    from tests.concurrency import waits_on_a_lock
+    from tests.concurrency import second_waits_for_first
     from tests.filings.conftest import make_alert, with_filer
 
     with_filer(org, "US")
@@ -173,29 +173,16 @@ def test_an_alert_disposed_while_the_sar_is_filed_keeps_its_disposition(officer,
     held, release, outcome = threading.Event(), threading.Event(), {}
 
     def dispose():
-        try:
-            with transaction.atomic():
-                alert_dispose(principal=investigator, alert_id=disposed.pk, disposition="false_positive", notes="Reviewed: payroll.")
-                held.set()
-                release.wait(60)
-        finally:
-            connection.close()
+        with transaction.atomic():
+            alert_dispose(principal=investigator, alert_id=disposed.pk, disposition="false_positive", notes="Reviewed: payroll.")
+            held.set()
+            release.wait(60)
 
     def file():
-        try:
-            outcome["response"] = officer.post(f"{BASE}/cases/{case.pk}/file-sar", {}, format="json")
-        finally:
-            connection.close()
+        outcome["response"] = officer.post(f"{BASE}/cases/{case.pk}/file-sar", {}, format="json")
 
-    first = threading.Thread(target=dispose)
-    first.start()
-    assert held.wait(60)
-    second = threading.Thread(target=file)
-    second.start()
-    waits_on_a_lock(second, timeout=60)  # release the disposition once the filing waits for its lock
-    release.set()
-    first.join()
-    second.join()
+    # the disposition is released once the filing waits for its lock
+    second_waits_for_first(dispose, file, held=held, release=release, lock_timeout=60)
     assert outcome["response"].status_code == 200, outcome["response"].json()
     assert FilingRecord.objects.filter(case=case).count() == 1
     assert Alert.objects.get(pk=disposed.pk).disposition == "false_positive"

@@ -135,7 +135,7 @@ def test_two_first_cases_of_an_organization_at_once_take_one_and_two(org):
     it commits, and takes the next number from it."""
     import threading
 
-    from tests.concurrency import waits_on_a_lock
+    from tests.concurrency import second_waits_for_first
 
     if connection.vendor != "postgresql":
         pytest.skip("row locks between two open transactions")
@@ -150,17 +150,7 @@ def test_two_first_cases_of_an_organization_at_once_take_one_and_two(org):
                     release.wait(60)
         except Exception as exc:  # noqa: BLE001 - the outcome is what the test asserts
             taken[name] = repr(exc)
-        finally:
-            connection.close()
 
-    first = threading.Thread(target=take, args=("first", True))
-    first.start()
-    assert first_done.wait(60)
-    second = threading.Thread(target=take, args=("second", False))
-    second.start()
-    waited = waits_on_a_lock(second)
-    release.set()
-    first.join(60)
-    second.join(60)
+    waited = second_waits_for_first(lambda: take("first", True), lambda: take("second", False), held=first_done, release=release)
     assert waited and taken == {"first": 1, "second": 2}, taken
     assert CaseSequence.objects.get(organization=org, mode="test").last == 2

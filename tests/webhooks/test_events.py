@@ -127,7 +127,7 @@ def test_an_endpoint_deleted_while_a_transaction_emits_to_it_waits_and_takes_the
 
     from django.db import connection
 
-    from tests.concurrency import waits_on_a_lock
+    from tests.concurrency import second_waits_for_first
 
     if connection.vendor != "postgresql":
         pytest.skip("row locks between two open transactions")
@@ -144,8 +144,6 @@ def test_an_endpoint_deleted_while_a_transaction_emits_to_it_waits_and_takes_the
             outcome["ingest"] = "committed"
         except Exception as exc:  # noqa: BLE001 - the outcome is what the test asserts
             outcome["ingest"] = repr(exc)
-        finally:
-            connection.close()
 
     def delete():
         try:
@@ -153,18 +151,8 @@ def test_an_endpoint_deleted_while_a_transaction_emits_to_it_waits_and_takes_the
             outcome["delete"] = "committed"
         except Exception as exc:  # noqa: BLE001 - the outcome is what the test asserts
             outcome["delete"] = repr(exc)
-        finally:
-            connection.close()
 
-    first = threading.Thread(target=ingest)
-    first.start()
-    assert read.wait(60)
-    second = threading.Thread(target=delete)
-    second.start()
-    waited = waits_on_a_lock(second)  # let the ingest go on once the delete waits for its lock (or has finished)
-    release.set()
-    first.join(60)
-    second.join(60)
+    waited = second_waits_for_first(ingest, delete, held=read, release=release)  # the ingest goes on once the delete waits
     assert waited and outcome.get("ingest") == "committed" and outcome.get("delete") == "committed", outcome
     assert not WebhookEndpoint.objects.filter(pk=endpoint.pk).exists() and not Delivery.objects.exists()
     assert list(Event.objects.values_list("public_id", flat=True)) == [outcome["event"].public_id]
