@@ -220,14 +220,20 @@ def _record(claimed: list[_Claimed]) -> dict[str, Delivery]:
              for item, outcome in zip(claimed, outcomes, strict=True)],
         )
     succeeded: dict[int, list[str]] = {}  # status code → delivery ids
+    gone = set()  # deleted with their endpoint during the send (services.endpoint_delete): nothing left to record
     for item, outcome in zip(claimed, outcomes, strict=True):
         delivery, attempt = item.delivery, item.attempt
         attempt.finished_at, attempt.status_code = finished, outcome.status_code
         attempt.error, attempt.duration_ms = outcome.error, outcome.duration_ms
         if current.get(delivery.pk) != attempt.number:
+            try:
+                delivery.refresh_from_db()
+            except Delivery.DoesNotExist:
+                logger.info("delivery %s: deleted with its endpoint during attempt %s", delivery.pk, attempt.number)
+                gone.add(delivery.pk)
+                continue
             logger.warning("delivery %s: attempt %s finished after its lease; outcome kept on the attempt only",
                            delivery.pk, attempt.number)
-            delivery.refresh_from_db()
             continue
         if outcome.succeeded:
             changes = {"status": DeliveryStatus.SUCCEEDED, "delivered_at": finished, "next_attempt_at": None}
@@ -249,7 +255,7 @@ def _record(claimed: list[_Claimed]) -> dict[str, Delivery]:
             last_error="", enqueued_at=None, claimed_by="", updated_at=finished)
     done = [str(pk) for delivery_ids in succeeded.values() for pk in delivery_ids]
     transaction.on_commit(lambda: _succeeded_here.add_all(done))
-    return {str(item.delivery.pk): item.delivery for item in claimed}
+    return {str(item.delivery.pk): item.delivery for item in claimed if item.delivery.pk not in gone}
 
 
 class _RecentIds:

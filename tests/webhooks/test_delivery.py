@@ -13,7 +13,7 @@ import pytest
 from tests.webhooks.conftest import alert_data, principal_of
 from tests.webhooks.receiver import HANG, TRICKLE
 from webhooks import delivery, services, transport
-from webhooks.models import Delivery, DeliveryStatus
+from webhooks.models import Delivery, DeliveryStatus, Event, WebhookEndpoint
 
 pytestmark = pytest.mark.django_db
 
@@ -348,6 +348,29 @@ def test_an_error_of_one_send_is_its_outcome_and_the_rest_of_the_batch_is_record
     sweep()  # the retry sends the failed one alone: the acknowledged ones are not sent again
     assert [r.event_id for r in hook.requests].count(broken.public_id) == 1 and len(hook.requests) == 3
     assert set(Delivery.objects.values_list("status", flat=True)) == {"succeeded"}
+
+
+def test_an_endpoint_deleted_during_a_send_leaves_nothing_to_record_and_no_error(
+        local_receivers, receiver, make_endpoint, held_back, org, monkeypatch):
+    """The admin deletes the endpoint while its deliveries are being sent (the claim has committed,
+    the send runs outside a transaction): the outcomes find no delivery to record, and the attempt
+    ends quietly instead of failing on it."""
+    hook = receiver()
+    endpoint = make_endpoint(hook.url())
+    (event,) = held_back(1)  # one send: in this thread, on this test's connection
+    real_post = transport.post
+
+    def post_then_delete(url, body, headers):
+        response = real_post(url, body, headers)
+        services.endpoint_delete(principal=principal_of(org), endpoint_id=endpoint.pk)
+        return response
+
+    monkeypatch.setattr(transport, "post", post_then_delete)
+    assert delivery.delivery_attempt(Delivery.objects.get(event=event).pk) is None
+
+    assert not Delivery.objects.exists() and not WebhookEndpoint.objects.filter(pk=endpoint.pk).exists()
+    assert Event.objects.filter(pk=event.pk).exists()  # the event stays
+    assert [r.event_id for r in hook.acknowledged()] == [event.public_id]
 
 
 def test_a_soft_time_limit_during_a_batch_records_what_finished_and_times_out_the_rest(
