@@ -12,7 +12,8 @@ UINT256_MAX = 2**256 - 1
 USD_VALUE_MAX = Decimal("1" + "0" * 27 + ".00")
 # ASCII digits (re.ASCII): \d also takes other scripts' digits, which Decimal reads but which would be
 # stored and compared as other strings than the same number ("١٢٣" is not "123").
-AMOUNT_PATTERN = re.compile(r"^0*(\d{1,78})(?:\.(\d{1,36}))?$", re.ASCII)
+AMOUNT_PATTERN = re.compile(r"^0*(\d+)(?:\.(\d+))?$", re.ASCII)
+MAX_DECIMALS = 36
 
 
 class AmountError(ValueError):
@@ -25,8 +26,10 @@ def canonical_amount(text: str) -> str:
     if not match:
         raise AmountError("An amount is a non-negative decimal string such as \"1500.25\" (no sign, exponent or separators).")
     whole, fraction = match.group(1).lstrip("0") or "0", (match.group(2) or "").rstrip("0")
-    if int(whole) > UINT256_MAX:
+    if len(whole) > len(str(UINT256_MAX)) or int(whole) > UINT256_MAX:  # the length first: int() of a long string is slow
         raise AmountError("The amount exceeds the largest uint256 value.")
+    if len(match.group(2) or "") > MAX_DECIMALS:
+        raise AmountError(f"An amount has at most {MAX_DECIMALS} decimal places.")
     return f"{whole}.{fraction}" if fraction else whole
 
 

@@ -1,4 +1,4 @@
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 
 import pycountry
 from django.utils import timezone
@@ -12,6 +12,9 @@ from monitoring.choices import CARD_EVENTS, CardType, CheckType, DepositMethod, 
 
 MAX_BATCH = 1000
 FUTURE_TOLERANCE = timedelta(days=1)  # clock skew and time zones mistaken for UTC, not a typo in the year
+# No event this service monitors happened before the Unix epoch; a year such as 0001 is a placeholder
+# or a typo, and the rules' windows, which reach back from each event, cannot start before year 1.
+EARLIEST_EVENT = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 class AmountField(serializers.CharField):
@@ -29,11 +32,14 @@ class AmountField(serializers.CharField):
 
 
 class EventTimestampField(serializers.DateTimeField):
-    """When the event happened: not more than a day ahead of the server's clock. A far-future event
-    would sit at the end of every window and make each later event look like history."""
+    """When the event happened: not more than a day ahead of the server's clock (a far-future event
+    would sit at the end of every window and make each later event look like history), and not
+    before 1970."""
 
     def to_internal_value(self, value):
         moment = super().to_internal_value(value)
+        if moment < EARLIEST_EVENT:
+            raise serializers.ValidationError("The time is before 1970-01-01T00:00:00Z; send when the event happened.")
         if moment > timezone.now() + FUTURE_TOLERANCE:
             raise serializers.ValidationError("The time is in the future (more than 1 day ahead of the server's clock).")
         return moment

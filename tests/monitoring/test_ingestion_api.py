@@ -17,6 +17,7 @@ from webhooks.models import Event
 pytestmark = pytest.mark.django_db
 BIG = "115792089237316195423570985008687907853269984665640564039457584007913129639935"  # 2**256 - 1
 FUTURE = "The time is in the future (more than 1 day ahead of the server's clock)."
+EARLY = "The time is before 1970-01-01T00:00:00Z; send when the event happened."
 
 
 def ahead(**delta) -> str:
@@ -67,6 +68,23 @@ class TestSingle:
         body = client.post("/v1/monitoring/transfers", transfer(amount="000" + BIG, asset="WEI"), format="json").json()
         assert Transaction.objects.get(pk=body["id"]).amount == BIG
         assert client.post("/v1/monitoring/transfers", transfer(amount=str(2**256), tx_hash="0x2"), format="json").status_code == 422
+
+    @pytest.mark.parametrize("amount, message", [
+        (str(2**256), "The amount exceeds the largest uint256 value."),
+        ("1" + "0" * 78, "The amount exceeds the largest uint256 value."),  # 79 digits
+        ("9" * 200, "The amount exceeds the largest uint256 value."),
+        ("1." + "1" * 37, "An amount has at most 36 decimal places."),
+        ("-5", 'An amount is a non-negative decimal string such as "1500.25" (no sign, exponent or separators).'),
+        ("1e5", 'An amount is a non-negative decimal string such as "1500.25" (no sign, exponent or separators).'),
+    ])
+    def test_an_amount_out_of_range_says_which_limit_it_passes(self, client, entity, amount, message):
+        for path, body in (("/v1/monitoring/transfers", transfer(amount=amount)),
+                           ("/v1/monitoring/transfers/batch", {"transactions": [transfer(amount=amount)]})):
+            response = client.post(path, body, format="json")
+            assert response.status_code == 422
+            field = "amount" if path.endswith("transfers") else "transactions.0.amount"
+            assert response.json()["error"]["details"] == [{"field": field, "message": message}]
+        assert not Transaction.objects.exists()
 
     def test_the_longest_amount_of_a_priced_asset_is_stored_and_read_back(self, client, entity):
         """uint256 with 36 decimals is 115 characters (the column held 100: a 500 on PostgreSQL), and
@@ -128,6 +146,28 @@ class TestSingle:
                                             "details": [{"field": "timestamp", "message": FUTURE}]}
         assert client.post("/v1/monitoring/transfers", transfer(timestamp=ahead(days=1, minutes=5)), format="json").status_code == 422
         assert not Transaction.objects.exists()
+
+    @pytest.mark.parametrize("moment", ["0001-01-01T00:00:00Z", "0001-01-02T00:00:00Z", "1969-12-31T23:59:59Z"])
+    def test_a_timestamp_before_1970_is_refused_naming_the_field_not_a_500(self, client, entity, moment):
+        """The rules' windows reach back from each event: from year 1 they would start before any date (a 500 before)."""
+        for run_monitoring in (True, False):
+            response = client.post("/v1/monitoring/transfers", transfer(timestamp=moment, run_monitoring=run_monitoring), format="json")
+            assert response.status_code == 422
+            assert response.json()["error"]["details"] == [{"field": "timestamp", "message": EARLY}]
+        response = client.post("/v1/monitoring/transfers/batch", {"transactions": [transfer(tx_hash="0x1"), transfer(
+            tx_hash="0x2", timestamp=moment)]}, format="json")
+        assert response.status_code == 422
+        assert response.json()["error"]["details"] == [{"field": "transactions.1.timestamp", "message": EARLY}]
+        response = client.post("/v1/monitoring/fiat-events", {"entity_id": entity["id"], "event_type": "wire_in", "amount": "15000",
+                                                              "event_timestamp": moment}, format="json")
+        assert response.status_code == 422
+        assert response.json()["error"]["details"] == [{"field": "event_timestamp", "message": EARLY}]
+        assert not Transaction.objects.exists() and not FiatEvent.objects.exists() and not Alert.objects.exists()
+
+    def test_the_first_moment_of_1970_is_taken(self, client, entity):
+        response = client.post("/v1/monitoring/transfers", transfer(timestamp="1970-01-01T00:00:00Z"), format="json")
+        assert response.status_code == 200, response.json()
+        assert Transaction.objects.get().timestamp.year == 1970
 
     def test_a_timestamp_within_a_day_ahead_is_clock_skew(self, client, entity):
         response = client.post("/v1/monitoring/transfers", transfer(timestamp=ahead(hours=23)), format="json")
