@@ -1,6 +1,7 @@
 """New alerts join their entity's open case, or open one (issue 5: the spec has no create operation).
 
-`cases_attach_alerts` is what monitoring calls in the transaction that opens alerts. It is
+`cases_attach_opened` is what monitoring calls in the transaction that opens alerts;
+`cases_attach_alerts` takes any alerts (instances or ids) and reads them first. Both are
 set-based: a constant number of queries per call, whatever the number of alerts and entities.
 """
 
@@ -8,6 +9,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable
+from operator import itemgetter
 from uuid import UUID
 
 from django.db import transaction
@@ -46,13 +48,32 @@ def cases_attach_alerts(*, organization, mode: str, alerts: Iterable[Alert | UUI
     return _attach(organization, mode, ids) if ids else {}
 
 
+def cases_attach_opened(*, organization, mode: str, alerts: list[Alert]) -> dict[UUID, UUID]:
+    """`cases_attach_alerts` for alerts the caller's transaction has just opened (monitoring), as
+    saved instances of this organization and mode. No other transaction can see them yet, so none
+    is closed or in a case: they are taken as they are instead of read back, one statement fewer on
+    the path of an ingest that opens alerts."""
+    rows = sorted(((alert.pk, alert.entity_id, alert.severity, alert.created_at) for alert in alerts), key=itemgetter(3, 0))
+    return _attach_opened(organization, mode, rows) if rows else {}
+
+
 @transaction.atomic(savepoint=False)  # inside the alerts' transaction: no savepoint (docs/decisions.md)
 def _attach(organization, mode: str, ids: set[UUID]) -> dict[UUID, UUID]:
     scoped = Alert.objects.filter(pk__in=ids, organization=organization, mode=mode).exclude(status=AlertStatus.CLOSED)
     lock_entities(scoped.values("entity_id"))
     rows = list(scoped.filter(case_link__isnull=True).order_by("created_at", "id").values_list("pk", "entity_id", "severity", "created_at"))
-    if not rows:
-        return {}
+    return _join_or_open(organization, mode, rows) if rows else {}
+
+
+@transaction.atomic(savepoint=False)  # as _attach
+def _attach_opened(organization, mode: str, rows: list[tuple]) -> dict[UUID, UUID]:
+    lock_entities({row[1] for row in rows})
+    return _join_or_open(organization, mode, rows)
+
+
+def _join_or_open(organization, mode: str, rows: list[tuple]) -> dict[UUID, UUID]:
+    """`rows` (alert id, entity id, severity, created_at), oldest first, of alerts in no case, their
+    entities locked: each joins its entity's open case, or a case opened for the entity's alerts."""
     by_entity: dict[UUID, list[tuple]] = defaultdict(list)
     for row in rows:
         by_entity[row[1]].append(row)

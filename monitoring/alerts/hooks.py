@@ -6,10 +6,10 @@ from monitoring import risk_feed
 
 
 def after_alerts(*, organization, mode: str, opened: list, touched_entity_ids: set) -> None:
-    from filings.cases.attach import cases_attach_alerts
+    from filings.cases.attach import cases_attach_opened
 
     if opened:
-        cases_attach_alerts(organization=organization, mode=mode, alerts=opened)
+        cases_attach_opened(organization=organization, mode=mode, alerts=opened)
     risk_feed.schedule(touched_entity_ids, reason="alerts opened or extended")
 
 
