@@ -135,7 +135,7 @@ class AlertAdmin(ReadOnlyAdmin):
             (event.timestamp.strftime("%Y-%m-%d %H:%M:%S"), event.event_type, event.amount, event.currency,
              event.counterparty_name or "—", event.reference or "—") for event in rows)) or "—"
 
-    @admin.display(description="evidence (first hit)")
+    @admin.display(description="evidence (the hit that opened it)")
     def evidence_pretty(self, alert):
         return format_html("<pre>{}</pre>", json.dumps(alert.evidence, indent=2, default=str))
 

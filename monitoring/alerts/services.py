@@ -8,7 +8,7 @@ from uuid import UUID
 
 from django.db import transaction
 from django.db.models import Case, DateTimeField, F, PositiveIntegerField, Value, When
-from django.db.models.functions import Greatest
+from django.db.models.functions import Greatest, Least
 from django.utils import timezone
 
 from common.audit import audit_record
@@ -28,8 +28,10 @@ from webhooks.services import event_emit, events_emit
 
 DISPOSE_ROLE = Role.L1_ANALYST
 EXTEND_SQL = """UPDATE monitoring_alert AS a
-SET hit_count = a.hit_count + v.added, last_triggered_at = GREATEST(a.last_triggered_at, v.latest), updated_at = %(now)s
-FROM unnest(%(ids)b::uuid[], %(added)b::integer[], %(latest)b::timestamptz[]) AS v(id, added, latest) WHERE a.id = v.id RETURNING a.id"""
+SET hit_count = a.hit_count + v.added, first_triggered_at = LEAST(a.first_triggered_at, v.earliest),
+    last_triggered_at = GREATEST(a.last_triggered_at, v.latest), updated_at = %(now)s
+FROM unnest(%(ids)b::uuid[], %(added)b::integer[], %(earliest)b::timestamptz[], %(latest)b::timestamptz[])
+    AS v(id, added, earliest, latest) WHERE a.id = v.id RETURNING a.id"""
 OPEN_STATUSES = (AlertStatus.OPEN, AlertStatus.IN_REVIEW)
 
 
@@ -91,19 +93,26 @@ def _open_many(organization, mode: str, groups, event_times) -> dict[tuple[UUID,
 
 
 def _extend(extended: list[tuple[Alert, list[RuleResult]]], event_times: dict) -> None:
-    """Extended alerts: hit count up by the new hits, latest trigger moved to the newest, in one
-    statement (the rows are locked by _open_alerts, and hits are only ever added here)."""
+    """Extended alerts: hit count up by the new hits, first and latest trigger moved out to the
+    earliest and newest (a backfill replays hits older than the alert), in one statement (the rows
+    are locked by _open_alerts, and hits are only ever added here)."""
     if not extended:
         return
+    earliest = [min(event_times[r.event_id] for r in results) for _, results in extended]
+    latest = [max(event_times[r.event_id] for r in results) for _, results in extended]
     if on_postgres():
         pg_rows(EXTEND_SQL, {"ids": [alert.pk for alert, _ in extended], "added": [len(results) for _, results in extended],
-                             "latest": [max(event_times[r.event_id] for r in results) for _, results in extended], "now": timezone.now()})
+                             "earliest": earliest, "latest": latest, "now": timezone.now()})
         return
-    added = [When(pk=alert.pk, then=Value(len(results))) for alert, results in extended]
-    latest = [When(pk=alert.pk, then=Value(max(event_times[r.event_id] for r in results))) for alert, results in extended]
+
+    def per_alert(values, output_field):
+        return Case(*[When(pk=alert.pk, then=Value(value)) for (alert, _), value in zip(extended, values, strict=True)],
+                    output_field=output_field)
+
     Alert.objects.filter(pk__in=[alert.pk for alert, _ in extended]).update(
-        hit_count=F("hit_count") + Case(*added, output_field=PositiveIntegerField()),
-        last_triggered_at=Greatest("last_triggered_at", Case(*latest, output_field=DateTimeField())),
+        hit_count=F("hit_count") + per_alert([len(results) for _, results in extended], PositiveIntegerField()),
+        first_triggered_at=Least("first_triggered_at", per_alert(earliest, DateTimeField())),
+        last_triggered_at=Greatest("last_triggered_at", per_alert(latest, DateTimeField())),
         updated_at=timezone.now(),
     )
 

@@ -3,6 +3,8 @@
 savepoint (each costs two round trips to the database and protects nothing there; docs/decisions.md),
 on SQLite and on PostgreSQL."""
 
+from datetime import UTC, datetime
+
 import pytest
 from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
@@ -61,6 +63,24 @@ def test_monitoring_that_opens_an_alert_and_a_case_writes_them_all_without_a_sav
     assert touched >= 1 and alert.hit_count == 2 and Case.objects.count() == 1
     assert alert.transactions.count() == 2 and Event.objects.filter(type="alert.created", data__alert_id=str(alert.pk)).count() == 1
     assert savepoints(statements) == []
+
+
+def test_an_alert_extended_by_an_earlier_hit_moves_its_first_trigger_back_and_keeps_its_latest(client, org, entity):
+    """A backfill replays transfers older than the alert they extend: the first trigger is the
+    earliest hit's time, the latest the newest's, whatever order the hits come in."""
+    def at(hour):
+        return datetime(2026, 3, 1, hour, tzinfo=UTC)
+
+    monitored(client, org, 5, "12500")
+    alert = Alert.objects.get(rule_code="large_transfer")
+    assert (alert.hit_count, alert.first_triggered_at, alert.last_triggered_at) == (1, at(15), at(15))
+    monitored(client, org, 1, "15000")  # happened earlier, evaluated later
+    alert.refresh_from_db()
+    assert (alert.hit_count, alert.first_triggered_at, alert.last_triggered_at) == (2, at(11), at(15))
+    monitored(client, org, 3, "11000")  # in between: neither end moves
+    alert.refresh_from_db()
+    assert (alert.hit_count, alert.first_triggered_at, alert.last_triggered_at) == (3, at(11), at(15))
+    assert sorted(AlertHit.objects.filter(alert=alert).values_list("triggered_at", flat=True)) == [at(11), at(13), at(15)]
 
 
 def test_case_numbers_are_taken_in_one_statement_each_organization_and_mode_on_its_own(org, other_org):
