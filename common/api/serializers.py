@@ -3,11 +3,13 @@ from rest_framework.settings import api_settings
 
 
 class StrictSerializer(serializers.Serializer):
-    """Refuses fields it does not declare (a 422 naming them), as Stripe does: a typo in a field
-    name is an error the caller sees, not a value silently ignored. Refuses a JSON number where a
-    field takes text (DESIGN: a field of the wrong type is a 422): DRF's CharField would store
-    `"notes": 5` as "5" and `1e3` as "1000.0". A text field that takes numbers on purpose says so
-    with `accepts_numbers = True` (amounts: `"amount": 1500`)."""
+    # Refuses fields it does not declare (a 422 naming them), as Stripe does: a typo in a field name
+    # is an error the caller sees, not a value silently ignored. Refuses a JSON number where a field
+    # takes text (DESIGN: a field of the wrong type is a 422): DRF's CharField would store
+    # `"notes": 5` as "5" and `1e3` as "1000.0". A text field that takes numbers on purpose says so
+    # with `accepts_numbers = True` (amounts: `"amount": 1500`).
+    # A comment, not a docstring: drf-spectacular describes each request body by the nearest
+    # docstring of its serializer's classes, and this one is for the code's readers, not the API's.
 
     def to_internal_value(self, data):
         unknown = sorted(set(data) - set(self.fields)) if isinstance(data, dict) else []

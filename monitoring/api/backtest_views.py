@@ -2,7 +2,7 @@ from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.response import Response
 
-from common.api.fields import ChoiceField
+from common.api.fields import PERIOD_FORMATS, ChoiceField, PeriodBoundField
 from common.api.serializers import StrictSerializer, validated
 from common.api.views import V1APIView
 from monitoring.api.rules_views import RULE_ID, TAGS
@@ -12,8 +12,9 @@ from monitoring.backtest import BACKTEST_ROLE, rule_backtest
 class BacktestRequest(StrictSerializer):
     parameters = serializers.DictField(required=False, default=dict,
                                        help_text="Candidate overrides, merged with the stored ones (null resets one).")
-    from_date = serializers.DateTimeField()
-    to_date = serializers.DateTimeField()
+    from_date = PeriodBoundField(required=True, help_text=f"Start of the replayed range: {PERIOD_FORMATS}; a date is its start.")
+    to_date = PeriodBoundField(end_of_day=True, required=True,
+                               help_text=f"End of the replayed range, included: {PERIOD_FORMATS}; a date is its whole day.")
 
 
 class BacktestTally(serializers.Serializer):
@@ -32,8 +33,9 @@ class BacktestEntity(serializers.Serializer):
 
 class BacktestResponse(serializers.Serializer):
     rule = serializers.DictField()
-    from_date = serializers.DateTimeField()
-    to_date = serializers.DateTimeField()
+    from_date = PeriodBoundField(required=True, help_text=f"Start of the replayed range: {PERIOD_FORMATS}; a date is its start.")
+    to_date = PeriodBoundField(end_of_day=True, required=True,
+                               help_text=f"End of the replayed range, included: {PERIOD_FORMATS}; a date is its whole day.")
     events_replayed = serializers.IntegerField()
     parameters = serializers.DictField()
     totals = serializers.DictField()

@@ -47,7 +47,21 @@ def test_higher_threshold_removes_one(api, org, key, history):
     assert {row["entity_id"]: row["change"] for row in body["entities"]}[history[1]] == "removed"
 
 
+def test_a_bare_to_date_includes_that_whole_day_as_in_the_console(api, org, key, history):
+    """The last customer's transfer is at 2026-01-12 12:00: a range ending on the bare date 2026-01-12 replays it."""
+    response = api(key(org)).post(URL, {"from_date": "2026-01-11", "to_date": "2026-01-12"}, format="json")
+    body = response.json()
+    assert response.status_code == 200, body
+    assert (body["from_date"], body["to_date"]) == ("2026-01-11T00:00:00Z", "2026-01-12T23:59:59.999999Z")
+    assert body["events_replayed"] == 2 and body["totals"]["current"] == {"alerts": 2, "hits": 2}
+    one_day = api(key(org)).post(URL, {"from_date": "2026-01-12", "to_date": "2026-01-12"}, format="json").json()
+    assert one_day["events_replayed"] == 1 and [row["entity_id"] for row in one_day["entities"]] == [history[2]]
+    assert not Alert.objects.exists()
+
+
 @pytest.mark.parametrize("body, field", [
+    ({"from_date": "2026-02-30", "to_date": "2026-03-01"}, "from_date"),
+    ({"from_date": "yesterday", "to_date": "2026-03-01"}, "from_date"),
     ({"parameters": {"threshold_usd": "-1"}, **RANGE}, "parameters.threshold_usd"),
     ({"parameters": {"nonsense": 1}, **RANGE}, "parameters.nonsense"),
     ({"from_date": "2026-02-01T00:00:00Z", "to_date": "2026-01-01T00:00:00Z"}, "to_date"),
