@@ -240,11 +240,16 @@ GOOD = f"""chain_id,address,category,source
 """
 
 
-def load(tmp_path, text: str, *args, name="tags.csv", encoding="utf-8"):
+def load(tmp_path, text: str, *args, name="tags.csv", encoding="utf-8", rejected: int = 0):
+    """Run the command; with `rejected`, it must exit non-zero saying that many rows were rejected."""
     path = tmp_path / name
     path.write_bytes(text.encode(encoding) if isinstance(text, str) else text)
     out, err = StringIO(), StringIO()
-    call_command("load_address_tags", str(path), *args, stdout=out, stderr=err)
+    if rejected:
+        with pytest.raises(CommandError, match=rf"^{rejected} row\(s\) rejected, listed above; the other rows are loaded"):
+            call_command("load_address_tags", str(path), *args, stdout=out, stderr=err)
+    else:
+        call_command("load_address_tags", str(path), *args, stdout=out, stderr=err)
     return out.getvalue(), err.getvalue()
 
 
@@ -272,7 +277,7 @@ class TestLoadAddressTags:
     def test_bad_rows_are_reported_with_line_numbers_and_skipped(self, org, tmp_path):
         text = (f"Chain_ID,Address,Category\n1,{EVM},mixer\n1,0x123,mixer\n"
                 f"x,{EVM},scam\n1,{EVM},\n\n1,{EVM},scam,extra\n1,{CHECKSUMMED},Mixer\n1,\"0x12\n34\",fraud\n")
-        out, err = load(tmp_path, text, "--org", org.slug, "--source", "vendor")
+        out, err = load(tmp_path, text, "--org", org.slug, "--source", "vendor", rejected=5)
         lines = err.splitlines()
         assert lines[0] == "line 3: address: An EVM address is 0x followed by 40 hexadecimal characters."
         assert lines[1] == "line 4: chain_id: must be a whole number, or empty for every chain"
@@ -286,7 +291,7 @@ class TestLoadAddressTags:
     def test_unknown_categories_are_refused_with_their_line(self, org, tmp_path):
         text = (f"chain_id,address,category\n1,{EVM},tumbler\n0,ACCT-1,Stolen Funds\n0,ACCT-2,gambling\n"
                 f"0,ACCT-3,terrorist-financing\n0,ACCT-4,payment processor\n")
-        out, err = load(tmp_path, text, "--org", org.slug)
+        out, err = load(tmp_path, text, "--org", org.slug, rejected=2)
         known = ("sanctions, mixer, darknet, ransomware, scam, stolen_funds, terrorist_financing, "
                  "exchange, vasp, custodian, payment_processor, merchant, bridge, defi")
         assert err.splitlines() == [f"line 2: category: 'tumbler' is not a known category; use one of {known}",
@@ -311,7 +316,7 @@ class TestLoadAddressTags:
 
     def test_replace_removes_nothing_when_rows_were_invalid(self, org, tmp_path):
         load(tmp_path, GOOD, "--org", org.slug)
-        out, err = load(tmp_path, f"chain_id,address,category\n1,{EVM},mixer\n1,0xbad,mixer\n", "--org", org.slug, "--replace")
+        out, err = load(tmp_path, f"chain_id,address,category\n1,{EVM},mixer\n1,0xbad,mixer\n", "--org", org.slug, "--replace", rejected=1)
         assert "0 removed" in out and "--replace removed nothing" in err
         assert len(stored(org)) == 3
 

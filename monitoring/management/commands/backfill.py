@@ -28,7 +28,9 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("file", type=Path)
         parser.add_argument("--org", required=True, help="organization slug")
-        parser.add_argument("--mode", default=Mode.LIVE, choices=Mode.values)
+        parser.add_argument("--mode", default=Mode.LIVE, choices=Mode.values,
+                            help="the mode the records are stored in (default: live); records stored in test mode are "
+                                 "what a test key (sk_test_..., as make run prints) sees")
         parser.add_argument("--restart", action="store_true", help="ignore the checkpoint and read from the first line")
 
     def handle(self, *args, file: Path, org: str, mode: str, restart: bool, **options):

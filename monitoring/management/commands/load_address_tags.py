@@ -3,8 +3,8 @@
 CSV with a header: chain_id, address, category and optionally source (a row's own source wins over
 --source, which defaults to the file's name). chain_id empty means every chain; 0 is off-chain.
 category is one of the categories the rules know (monitoring.rules.registry.TAG_CATEGORIES).
-Invalid rows are reported with their line numbers and skipped; loading the same file again changes
-nothing. --replace also removes the organization's tags of the file's sources that the file no
+Invalid rows are reported with their line numbers and skipped, and the command then exits non-zero;
+loading the same file again changes nothing. --replace also removes the organization's tags of the file's sources that the file no
 longer lists (not when some rows were invalid). One transaction: all or nothing.
 
 Loaded OFAC digital-currency addresses need no file: they count as `sanctions` tags already.
@@ -74,3 +74,6 @@ class Command(BaseCommand):
                           f"{len(report.invalid):,} invalid (skipped), {report.removed:,} removed.")
         if report.replace_skipped:
             self.stderr.write("--replace removed nothing because some rows were invalid: fix them and load again.")
+        if report.invalid:  # a non-zero exit, as backfill's, so that a script notices
+            raise CommandError(f"{len(report.invalid):,} row(s) rejected, listed above; the other rows are loaded. Fix the file "
+                               "and load it again: rows already loaded stay unchanged.")

@@ -36,7 +36,8 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("--org", required=True)
-        parser.add_argument("--mode", default=Mode.LIVE, choices=Mode.values)
+        parser.add_argument("--mode", default=Mode.LIVE, choices=Mode.values,
+                            help="the mode whose stored events are evaluated (default: live), as backfill's --mode")
         parser.add_argument("--since", help="only events at or after this date (midnight UTC) or ISO 8601 date-time "
                                             "(UTC unless it has an offset)")
 
