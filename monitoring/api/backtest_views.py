@@ -33,9 +33,8 @@ class BacktestEntity(serializers.Serializer):
 
 class BacktestResponse(serializers.Serializer):
     rule = serializers.DictField()
-    from_date = PeriodBoundField(required=True, help_text=f"Start of the replayed range: {PERIOD_FORMATS}; a date is its start.")
-    to_date = PeriodBoundField(end_of_day=True, required=True,
-                               help_text=f"End of the replayed range, included: {PERIOD_FORMATS}; a date is its whole day.")
+    from_date = serializers.DateTimeField()
+    to_date = serializers.DateTimeField()
     events_replayed = serializers.IntegerField()
     parameters = serializers.DictField()
     totals = serializers.DictField()

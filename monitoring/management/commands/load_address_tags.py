@@ -3,9 +3,10 @@
 CSV with a header: chain_id, address, category and optionally source (a row's own source wins over
 --source, which defaults to the file's name). chain_id empty means every chain; 0 is off-chain.
 category is one of the categories the rules know (monitoring.rules.registry.TAG_CATEGORIES).
-Invalid rows are reported with their line numbers and skipped, and the command then exits non-zero;
-loading the same file again changes nothing. --replace also removes the organization's tags of the file's sources that the file no
-longer lists (not when some rows were invalid). One transaction: all or nothing.
+Invalid rows are reported with their line numbers and skipped, and the command then exits
+non-zero; loading the same file again changes nothing. --replace also removes the organization's
+tags of the file's sources that the file no longer lists (not when some rows were invalid). One
+transaction: all or nothing.
 
 Loaded OFAC digital-currency addresses need no file: they count as `sanctions` tags already.
 """
