@@ -29,7 +29,7 @@ def _exceedance(evidence: dict) -> tuple[float, list[str]]:
 
 
 def _history(alert: Alert) -> tuple[float, str | None]:
-    rates = disposition_rates(organization=alert.organization, mode=alert.mode, rule_code=alert.rule_code)
+    rates = disposition_rates(organization=alert.organization, mode=alert.mode, rule_code=alert.rule_code, excluding=alert.pk)
     total = sum(rates.values())
     if total < 5:
         return 0.0, f"Too few earlier dispositions of {alert.rule_code} ({total}) to weigh its history."
@@ -53,6 +53,9 @@ def triage(alert: Alert) -> dict:
         score += min(0.05 * (alert.hit_count - 1), 0.2)
         reasons.append(f"The rule fired {alert.hit_count} times on this alert.")
     score = max(0.0, min(score, 1.0))
+    if alert.disposed_at:  # what the facts say, beside what was decided
+        reasons.append(f"The alert is closed already: {alert.disposition}, set by {alert.disposed_by_label or 'an analyst'} "
+                       f"on {alert.disposed_at:%Y-%m-%d}.")
     recommendation = "escalate" if score >= 0.65 else "review" if score >= 0.35 else "likely_false_positive"
     return {"alert_id": str(alert.pk), "recommendation": recommendation, "priority_score": round(score, 2),
             "reasons": reasons, "generator": "deterministic"}

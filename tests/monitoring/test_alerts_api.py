@@ -59,6 +59,17 @@ class TestDetail:
         assert any("fired 2 times" in reason for reason in first["reasons"])
 
 
+    def test_triage_of_a_closed_alert_leaves_its_own_disposition_out_of_the_history_and_says_it_is_closed(self, client, entity, alert):
+        response = client.post(url(entity, f"alerts/{alert.pk}/disposition"), {"disposition": "true_positive", "notes": "confirmed"},
+                               format="json")
+        assert response.status_code == 200, response.json()
+        reasons = client.get(url(entity, f"alerts/{alert.pk}/ai-triage")).json()["reasons"]
+        assert "Too few earlier dispositions of large_transfer (0) to weigh its history." in reasons
+        assert reasons[-1].startswith("The alert is closed already: true_positive, set by api_key:")
+        alert.refresh_from_db()
+        assert alert.status == "closed"
+
+
 class TestDisposition:
     def test_closes_records_who_and_emits(self, client, entity, alert):
         response = client.post(url(entity, f"alerts/{alert.pk}/disposition"),
