@@ -46,6 +46,7 @@ def validated(record: dict) -> tuple[str, dict | None, list[str]]:
     kind = kind_of(record)
     if "__error__" in record:
         return kind, None, [record["__error__"]]
+    record = {name: value for name, value in record.items() if name != "run_monitoring"}  # backfill never monitors
     serializer = (FiatEventRequest if kind == "fiat" else IngestedTransactionRequest)(data=record)
     if not serializer.is_valid():
         return kind, None, [f"{d['field']}: {d['message']}" if d["field"] else d["message"] for d in flatten_details(serializer.errors)]

@@ -10,7 +10,7 @@ from accounts.choices import SSOConnectionStatus, SSOProtocol
 from accounts.models import SSOConnection, SSODomain
 from accounts.sso import dns_txt
 from accounts.sso.urls import idp_url_problem, safe_redirect
-from common.api.fields import ChoiceField
+from common.api.fields import ChoiceField, StrictBooleanField
 from common.api.serializers import StrictSerializer
 from organizations.choices import Role
 
@@ -126,7 +126,7 @@ class _ConnectionFields(StrictSerializer):
     name = serializers.CharField(max_length=100, required=False)
     domains = serializers.ListField(child=DomainField(), min_length=1, max_length=MAX_DOMAINS,
                                     help_text="E-mail domains this connection signs in; each must be verified (verify-domain).")
-    enforce = serializers.BooleanField(required=False, default=False,
+    enforce = StrictBooleanField(required=False, default=False,
                                        help_text="Members with an address in a verified domain must sign in through SSO.")
     default_role = ChoiceField(choices=JIT_ROLES, required=False, default=Role.VIEWER,
                                help_text="Role of a member created on first sign-in.")

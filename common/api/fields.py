@@ -102,3 +102,15 @@ class PeriodQuery(serializers.Serializer):
         if attrs.get("from_date") and attrs.get("to_date") and attrs["from_date"] > attrs["to_date"]:
             raise serializers.ValidationError({"to_date": "to_date is before from_date."})
         return attrs
+
+
+class StrictBooleanField(serializers.BooleanField):
+    """A JSON body's true or false only (DESIGN: a field of the wrong type is a 422): DRF's
+    BooleanField also takes "yes", "off", 1 or "0", so a typo such as "flase" for a switch that
+    stops monitoring or silences a rule would pass or fail by its spelling. Query parameters, which
+    are text, keep BooleanField."""
+
+    def to_internal_value(self, data):
+        if not isinstance(data, bool):
+            self.fail("invalid", input=data)
+        return data

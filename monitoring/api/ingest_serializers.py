@@ -4,7 +4,7 @@ import pycountry
 from django.utils import timezone
 from rest_framework import serializers
 
-from common.api.fields import ChoiceField, CountryField
+from common.api.fields import ChoiceField, CountryField, StrictBooleanField
 from common.api.serializers import StrictSerializer
 from common.chain import MAX_CHAIN_ID, AddressError, normalized_address
 from monitoring.amounts import AmountError, canonical_amount
@@ -57,7 +57,7 @@ class IngestedTransactionRequest(StrictSerializer):
     entity_id = serializers.UUIDField(required=False, allow_null=True)
     asset = serializers.CharField(max_length=20, required=False, allow_blank=True, default="")
     reference = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
-    run_monitoring = serializers.BooleanField(required=False, default=True)
+    run_monitoring = StrictBooleanField(required=False, default=True)
 
     def to_internal_value(self, data):
         try:
@@ -107,7 +107,7 @@ class BatchItem(IngestedTransactionRequest):
 class BatchRequest(StrictSerializer):
     transactions = BatchItem(many=True, allow_empty=False, max_length=MAX_BATCH,
                              error_messages={"max_length": f"At most {MAX_BATCH} transactions per batch."})
-    run_monitoring = serializers.BooleanField(required=False, default=True)
+    run_monitoring = StrictBooleanField(required=False, default=True)
 
 
 class IngestResponse(serializers.Serializer):
@@ -153,7 +153,7 @@ class FiatEventRequest(StrictSerializer):
     check_type = ChoiceField(choices=CheckType.choices, required=False, allow_null=True)
     check_number = serializers.CharField(max_length=40, required=False, allow_null=True, allow_blank=True)
     deposit_method = ChoiceField(choices=DepositMethod.choices, required=False, allow_null=True)
-    run_monitoring = serializers.BooleanField(required=False, default=True)
+    run_monitoring = StrictBooleanField(required=False, default=True)
 
     def validate(self, attrs):
         event_type, errors = attrs["event_type"], {}

@@ -1,18 +1,9 @@
 from rest_framework import serializers
 
-from common.api.fields import ChoiceField
+from common.api.fields import ChoiceField, StrictBooleanField
 from common.api.serializers import StrictSerializer
 from monitoring.choices import Severity
 from monitoring.rules import Family
-
-
-class StrictBooleanField(serializers.BooleanField):
-    """JSON true or false only: "yes" or 1 for a switch that silences a rule is a typo to report."""
-
-    def to_internal_value(self, data):
-        if not isinstance(data, bool):
-            self.fail("invalid", input=data)
-        return data
 
 
 class SeverityField(ChoiceField):

@@ -146,6 +146,8 @@ class TestReadChangeDelete:
         ({"oidc": {"issuer": "ftp://x.example"}}, "oidc.issuer"),
         ({"domains": []}, "domains"),
         ({"status": "paused"}, "status"),
+        ({"enforce": "yes"}, "enforce"),
+        ({"enforce": 1}, "enforce"),
     ])
     def test_bad_patch_changes_nothing(self, admin_client, connection, body, field):
         response = admin_client.patch(f"/v1/sso/connections/{connection['id']}", body, format="json")

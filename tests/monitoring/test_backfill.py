@@ -53,6 +53,14 @@ def test_csv_with_a_bad_line_stores_the_rest_unmonitored(org, customer, tmp_path
     assert Transaction.objects.filter(from_entity=customer).count() == 5
 
 
+def test_a_run_monitoring_column_is_ignored_backfill_never_monitors(org, customer, tmp_path):
+    path = tmp_path / "h.csv"
+    path.write_text(HEADER.replace("\n", ",run_monitoring\n") + "".join(line + ",true\n" for line in rows(2).splitlines()))
+    out, err = run(str(path), "--org", org.slug)
+    assert err == "" and "Done: 2 stored, 0 already there, 0 invalid." in out
+    assert Transaction.objects.filter(organization=org, monitored=False).count() == 2
+
+
 def test_rejected_lines_exit_non_zero_and_a_fixed_file_stores_only_them(org, customer, tmp_path, capsys, monkeypatch):
     path = tmp_path / "h.csv"
     path.write_text(HEADER + rows(2) + "1,0x12,0xab,-5,USDC,not-a-date,0xbad\n")

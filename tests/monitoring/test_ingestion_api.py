@@ -164,6 +164,20 @@ class TestSingle:
         assert response.json()["error"]["details"] == [{"field": "event_timestamp", "message": EARLY}]
         assert not Transaction.objects.exists() and not FiatEvent.objects.exists() and not Alert.objects.exists()
 
+    @pytest.mark.parametrize("value", ["yes", "false", 0, 1, None])
+    def test_run_monitoring_is_json_true_or_false_only(self, client, entity, value):
+        """DRF's BooleanField took "yes" and "false": a switch that stops monitoring is not guessed from text."""
+        expected = [{"field": "run_monitoring", "message": "This field may not be null." if value is None else "Must be a valid boolean."}]
+        response = client.post("/v1/monitoring/transfers", transfer(run_monitoring=value), format="json")
+        assert response.status_code == 422 and response.json()["error"]["details"] == expected
+        response = client.post("/v1/monitoring/transfers/batch", {"transactions": [transfer()], "run_monitoring": value}, format="json")
+        assert response.status_code == 422 and response.json()["error"]["details"] == expected
+        response = client.post("/v1/monitoring/fiat-events", {"entity_id": entity["id"], "event_type": "wire_in", "amount": "15000",
+                                                              "event_timestamp": "2026-03-02T15:00:00Z", "run_monitoring": value},
+                               format="json")
+        assert response.status_code == 422 and response.json()["error"]["details"] == expected
+        assert not Transaction.objects.exists() and not FiatEvent.objects.exists()
+
     def test_the_first_moment_of_1970_is_taken(self, client, entity):
         response = client.post("/v1/monitoring/transfers", transfer(timestamp="1970-01-01T00:00:00Z"), format="json")
         assert response.status_code == 200, response.json()
