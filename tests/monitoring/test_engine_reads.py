@@ -120,6 +120,24 @@ def test_an_entity_history_read_probes_the_entity_indexes_past_the_statistics(or
     assert "transaction_sender_time" in plan and "transaction_receiver_time" in plan, plan
 
 
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL's plans")
+def test_rule_15s_graph_probes_each_wallet_past_the_statistics(org, stored):
+    """Past the histogram the planner reckons one row in any time range: joined to the wallets, the
+    graph's read scanned the organization's every transfer of the window by time and hashed them
+    (24-45 ms a batch on the benchmark's data). Each wallet is now a probe of the graph index."""
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE monitoring_transaction")
+    later = T0 + timedelta(days=30)
+    store(org, [transfer(5000 + i, address(1 + i % 3), address(900 + i % 5) if i % 50 else address(2), "10",
+                         later + timedelta(minutes=i)) for i in range(1500)])
+    params = {"org": org.pk, "mode": "live", "since": later, "until": later + timedelta(days=2), "chains": [1, 1],
+              "addresses": [address(2), address(3)]}
+    plan = _plan(reads.ARRIVALS_SQL, params)
+    assert "monitoring_tx_graph_arrivals" in plan and "Hash" not in plan, plan
+    rows = pg.pg_rows(reads.ARRIVALS_SQL, params)
+    assert len(rows) == 30 and {row[5] for row in rows} == {address(2)}
+
+
 @pytest.mark.skipif(connection.vendor != "postgresql", reason="a PostgreSQL setting")
 def test_an_evaluation_plans_without_parallel_workers_until_its_transaction_ends(org, stored):
     from monitoring.engine.runner import evaluate_batch
