@@ -1,3 +1,5 @@
+from datetime import UTC, datetime
+
 from django.db import models
 
 from common.errors import Conflict
@@ -74,3 +76,7 @@ class Source(models.TextChoices):
 
 # SLA of an alert by severity (issue 4): time to disposition.
 SLA_HOURS = {Severity.CRITICAL: 24, Severity.HIGH: 72, Severity.MEDIUM: 7 * 24, Severity.LOW: 14 * 24}
+
+# No event this service monitors happened before the Unix epoch; a year such as 0001 is a placeholder
+# or a typo, and the rules' windows, which reach back from each event, cannot start before year 1.
+EARLIEST_EVENT = datetime(1970, 1, 1, tzinfo=UTC)

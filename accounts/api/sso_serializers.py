@@ -127,7 +127,7 @@ class _ConnectionFields(StrictSerializer):
     domains = serializers.ListField(child=DomainField(), min_length=1, max_length=MAX_DOMAINS,
                                     help_text="E-mail domains this connection signs in; each must be verified (verify-domain).")
     enforce = StrictBooleanField(required=False, default=False,
-                                       help_text="Members with an address in a verified domain must sign in through SSO.")
+                                 help_text="Members with an address in a verified domain must sign in through SSO.")
     default_role = ChoiceField(choices=JIT_ROLES, required=False, default=Role.VIEWER,
                                help_text="Role of a member created on first sign-in.")
     status = ChoiceField(choices=SSOConnectionStatus.choices, required=False, default=SSOConnectionStatus.ACTIVE)

@@ -41,8 +41,10 @@ def alert_detail(*, organization, mode: str, entity_id, alert_id) -> Alert | Non
 def disposition_rates(*, organization, mode: str, rule_code: str, excluding=None) -> dict[str, int]:
     """How this organization disposed this rule's closed alerts, but the alert `excluding` (an id):
     {disposition: count}."""
-    rows = (Alert.objects.filter(organization=organization, mode=mode, rule_code=rule_code, status=AlertStatus.CLOSED)
-            .exclude(pk=excluding).values("disposition").annotate(n=Count("pk")).order_by())
+    closed = Alert.objects.filter(organization=organization, mode=mode, rule_code=rule_code, status=AlertStatus.CLOSED)
+    if excluding is not None:
+        closed = closed.exclude(pk=excluding)
+    rows = closed.values("disposition").annotate(n=Count("pk")).order_by()
     return {row["disposition"]: row["n"] for row in rows}
 
 

@@ -1,4 +1,4 @@
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 
 import pycountry
 from django.utils import timezone
@@ -8,13 +8,10 @@ from common.api.fields import ChoiceField, CountryField, StrictBooleanField
 from common.api.serializers import StrictSerializer
 from common.chain import MAX_CHAIN_ID, AddressError, normalized_address
 from monitoring.amounts import AmountError, canonical_amount
-from monitoring.choices import CARD_EVENTS, CardType, CheckType, DepositMethod, FiatEventType
+from monitoring.choices import CARD_EVENTS, EARLIEST_EVENT, CardType, CheckType, DepositMethod, FiatEventType
 
 MAX_BATCH = 1000
 FUTURE_TOLERANCE = timedelta(days=1)  # clock skew and time zones mistaken for UTC, not a typo in the year
-# No event this service monitors happened before the Unix epoch; a year such as 0001 is a placeholder
-# or a typo, and the rules' windows, which reach back from each event, cannot start before year 1.
-EARLIEST_EVENT = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 class AmountField(serializers.CharField):

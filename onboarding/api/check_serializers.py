@@ -2,7 +2,7 @@
 
 from rest_framework import serializers
 
-from common.api.fields import ChoiceField
+from common.api.fields import ChoiceField, StrictBooleanField
 from common.api.serializers import StrictSerializer
 from onboarding.api.serializers import without_nul
 from onboarding.choices import CheckResult, CheckType, HitStatus
@@ -95,7 +95,7 @@ class ExternalScreeningRequest(StrictSerializer):
     result = ChoiceField(choices=EXTERNAL_RESULTS)
     score = serializers.FloatField(required=False, allow_null=True, min_value=0.0, max_value=1.0)
     details = serializers.DictField(required=False, default=dict, validators=[without_nul])
-    update_compliance_status = serializers.BooleanField(required=False, default=False)
+    update_compliance_status = StrictBooleanField(required=False, default=False)
 
 
 class ExternalScreeningResponse(serializers.Serializer):

@@ -2,7 +2,7 @@ from drf_spectacular.utils import extend_schema_serializer
 from rest_framework import serializers
 
 from accounts.api.serializers import UserResponse
-from common.api.fields import ChoiceField, CountryField
+from common.api.fields import ChoiceField, CountryField, StrictBooleanField
 from common.api.serializers import StrictSerializer
 from organizations.choices import Mode, Role, Tier, TinType
 from organizations.models import ApiKey, Invitation, Membership, Organization
@@ -55,7 +55,7 @@ class OrganizationCreateRequest(StrictSerializer):
 class OrganizationUpdateRequest(StrictSerializer):
     name = serializers.CharField(max_length=200, required=False)
     filer_profile = FilerProfileSerializer(required=False)
-    four_eyes_filing = serializers.BooleanField(required=False)
+    four_eyes_filing = StrictBooleanField(required=False)
 
 
 class OrganizationResponse(serializers.ModelSerializer):

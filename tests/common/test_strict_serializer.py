@@ -62,3 +62,27 @@ def test_the_api_schema_describes_request_bodies_without_the_codes_notes():
     leaked = sorted(name for name, component in components.items() if "as Stripe does" in component.get("description", ""))
     assert "BacktestRequest" in components and "IngestedTransactionRequest" in components
     assert leaked == []
+
+
+def test_every_switch_of_a_request_body_takes_json_true_or_false_only():
+    """DRF's BooleanField takes "yes", "off", 1 or "0": a JSON body's switch is StrictBooleanField.
+    Query serializers (named …Query) read text and keep DRF's reading."""
+    from django.urls import get_resolver
+    from rest_framework import serializers
+
+    from common.api.fields import StrictBooleanField
+    from common.api.serializers import StrictSerializer
+
+    get_resolver().url_patterns  # every API module imported, with its serializers
+
+    def subclasses(cls):
+        for sub in cls.__subclasses__():
+            yield sub
+            yield from subclasses(sub)
+
+    bodies = [cls for cls in subclasses(StrictSerializer) if not cls.__name__.endswith("Query")]
+    lenient = sorted(f"{cls.__module__}.{cls.__name__}.{name}" for cls in bodies for name, field in cls._declared_fields.items()
+                     if isinstance(field, serializers.BooleanField) and not isinstance(field, StrictBooleanField))
+    strict = [name for cls in bodies for name, field in cls._declared_fields.items() if isinstance(field, StrictBooleanField)]
+    assert lenient == []
+    assert {"run_monitoring", "enabled", "enforce", "four_eyes_filing", "has_match", "verified"} <= set(strict)

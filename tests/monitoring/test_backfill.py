@@ -3,6 +3,7 @@
 import io
 import json
 import warnings
+from datetime import UTC, datetime
 
 import pytest
 from django.core.management import CommandError, call_command, execute_from_command_line
@@ -135,3 +136,13 @@ class TestRunMonitoringSince:
         with pytest.raises(CommandError, match="is not a date"):
             call_command("run_monitoring", "--org", org.slug, "--since", since, stdout=io.StringIO())
         assert not stored.filter(monitored=True).exists()
+
+    def test_an_event_stored_before_1970_is_named_and_left_the_others_evaluated(self, org, stored):
+        """Stored before ingestion refused such times (a traceback and nothing evaluated before)."""
+        early = stored.first()
+        Transaction.objects.filter(pk=early.pk).update(timestamp=datetime(1, 1, 2, tzinfo=UTC))
+        out, err = io.StringIO(), io.StringIO()
+        call_command("run_monitoring", "--org", org.slug, stdout=out, stderr=err)
+        assert "3 events to evaluate." in out.getvalue() and "Done: 3 events evaluated." in out.getvalue()
+        assert err.getvalue().startswith("1 stored event(s) dated before 1970-01-01 are left unmonitored")
+        assert set(stored.filter(monitored=False).values_list("pk", flat=True)) == {early.pk}

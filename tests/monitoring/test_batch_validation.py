@@ -65,6 +65,7 @@ OTHER = [
     with_item(from_address="0x52908400098527886e0F7030069857D2E4169EE7"), with_item(chain_id=0, from_address="a" * 201),
     with_item(amount="-1"), with_item(amount="1e5"), with_item(amount=""), with_item(amount=150), with_item(amount=1.5),
     with_item(amount=True), with_item(amount="9" * 79), with_item(amount="1." + "1" * 37), with_item(amount="١٢٣"),
+    with_item(amount="0" * 5000 + "x"), with_item(timestamp="1969-12-31T23:59:59Z"),
     with_item(timestamp="yesterday"), with_item(timestamp=""), with_item(timestamp=None), with_item(timestamp=1700000000),
     with_item(timestamp="2026-02-30T00:00:00Z"), with_item(chain_id="1"), with_item(chain_id=-1), with_item(chain_id=2**63),
     with_item(chain_id=1.0), with_item(chain_id=True), with_item(chain_id=None), with_item(log_index="0"),

@@ -75,6 +75,7 @@ class TestSingle:
         ("9" * 200, "The amount exceeds the largest uint256 value."),
         ("1." + "1" * 37, "An amount has at most 36 decimal places."),
         ("-5", 'An amount is a non-negative decimal string such as "1500.25" (no sign, exponent or separators).'),
+        ("0" * 50_000 + "x", 'An amount is a non-negative decimal string such as "1500.25" (no sign, exponent or separators).'),
         ("1e5", 'An amount is a non-negative decimal string such as "1500.25" (no sign, exponent or separators).'),
     ])
     def test_an_amount_out_of_range_says_which_limit_it_passes(self, client, entity, amount, message):
@@ -85,6 +86,20 @@ class TestSingle:
             field = "amount" if path.endswith("transfers") else "transactions.0.amount"
             assert response.json()["error"]["details"] == [{"field": field, "message": message}]
         assert not Transaction.objects.exists()
+
+    def test_reading_a_long_bad_amount_takes_time_in_proportion_to_its_length(self):
+        """An amount is matched one way only: "0*(\\d+)" took 47 s over 50,000 zeros and a letter
+        (it tried every split of the zeros), a worker held for hours by a 10 MB body."""
+        import time
+
+        from monitoring.amounts import AmountError, canonical_amount
+
+        started = time.perf_counter()
+        for text in ("0" * 50_000 + "x", "0" * 50_000 + "." + "0" * 50_000 + "x", "1" * 50_000):
+            with pytest.raises(AmountError):
+                canonical_amount(text)
+        assert time.perf_counter() - started < 1.0
+        assert canonical_amount("0" * 50_000 + "1500.2500") == "1500.25"
 
     def test_the_longest_amount_of_a_priced_asset_is_stored_and_read_back(self, client, entity):
         """uint256 with 36 decimals is 115 characters (the column held 100: a 500 on PostgreSQL), and

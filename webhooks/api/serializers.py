@@ -1,6 +1,6 @@
 from rest_framework import serializers
 
-from common.api.fields import ChoiceField
+from common.api.fields import ChoiceField, StrictBooleanField
 from common.api.serializers import StrictSerializer
 from webhooks.models import Delivery, DeliveryAttempt, DeliveryStatus, WebhookEndpoint
 
@@ -11,7 +11,7 @@ class EndpointCreateRequest(StrictSerializer):
     url = serializers.CharField(max_length=2048, help_text="HTTPS URL of your receiver.")
     event_types = serializers.ListField(child=serializers.CharField(max_length=60), max_length=50, help_text=EVENT_TYPES_HELP)
     description = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
-    enabled = serializers.BooleanField(required=False, default=True)
+    enabled = StrictBooleanField(required=False, default=True)
 
 
 class EndpointUpdateRequest(StrictSerializer):
@@ -19,7 +19,7 @@ class EndpointUpdateRequest(StrictSerializer):
     event_types = serializers.ListField(child=serializers.CharField(max_length=60), max_length=50, required=False,
                                         help_text=EVENT_TYPES_HELP)
     description = serializers.CharField(max_length=200, required=False, allow_blank=True)
-    enabled = serializers.BooleanField(required=False)
+    enabled = StrictBooleanField(required=False)
 
 
 class EndpointResponse(serializers.ModelSerializer):

@@ -11,6 +11,7 @@ from django.core.management.base import BaseCommand, CommandError
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
+from monitoring.choices import EARLIEST_EVENT
 from monitoring.engine.runner import monitor
 from monitoring.models import FiatEvent, Transaction
 from organizations.choices import Mode
@@ -46,8 +47,8 @@ class Command(BaseCommand):
         if organization is None:
             raise CommandError(f"No organization has the slug {org!r}.")
         filters = {"organization": organization, "mode": mode, "monitored": False}
-        if since is not None:
-            filters["timestamp__gte"] = since_moment(since)
+        self._report_too_early(filters)
+        filters["timestamp__gte"] = max(since_moment(since), EARLIEST_EVENT) if since is not None else EARLIEST_EVENT
         total = Transaction.objects.filter(**filters).count() + FiatEvent.objects.filter(**filters).count()
         cutoff = f" (at or after {filters['timestamp__gte'].isoformat()})" if since is not None else ""
         self.stdout.write(f"{total} events to evaluate{cutoff}.")
@@ -59,6 +60,15 @@ class Command(BaseCommand):
             share = 100 * done // max(total, 1)
             self.stdout.write(f"  {done}/{total} ({share}%), {alerts} alerts opened or extended, {rate:,.0f} events/s")
         self.stdout.write(self.style.SUCCESS(f"Done: {done} events evaluated."))
+
+    def _report_too_early(self, filters: dict) -> None:
+        """Events stored with a time before 1970, before ingestion refused such times, cannot be
+        evaluated (the rules' windows would start before year 1): they are named and left unmonitored."""
+        early = {**filters, "timestamp__lt": EARLIEST_EVENT}
+        count = Transaction.objects.filter(**early).count() + FiatEvent.objects.filter(**early).count()
+        if count:
+            self.stderr.write(f"{count} stored event(s) dated before 1970-01-01 are left unmonitored (the API refuses such times "
+                              "now); correct or delete them.")
 
     @staticmethod
     def _chunks(filters):
