@@ -5,6 +5,7 @@ import re
 from decimal import Decimal, localcontext
 
 UINT256_MAX = 2**256 - 1
+UINT256_DIGITS = len(str(UINT256_MAX))  # 78
 # The usd_value column holds 28 digits before the point; anything larger is clamped to 10**27 (still
 # far above every threshold, so value rules judge it as the huge amount it is). Not 28 nines: SQLite
 # keeps the column as a float, which Django reads back to 15 digits, and 28 nines came back as 10**28,
@@ -28,7 +29,7 @@ def canonical_amount(text: str) -> str:
     if not match:
         raise AmountError("An amount is a non-negative decimal string such as \"1500.25\" (no sign, exponent or separators).")
     whole, fraction = match.group(1).lstrip("0") or "0", (match.group(2) or "").rstrip("0")
-    if len(whole) > len(str(UINT256_MAX)) or int(whole) > UINT256_MAX:  # the length first: int() of a long string is slow
+    if len(whole) > UINT256_DIGITS or int(whole) > UINT256_MAX:  # the length first: int() of a long string is slow
         raise AmountError("The amount exceeds the largest uint256 value.")
     if len(match.group(2) or "") > MAX_DECIMALS:
         raise AmountError(f"An amount has at most {MAX_DECIMALS} decimal places.")
