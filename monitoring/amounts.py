@@ -28,10 +28,11 @@ def canonical_amount(text: str) -> str:
     match = AMOUNT_PATTERN.match(text.strip() if isinstance(text, str) else "")
     if not match:
         raise AmountError("An amount is a non-negative decimal string such as \"1500.25\" (no sign, exponent or separators).")
-    whole, fraction = match.group(1).lstrip("0") or "0", (match.group(2) or "").rstrip("0")
+    decimals = match.group(2) or ""
+    whole, fraction = match.group(1).lstrip("0") or "0", decimals.rstrip("0")
     if len(whole) > UINT256_DIGITS or int(whole) > UINT256_MAX:  # the length first: int() of a long string is slow
         raise AmountError("The amount exceeds the largest uint256 value.")
-    if len(match.group(2) or "") > MAX_DECIMALS:
+    if len(decimals) > MAX_DECIMALS:
         raise AmountError(f"An amount has at most {MAX_DECIMALS} decimal places.")
     return f"{whole}.{fraction}" if fraction else whole
 
