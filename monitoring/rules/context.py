@@ -13,8 +13,9 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from decimal import Context, Decimal
+from itertools import accumulate
 from operator import attrgetter
-from typing import Any, ClassVar, Literal, Protocol
+from typing import Any, ClassVar, Literal, NamedTuple, Protocol
 from zoneinfo import ZoneInfo
 
 Direction = Literal["in", "out", "self"]
@@ -42,6 +43,7 @@ EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 ONE_MICROSECOND = timedelta(microseconds=1)
 MICROS_PER_HOUR = 3_600_000_000
 MICROS_PER_DAY = 24 * MICROS_PER_HOUR
+_ZERO = Decimal(0)
 
 
 def micros(ts: datetime) -> int:
@@ -283,9 +285,9 @@ class OrgNetwork:
 # --- History and its per-event view ---------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class Volume:
-    """A USD sum over a window; events without a price are left out and counted."""
+class Volume(NamedTuple):
+    """A USD sum over a window; events without a price are left out and counted. (A named tuple:
+    the rules make some 25,000 a batch, and a frozen dataclass's construction costs three times as much.)"""
 
     usd: Decimal
     events: int
@@ -293,24 +295,24 @@ class Volume:
 
 
 class _RunningVolume:
-    """Prefix sums of USD values so that any window's volume costs two bisects."""
+    """Prefix sums of USD values so that any window's volume costs two bisects.
+
+    `values` by position; `excluded`, when given, marks the positions that count in no sum (own-wallet
+    transfers). Built for every entity of every batch: when nothing is excluded or unpriced (the
+    usual history), the sums are itertools.accumulate's, with no Python step per value."""
 
     __slots__ = ("_priced", "_unpriced", "_usd")
 
-    def __init__(self, values: Iterable[Decimal | None], counted: Iterable[bool]) -> None:
-        total, n_priced, n_unpriced = Decimal(0), 0, 0
-        usd, priced, unpriced = [total], [0], [0]
-        for value, include in zip(values, counted, strict=True):
-            if include:
-                if value is None:
-                    n_unpriced += 1
-                else:
-                    total += value
-                    n_priced += 1
-            usd.append(total)
-            priced.append(n_priced)
-            unpriced.append(n_unpriced)
-        self._usd, self._priced, self._unpriced = usd, priced, unpriced
+    def __init__(self, values: list[Decimal | None], excluded: list[bool] | None = None) -> None:
+        if excluded is None and None not in values:
+            self._usd = list(accumulate(values, initial=_ZERO))
+            self._priced, self._unpriced = list(range(len(values) + 1)), [0] * (len(values) + 1)
+            return
+        counted = [True] * len(values) if excluded is None else [not out for out in excluded]
+        pairs = list(zip(values, counted, strict=True))
+        self._usd = list(accumulate((value if include and value is not None else _ZERO for value, include in pairs), initial=_ZERO))
+        self._priced = list(accumulate((include and value is not None for value, include in pairs), initial=0))
+        self._unpriced = list(accumulate((include and value is None for value, include in pairs), initial=0))
 
     def between(self, lo: int, hi: int) -> Volume:
         return Volume(self._usd[hi] - self._usd[lo], self._priced[hi] - self._priced[lo], self._unpriced[hi] - self._unpriced[lo])
@@ -428,7 +430,10 @@ class Transfers(Sequence[Transaction]):
 
     def __getitem__(self, index):  # type: ignore[override]
         if isinstance(index, slice):
-            return tuple(self._get(i) for i in range(*index.indices(len(self.at))))
+            start, stop, step = index.indices(len(self.at))
+            if step == 1:
+                return self.window(start, stop)
+            return tuple(self._get(i) for i in range(start, stop, step))
         if index < 0:
             index += len(self.at)
         if not 0 <= index < len(self.at):
@@ -437,6 +442,15 @@ class Transfers(Sequence[Transaction]):
 
     def __iter__(self) -> Iterator[Transaction]:
         return (self._get(i) for i in range(len(self.at)))
+
+    def window(self, start: int, stop: int) -> tuple[Transaction, ...]:
+        """The transfers at positions start to stop (exclusive). Every rule's window comes through
+        here: a copy of what is made, the rest made in place, rather than a look-up per position."""
+        window = self._made[start:stop]
+        for offset, tx in enumerate(window):
+            if tx is None:
+                window[offset] = self._get(start + offset)
+        return tuple(window)
 
     def made(self) -> int:
         """How many of the transfer objects exist so far (the rest are columns only)."""
@@ -491,7 +505,7 @@ class EntityHistory:
         self._set_transactions(transfers)
         self.first_activity_at = first_activity_at or self._earliest()
         self._fiat_index = {ev.id: i for i, ev in enumerate(self.fiat_events)}
-        self._fiat_volume = _RunningVolume((ev.usd_value for ev in self.fiat_events), (True for _ in self.fiat_events))
+        self._fiat_volume = _RunningVolume([ev.usd_value for ev in self.fiat_events])
         self._known = frozenset(known_counterparties)
         if far and earlier_rows is None:
             raise ValueError("summed transfers need earlier_rows, which reads them when the sums cannot answer")
@@ -505,7 +519,8 @@ class EntityHistory:
         self.transactions: Transfers = transfers
         self._tx_at = transfers.at
         self._tx_index = dict(zip(transfers.ids, range(len(transfers.ids)), strict=True))
-        self._tx_volume = _RunningVolume(transfers.usd, (direction != "self" for direction in transfers.directions))
+        directions = transfers.directions
+        self._tx_volume = _RunningVolume(transfers.usd, [direction == "self" for direction in directions] if "self" in directions else None)
         self._by_counterparty: dict[AddressKey, list[int]] | None = None  # built when a rule first asks
         self._first_contacts: frozenset[str] | None = None  # likewise
 
@@ -524,10 +539,6 @@ class EntityHistory:
         if len(earlier):
             self._set_transactions(self.transactions.after(earlier))
             self._prepended += len(earlier)
-
-    def far_volume(self, lo: int, hi: int) -> Volume | None:
-        """The volume of the transfers before the loaded rows with lo ≤ time < hi, when the sums answer it."""
-        return self._far.between(lo, hi) if self._far is not None else None
 
     def knowing(self, known_counterparties: Iterable[AddressKey]) -> EntityHistory:
         """The same history, with these counterparties known from before the loaded span (what is
@@ -630,13 +641,16 @@ class HistoryView:
     def transactions(self, *, hours: int = 0, days: int = 0, direction: Direction | None = None) -> Sequence[Transaction]:
         """Transactions in [event time − window, event], optionally of one direction, in time order."""
         key = (TRANSACTION, hours, days, direction)
-        if key not in self._cache:
-            since = self.at_us - span(hours=hours, days=days)
-            self._rows_since(since)
-            lo = bisect_left(self._h._tx_at, since, 0, self._tx_end)
-            window = self._h.transactions[lo : self._tx_end]
-            self._cache[key] = window if direction is None else [tx for tx in window if tx.direction == direction]
-        return self._cache[key]
+        found = self._cache.get(key)
+        if found is None:  # (the rules ask for a few windows about 4,000 times a batch: the steps are inlined)
+            h, since = self._h, self.at_us - hours * MICROS_PER_HOUR - days * MICROS_PER_DAY
+            if h._rows_from is not None and since < h._rows_from:
+                h.load_earlier()
+            if h._prepended != self._prepended:
+                self._follow()
+            window = h.transactions.window(bisect_left(h._tx_at, since, 0, self._tx_end), self._tx_end)
+            found = self._cache[key] = window if direction is None else [tx for tx in window if tx.direction == direction]
+        return found
 
     def fiat_events(self, *, hours: int = 0, days: int = 0, types: frozenset[str] | None = None) -> Sequence[FiatEvent]:
         """Fiat events in [event time − window, event], optionally of some event types, in time order."""
@@ -655,14 +669,17 @@ class HistoryView:
         key = ("volume", hours, days, ending_hours_ago)
         found = self._cache.get(key)
         if found is None:
-            found = self._cache[key] = self._transaction_volume(span(hours=hours, days=days), ending_hours_ago)
+            found = self._cache[key] = self._transaction_volume(hours * MICROS_PER_HOUR + days * MICROS_PER_DAY, ending_hours_ago)
         return found
 
     def _transaction_volume(self, width: int, ending_hours_ago: int) -> Volume:
-        self._follow()
-        h, stop = self._h, self.at_us - span(hours=ending_hours_ago)
-        if not h.covers(stop - width):  # it reaches before the loaded rows: their sums answer, unless an edge splits a sum
-            far = h.far_volume(stop - width, min(stop, h._rows_from))
+        h = self._h
+        if h._prepended != self._prepended:
+            self._follow()
+        stop = self.at_us - ending_hours_ago * MICROS_PER_HOUR
+        if h._rows_from is not None and stop - width < h._rows_from:
+            # It reaches before the loaded rows: their sums answer, unless an edge splits a sum.
+            far = h._far.between(stop - width, min(stop, h._rows_from))
             if far is not None:
                 near = self._volume(h._tx_at, h._tx_volume, self._tx_end, width, ending_hours_ago)
                 return Volume(far.usd + near.usd, far.events + near.events, far.unpriced + near.unpriced)
@@ -673,7 +690,7 @@ class HistoryView:
         return self._volume(self._h._fiat_at, self._h._fiat_volume, self._fiat_end, span(hours=hours, days=days), 0)
 
     def _volume(self, times: list[int], running: _RunningVolume, end: int, width: int, ending_hours_ago: int) -> Volume:
-        stop = self.at_us - span(hours=ending_hours_ago)
+        stop = self.at_us - ending_hours_ago * MICROS_PER_HOUR
         hi = end if not ending_hours_ago else bisect_left(times, stop, 0, end)
         return running.between(bisect_left(times, stop - width, 0, hi), hi)
 

@@ -10,6 +10,7 @@ from decimal import Decimal
 
 from monitoring.rules.context import (
     MICROS_PER_DAY,
+    MICROS_PER_HOUR,
     AddressKey,
     Outcome,
     Params,
@@ -336,7 +337,7 @@ def _baseline_days(inp: RuleInput, p: Params) -> Decimal:
     first = inp.history.history.first_activity_at
     if first is None:
         return Decimal(0)
-    available = micros(inp.event.timestamp) - span(hours=p["window_hours"]) - micros(first)
+    available = inp.history.at_us - p["window_hours"] * MICROS_PER_HOUR - micros(first)
     return min(Decimal(max(available, 0)) / MICROS_PER_DAY, Decimal(p["baseline_days"]))
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from datetime import date, datetime
 from decimal import Decimal
 from zoneinfo import ZoneInfo
@@ -65,6 +66,32 @@ def test_volumes_leave_out_own_wallet_transfers_and_count_unpriced_events():
     assert (day.usd, day.events, day.unpriced) == (Decimal(250), 2, 1)
     before = view.transaction_volume(days=2, ending_hours_ago=24)
     assert (before.usd, before.events) == (Decimal(100), 1)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_volumes_match_a_plain_sum_over_the_window(seed):
+    """The running sums (a fast path for histories with nothing unpriced and no own-wallet transfer,
+    the general one otherwise) give every window exactly the sum of its events."""
+    rng = random.Random(seed)
+    plain = seed % 2 == 0  # every transfer priced and none between own wallets
+    events = [tx(None if not plain and rng.random() < 0.2 else str(rng.randrange(1, 10_000)),
+                 direction="self" if not plain and rng.random() < 0.2 else rng.choice(["in", "out"]), cp="0xb",
+                 ago=hours(rng.randrange(0, 80)), id=f"t{i}") for i in range(rng.randrange(1, 25))]
+    payments = [fiat("wire_in", None if not plain and rng.random() < 0.2 else str(rng.randrange(1, 5000)), ago=hours(rng.randrange(0, 80)))
+                for _ in range(rng.randrange(0, 6))]
+    history = EntityHistory(events, payments)
+    for event in events:
+        view = history.view_at(event)
+        for width in (1, 24, 48, 72):
+            counted = [t for t in view.transactions(hours=width) if t.direction != "self"]
+            volume = view.transaction_volume(hours=width)
+            priced = [t.usd_value for t in counted if t.usd_value is not None]
+            assert (volume.usd, volume.events, volume.unpriced) == (sum(priced, Decimal(0)), len(priced), len(counted) - len(priced))
+            paid = [ev.usd_value for ev in view.fiat_events(hours=width)]
+            fiat_volume = view.fiat_volume(hours=width)
+            priced_paid = [value for value in paid if value is not None]
+            assert (fiat_volume.usd, fiat_volume.events, fiat_volume.unpriced) == (
+                sum(priced_paid, Decimal(0)), len(priced_paid), len(paid) - len(priced_paid))
 
 
 def test_previous_activity_spans_both_channels_and_older_history():
