@@ -15,6 +15,7 @@ from common.audit import audit_record
 from common.errors import Conflict, NotFound, ValidationFailed
 from common.outbox import enqueue_on_commit
 from common.permissions import require_role
+from common.pg import insert_all
 from common.principal import Principal
 from organizations.choices import Role
 from webhooks import catalogue, clock, signing
@@ -191,7 +192,7 @@ def events_emit(*, organization, mode: str, events: list[tuple[str, dict]]) -> l
         return []
     with transaction.atomic(savepoint=False):
         endpoints = _enabled_endpoints(organization, mode)
-        rows = Event.objects.bulk_create(rows)
+        rows = insert_all(Event, rows)
         _deliveries_create([(event, endpoint) for event in rows for endpoint in endpoints if endpoint.subscribes_to(event.type)])
     return rows
 
@@ -249,7 +250,7 @@ def _deliveries_create(pairs: list[tuple[Event, WebhookEndpoint]]) -> list[Deliv
     from webhooks import tasks
 
     now = clock.now()
-    deliveries = Delivery.objects.bulk_create([
+    deliveries = insert_all(Delivery, [
         Delivery(organization_id=event.organization_id, mode=event.mode, event=event, endpoint=endpoint,
                  next_attempt_at=now, enqueued_at=now)
         for event, endpoint in pairs

@@ -16,11 +16,11 @@ from django.db import transaction
 from django.utils import timezone
 
 from common.audit import audit_records
+from common.pg import insert_all, inserted_rows, on_postgres, update_each
 from filings.cases import common, metrics
 from filings.choices import CaseEventKind, CaseOrigin, CasePriority, CaseStatus
 from filings.models import Case, CaseAlert, CaseEvent
 from monitoring.choices import AlertStatus
-from monitoring.engine.pg import inserted_rows, on_postgres, update_each
 from monitoring.models import Alert
 from onboarding.models import Entity
 from webhooks.services import events_emit
@@ -116,7 +116,7 @@ def _open_many(organization, mode: str, groups: dict[UUID, list[tuple]], now) ->
                     status=CaseStatus.OPEN, priority=CasePriority.LOW, sla_started_at=now, opened_by_label="system")
         metrics.apply_alerts(case, [(row[2], row[3]) for row in group], now=now, replace=True)
         cases[entity_id] = case
-    Case.objects.bulk_create(cases.values())
+    insert_all(Case, list(cases.values()))
     return cases
 
 
@@ -138,7 +138,7 @@ def _record(organization, mode: str, existing: dict[UUID, Case], opened: dict[UU
               for entity_id, case in opened.items()]
     events += [common.timeline_row(case, CaseEventKind.ALERTS_ATTACHED, body=f"{len(ids(entity_id))} new alert(s) joined the case.",
                                    data={"alert_ids": ids(entity_id)}) for entity_id, case in existing.items()]
-    CaseEvent.objects.bulk_create(events)
+    insert_all(CaseEvent, events)
     audit_records(actor=None, action="case.created", object_type="case",
                   changes=[(case, None, {"number": case.number, "alert_ids": ids(entity_id)}) for entity_id, case in opened.items()])
     audit_records(actor=None, action="case.alerts_attached", object_type="case",

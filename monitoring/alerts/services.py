@@ -14,12 +14,12 @@ from django.utils import timezone
 from common.audit import audit_record
 from common.errors import Conflict, NotFound, ValidationFailed
 from common.permissions import require_role
+from common.pg import insert_ignoring_conflicts, insert_new, on_postgres, pg_rows
 from common.principal import Principal
 from monitoring import risk_feed
 from monitoring.alerts.describe import alert_description, rule_name
 from monitoring.alerts.hooks import after_alerts, after_disposition
 from monitoring.choices import SLA_HOURS, AlertStatus
-from monitoring.engine.pg import insert_ignoring_conflicts, insert_new, on_postgres, pg_rows
 from monitoring.models import Alert, AlertHit
 from monitoring.notifications.services import notifications_create
 from monitoring.rules import RuleResult

@@ -8,7 +8,7 @@ import dataclasses
 from datetime import UTC, datetime
 from decimal import Decimal
 
-from monitoring.engine.pg import PG_EPOCH
+from common.pg import PG_EPOCH
 from monitoring.engine.reads import FIAT_COLUMNS, TX_COLUMNS
 from monitoring.rules import FiatEvent as RuleFiat
 from monitoring.rules import Transaction as RuleTransaction

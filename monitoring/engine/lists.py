@@ -13,7 +13,7 @@ monitoring.configuration.selectors.org_lists (tests/monitoring/test_engine_reads
 from collections import defaultdict
 from decimal import Decimal
 
-from monitoring.engine.pg import on_postgres, pg_rows
+from common.pg import on_postgres, pg_rows
 from monitoring.models import AddressTag, AssetPrice, BlockedAddress, CodeListEntry
 from monitoring.rules import OrgLists
 from onboarding.models import SanctionsDigitalAddress

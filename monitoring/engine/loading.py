@@ -176,9 +176,13 @@ class BatchLoader:
         cutoff = micros(start - timedelta(hours=params["window_hours"]))
         candidates = set()
         for entity_id, history in histories.items():
-            transfers, first = history.transactions, history.first_contacts()
+            transfers = history.transactions
             ids, directions, keys, usd = transfers.ids, transfers.directions, transfers.keys, transfers.usd
-            fresh = [i for i in range(bisect_left(transfers.at, cutoff), len(transfers)) if directions[i] == "out" and ids[i] in first]
+            outflows = [i for i in range(bisect_left(transfers.at, cutoff), len(transfers)) if directions[i] == "out"]
+            if not outflows:
+                continue  # (the first contacts are then not worked out for nothing)
+            first = history.first_contacts()
+            fresh = [i for i in outflows if ids[i] in first]
             chain_possible = sum(usd[i] is not None for i in fresh) >= params["min_count"]
             candidates.update((entity_id, *keys[i]) for i in fresh if chain_possible or usd[i] is None)
         known: dict[str, set] = {}

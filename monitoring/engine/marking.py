@@ -12,7 +12,7 @@ from collections import defaultdict
 
 from psycopg.types.json import Jsonb
 
-from monitoring.engine.pg import on_postgres, pg_rows, uuid_list
+from common.pg import on_postgres, pg_rows, uuid_list
 from monitoring.models import FiatEvent, Transaction
 
 EVALUATION_SQL = """UPDATE {table} AS t SET evaluation = v.evaluation

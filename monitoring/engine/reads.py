@@ -14,7 +14,7 @@ from operator import itemgetter
 
 from django.db.models import F, Max, Q
 
-from monitoring.engine.pg import PG_EPOCH, on_postgres, pg_rows
+from common.pg import PG_EPOCH, on_postgres, pg_rows
 from monitoring.models import FiatEvent, Transaction
 from monitoring.rules.context import EPOCH, ONE_MICROSECOND
 from onboarding.models import Entity, Wallet

@@ -10,12 +10,12 @@ from dataclasses import dataclass, field
 
 from django.db import transaction
 
+from common.pg import serial_plans
 from monitoring.engine.events import fiat_row, rule_fiat, rule_transaction, tx_row
 from monitoring.engine.gcpause import gc_paused
 from monitoring.engine.lists import batch_lists
 from monitoring.engine.loading import Batch, BatchLoader
 from monitoring.engine.marking import mark_monitored
-from monitoring.engine.pg import serial_plans
 from monitoring.engine.settings import batch_settings
 from monitoring.rules import EngineSettings, RuleResult, evaluate
 from monitoring.rules.context import HistoryChanged

@@ -4,7 +4,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from uuid import UUID
 
-from monitoring.engine.pg import on_postgres, pg_rows
+from common.pg import on_postgres, pg_rows
 from onboarding.models import Entity, Wallet
 
 # Probes of the (organization, mode, chain_id, address) unique index, one per key.

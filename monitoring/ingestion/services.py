@@ -17,10 +17,10 @@ from django.db import IntegrityError, transaction
 
 from common.errors import Conflict, ValidationFailed
 from common.permissions import require_role
+from common.pg import insert_new, on_postgres
 from common.principal import Principal
 from monitoring.choices import Source
 from monitoring.engine.gcpause import gc_paused
-from monitoring.engine.pg import insert_new, on_postgres
 from monitoring.engine.runner import monitor
 from monitoring.ingestion.announce import announce_transfers
 from monitoring.ingestion.pricing import PriceBook

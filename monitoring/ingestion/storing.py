@@ -5,7 +5,7 @@ storage or a concurrent batch is left out), and the wallets' first-seen times (r
 from datetime import datetime
 from uuid import UUID
 
-from monitoring.engine.pg import on_postgres, pg_rows, uuid_list
+from common.pg import on_postgres, pg_rows, uuid_list
 from monitoring.ingestion.pricing import PriceBook
 from monitoring.ingestion.resolution import RegisteredWallet, registered_wallets, sides
 from monitoring.models import Transaction

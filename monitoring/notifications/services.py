@@ -5,6 +5,7 @@ from django.utils import timezone
 
 from common.audit import audit_record
 from common.errors import NotFound, ValidationFailed
+from common.pg import insert_all
 from common.principal import Principal
 from monitoring.models import Notification, NotificationType
 from monitoring.notifications.selectors import visible_notifications
@@ -42,4 +43,4 @@ def notifications_create(*, organization, mode: str, items: list[dict]) -> list[
             raise ValidationFailed.for_field("type", f"Unknown notification type {item['type']!r}.")
     rows = [Notification(organization=organization, mode=mode, **{**item, "title": item["title"][:200]}) for item in items]
     with transaction.atomic(savepoint=False):
-        return Notification.objects.bulk_create(rows)
+        return insert_all(Notification, rows)

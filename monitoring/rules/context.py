@@ -318,6 +318,9 @@ class _RunningVolume:
         return Volume(self._usd[hi] - self._usd[lo], self._priced[hi] - self._priced[lo], self._unpriced[hi] - self._unpriced[lo])
 
 
+_NO_VOLUME = _RunningVolume([])
+
+
 class HistoryChanged(Exception):
     """The transfers before the loaded rows were not what their sums said when the rows were read:
     a transfer was stored (or changed) between the two reads. The batch is evaluated again from
@@ -499,13 +502,16 @@ class EntityHistory:
         earlier_rows: Callable[[], Transfers] | None = None,
     ) -> None:
         transfers = transactions if isinstance(transactions, Transfers) else Transfers.of(transactions)
-        self.fiat_events: tuple[FiatEvent, ...] = tuple(sorted(fiat_events, key=_by_time))
+        self.fiat_events: tuple[FiatEvent, ...] = tuple(sorted(fiat_events, key=_by_time)) if fiat_events else ()
         self.earlier_activity_at = earlier_activity_at
-        self._fiat_at = [(ev.timestamp - EPOCH) // ONE_MICROSECOND for ev in self.fiat_events]
+        if self.fiat_events:
+            self._fiat_at = [(ev.timestamp - EPOCH) // ONE_MICROSECOND for ev in self.fiat_events]
+            self._fiat_index = {ev.id: i for i, ev in enumerate(self.fiat_events)}
+            self._fiat_volume = _RunningVolume([ev.usd_value for ev in self.fiat_events])
+        else:  # most histories of a batch (one per entity) hold no fiat event
+            self._fiat_at, self._fiat_index, self._fiat_volume = [], {}, _NO_VOLUME
         self._set_transactions(transfers)
         self.first_activity_at = first_activity_at or self._earliest()
-        self._fiat_index = {ev.id: i for i, ev in enumerate(self.fiat_events)}
-        self._fiat_volume = _RunningVolume([ev.usd_value for ev in self.fiat_events])
         self._known = frozenset(known_counterparties)
         if far and earlier_rows is None:
             raise ValueError("summed transfers need earlier_rows, which reads them when the sums cannot answer")

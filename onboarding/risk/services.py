@@ -8,7 +8,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from common.audit import actor_of, audit_records
-from monitoring.engine.pg import update_each
+from common.pg import update_each
 from onboarding.models import Entity, RiskAssessment
 from onboarding.risk.scoring import score_entities
 from webhooks.services import events_emit

@@ -8,8 +8,8 @@ from decimal import Decimal
 
 import pytest
 
+from common.pg import PG_EPOCH
 from monitoring.engine.events import rule_transaction, transfers_by_entity
-from monitoring.engine.pg import PG_EPOCH
 from monitoring.rules import DEFAULT_SETTINGS, Entity, EntityContext, EntityHistory, OrgLists, OrgNetwork, evaluate
 from monitoring.rules.context import Transfers
 

@@ -9,9 +9,10 @@ import pytest
 from django.db import connection
 from django.utils import timezone
 
+from common import pg
 from common.principal import Principal
 from monitoring.configuration.selectors import org_lists
-from monitoring.engine import pg, reads
+from monitoring.engine import reads
 from monitoring.engine.lists import batch_lists
 from monitoring.ingestion.services import fiat_event_ingest, transactions_ingest_batch
 from monitoring.models import AddressTag, Alert, AssetPrice, BlockedAddress, CodeListEntry, FiatEvent, Transaction

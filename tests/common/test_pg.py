@@ -1,17 +1,19 @@
-"""monitoring.engine.pg.update_each: what bulk_update stores, in one statement on PostgreSQL (and through
-bulk_update elsewhere), on both databases."""
+"""common.pg.update_each and insert_all: what bulk_update and bulk_create store, in one statement on
+PostgreSQL (and through the ORM elsewhere), on both databases."""
 
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from django.db import connection
+from django.db import IntegrityError, connection, transaction
 from django.test.utils import CaptureQueriesContext
 
+from common import pg
+from common.models import AuditLogEntry
+from common.pg import insert_all, on_postgres, update_each
 from filings.cases import metrics
 from filings.models import Case
-from monitoring.engine import pg
-from monitoring.engine.pg import on_postgres, update_each
 from onboarding.models import Entity
+from webhooks.models import Event
 
 pytestmark = pytest.mark.django_db
 
@@ -128,3 +130,46 @@ def test_postgresql_builds_no_case_expression(org):
     case_expressions = [query["sql"] for query in captured if "CASE WHEN" in query["sql"]]
     assert (len(captured), len(case_expressions)) == ((0, 0) if on_postgres() else (1, 1))
     assert set(Entity.objects.filter(pk__in=[e.pk for e in entities]).values_list("risk_score", flat=True)) == {42}
+
+
+def _events(org, count: int, start: int = 0) -> list[Event]:
+    return [Event(organization=org, mode="test", public_id=f"evt_insert_all_{start + i}", type="alert.created",
+                  data={"n": i, "amount": "12.50", "nested": {"ids": [str(i)], "none": None}}) for i in range(count)]
+
+
+def test_insert_all_stores_what_bulk_create_stores(org):
+    """Every column as bulk_create writes it (JSON, the auto_now times, the tenant), the instances
+    left saved; on PostgreSQL in one statement outside the ORM, elsewhere through bulk_create."""
+    by_insert, by_orm = _events(org, 3), _events(org, 3, start=10)
+    with CaptureQueriesContext(connection) as captured:
+        returned = insert_all(Event, by_insert)
+    Event.objects.bulk_create(by_orm)
+    assert len(returned) == 3 and all(a is b for a, b in zip(returned, by_insert, strict=True))
+    assert len(captured) == (0 if on_postgres() else 1)
+    assert all(not event._state.adding and event._state.db == "default" for event in by_insert)
+    columns = ("organization_id", "mode", "type", "data")
+
+    def stored(events):
+        rows = {row[0]: row[1:] for row in Event.objects.filter(pk__in=[e.pk for e in events]).values_list("pk", "public_id", *columns)}
+        return [rows[event.pk] for event in events]
+
+    assert [row[1:] for row in stored(by_insert)] == [row[1:] for row in stored(by_orm)]
+    assert [row[0] for row in stored(by_insert)] == [e.public_id for e in by_insert]
+    assert all(event.created_at is not None and event.created_at == Event.objects.get(pk=event.pk).created_at for event in by_insert)
+
+
+def test_insert_all_refuses_a_conflict_and_stores_nothing_of_the_statement(org):
+    first = _events(org, 2)
+    insert_all(Event, first)
+    again = _events(org, 1, start=5) + [Event(organization=org, mode="test", public_id=first[0].public_id, type="x", data={})]
+    with pytest.raises(IntegrityError), transaction.atomic():
+        insert_all(Event, again)
+    assert Event.objects.filter(public_id__startswith="evt_insert_all_").count() == 2
+
+
+def test_insert_all_leaves_database_numbered_keys_to_bulk_create(org):
+    entries = [AuditLogEntry(organization_id=org.pk, mode="test", action="test.insert_all", object_type="thing", object_id=str(i),
+                             actor_label="system") for i in range(2)]
+    insert_all(AuditLogEntry, entries)
+    assert all(entry.pk is not None for entry in entries)
+    assert sorted(AuditLogEntry.objects.filter(action="test.insert_all").values_list("object_id", flat=True)) == ["0", "1"]
