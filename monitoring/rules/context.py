@@ -792,6 +792,24 @@ class RuleInput:
     event: Event
     context: EntityContext
     history: HistoryView
+    _found: dict[str, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
+
+    def counterparty_entity_id(self) -> str | None:
+        """The customer on the other side of the evaluated transfer (OrgNetwork.counterparty_entity_id),
+        worked out once for the several rules that ask."""
+        found = self._found
+        if "entity" not in found:
+            found["entity"] = self.context.network.counterparty_entity_id(self.event)
+        return found["entity"]
+
+    def counterparty_tags(self) -> frozenset[str]:
+        """The organization's tags of the evaluated transfer's counterparty (OrgLists.tags_for), once
+        for the several rules that ask."""
+        found = self._found
+        if "tags" not in found:
+            tx = self.event
+            found["tags"] = self.context.lists.tags_for(tx.chain_id, tx.counterparty_address)
+        return found["tags"]
 
     @property
     def entity(self) -> Entity:

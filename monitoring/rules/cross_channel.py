@@ -100,7 +100,7 @@ def flagged_wallet_activity(inp: RuleInput, p: Params) -> Outcome:
 def true_positive_counterparty(inp: RuleInput, p: Params) -> Outcome:
     """#33 Network exposure: the counterparty customer had a true-positive alert or a filed report lately."""
     tx = inp.event
-    counterparty_id = inp.network.counterparty_entity_id(tx)
+    counterparty_id = inp.counterparty_entity_id()
     counterparty = inp.network.entities.get(counterparty_id) if counterparty_id and counterparty_id != inp.entity.id else None
     if counterparty is None:
         return None

@@ -164,7 +164,7 @@ def dormant_reactivation(inp: RuleInput, p: Params) -> Outcome:
 
 def _tag_exposure(inp: RuleInput, categories: frozenset[str]) -> Outcome:
     tx = inp.event
-    matched = inp.lists.tags_for(tx.chain_id, tx.counterparty_address) & categories
+    matched = inp.counterparty_tags() & categories
     if not matched:
         return None
     return hit((tx,), counterparty=address_label(tx.counterparty_key), categories=matched, usd_value=tx.usd_value)
@@ -246,7 +246,7 @@ def cyclic_flow(inp: RuleInput, p: Params) -> Outcome:
 
 def _is_known_wallet(inp: RuleInput, tx: Transaction) -> bool:
     """The value came back from a registered wallet (a customer's, or the entity's own)."""
-    return bool(inp.network.counterparty_entity_id(tx)) or tx.counterparty_key in inp.context.own_wallets
+    return bool(inp.counterparty_entity_id()) or tx.counterparty_key in inp.context.own_wallets
 
 
 class CycleSearch:
@@ -286,14 +286,14 @@ def _hops_hold_value(cycle: list[Transaction], min_pct: Decimal) -> bool:
     return all(t.usd_value >= floor for t in cycle[1:])
 
 
-def _is_known_service(inp: RuleInput, tx: Transaction, categories: frozenset[str]) -> bool:
-    return bool(inp.lists.tags_for(tx.chain_id, tx.counterparty_address) & categories)
+def _is_known_service(inp: RuleInput, categories: frozenset[str]) -> bool:
+    return bool(inp.counterparty_tags() & categories)
 
 
 def unhosted_large_transfer(inp: RuleInput, p: Params) -> Outcome:
     """#16 Unhosted-wallet transfers (EU TFR threshold): counterparty neither a customer nor a known service."""
     tx = inp.event
-    if tx.direction == "self" or inp.network.counterparty_entity_id(tx) or _is_known_service(inp, tx, p["service_categories"]):
+    if tx.direction == "self" or inp.counterparty_entity_id() or _is_known_service(inp, p["service_categories"]):
         return None
     if tx.usd_value is None:
         return no_price(tx)
@@ -344,7 +344,7 @@ def _baseline_days(inp: RuleInput, p: Params) -> Decimal:
 def counterparty_concentration(inp: RuleInput, p: Params) -> Outcome:
     """#19 Funnel account: most of the entity's volume flows with one unregistered counterparty."""
     tx = inp.event
-    if tx.direction == "self" or inp.network.counterparty_entity_id(tx):
+    if tx.direction == "self" or inp.counterparty_entity_id():
         return None
     if tx.usd_value is None:
         return no_price(tx)
@@ -379,8 +379,8 @@ def travel_rule_missing(inp: RuleInput, p: Params) -> Outcome:
     tx = inp.event
     if tx.direction == "self" or tx.travel_rule_present:
         return None
-    other_customer = inp.network.counterparty_entity_id(tx) not in (None, inp.entity.id)
-    if not (other_customer or _is_known_service(inp, tx, p["service_categories"])):
+    other_customer = inp.counterparty_entity_id() not in (None, inp.entity.id)
+    if not (other_customer or _is_known_service(inp, p["service_categories"])):
         return None
     if tx.usd_value is None:
         return no_price(tx)
@@ -395,7 +395,7 @@ def high_risk_jurisdiction(inp: RuleInput, p: Params) -> Outcome:
     found = {}
     if (inp.entity.jurisdiction or "").upper() in listed:
         found["entity_jurisdiction"] = inp.entity.jurisdiction
-    counterparty = inp.network.entities.get(inp.network.counterparty_entity_id(tx) or "")
+    counterparty = inp.network.entities.get(inp.counterparty_entity_id() or "")
     if counterparty and (counterparty.jurisdiction or "").upper() in listed:
         found["counterparty_jurisdiction"] = counterparty.jurisdiction
         found["counterparty_entity_id"] = counterparty.id
