@@ -8,6 +8,7 @@ from django.core.serializers.json import DjangoJSONEncoder
 
 from common.context import current_request
 from common.models import AuditLogEntry
+from common.pg import insert_all
 from common.principal import Principal
 
 
@@ -69,7 +70,7 @@ def audit_records(*, actor, action: str, object_type: str, changes: list[tuple])
     """audit_record for many objects in one insert (a monitoring batch's cases or risk changes):
     `changes` are (object, before, after), each object with organization_id, mode and pk."""
     who, request = actor_of(actor), current_request()
-    return AuditLogEntry.objects.bulk_create([
+    return insert_all(AuditLogEntry, [
         _entry(who, request, action=action, object_type=object_type, object_id=obj.pk, organization_id=obj.organization_id,
                mode=obj.mode, before=before, after=after)
         for obj, before, after in changes

@@ -104,19 +104,23 @@ def inserted_rows(model, objs: list, *, returning: tuple[str, ...]) -> list[tupl
 
 
 def insert_all(model, objs: list) -> list:
-    """What `bulk_create(objs)` does, for a model whose instances carry their primary key (a UUID
-    made in Python): on PostgreSQL one INSERT … SELECT FROM unnest(one array per column) with
-    binary parameters, where the ORM builds a statement and quotes every value in Python (twice the
-    time for the thirty-odd events, notifications and cases of a monitoring batch); the ORM's
-    bulk_create elsewhere, and for a model the database numbers. A conflict raises Django's
-    IntegrityError, as bulk_create does. Returns `objs`, saved."""
+    """What `bulk_create(objs)` does: on PostgreSQL one INSERT … SELECT FROM unnest(one array per
+    column) with binary parameters, where the ORM builds a statement and quotes every value in
+    Python (twice the time for the thirty-odd events, notifications, cases and audit entries of a
+    monitoring batch); the ORM's bulk_create elsewhere. Keys the database numbers are read back
+    in the rows' order, as bulk_create reads them (RETURNING follows the unnest's order). A
+    conflict raises Django's IntegrityError, as bulk_create does. Returns `objs`, saved."""
     if not objs:
         return objs
-    if not on_postgres() or model._meta.auto_field is not None:
+    if not on_postgres():
         return model.objects.bulk_create(objs)
+    meta = model._meta
     with connection.wrap_database_errors:  # psycopg's errors as the ORM's
-        _insert(model, objs, "", (model._meta.pk.column,))
-    for obj in objs:
+        keys = _insert(model, objs, "", (meta.pk.column,))
+    numbered = meta.auto_field is not None
+    for obj, (key,) in zip(objs, keys, strict=True):
+        if numbered:
+            setattr(obj, meta.pk.attname, key)
         obj._state.adding, obj._state.db = False, connection.alias  # as bulk_create leaves them
     return objs
 

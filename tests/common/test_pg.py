@@ -167,9 +167,9 @@ def test_insert_all_refuses_a_conflict_and_stores_nothing_of_the_statement(org):
     assert Event.objects.filter(public_id__startswith="evt_insert_all_").count() == 2
 
 
-def test_insert_all_leaves_database_numbered_keys_to_bulk_create(org):
-    entries = [AuditLogEntry(organization_id=org.pk, mode="test", action="test.insert_all", object_type="thing", object_id=str(i),
-                             actor_label="system") for i in range(2)]
+def test_insert_all_gives_each_instance_the_key_the_database_numbered_its_row(org):
+    entries = [AuditLogEntry(organization_id=org.pk, mode="test", actor_type="system", action="test.insert_all", object_type="thing",
+                             object_id=str(i), actor_label="system") for i in range(5)]
     insert_all(AuditLogEntry, entries)
-    assert all(entry.pk is not None for entry in entries)
-    assert sorted(AuditLogEntry.objects.filter(action="test.insert_all").values_list("object_id", flat=True)) == ["0", "1"]
+    assert all(entry.pk is not None and not entry._state.adding for entry in entries)
+    assert [AuditLogEntry.objects.get(pk=entry.pk).object_id for entry in entries] == ["0", "1", "2", "3", "4"]
