@@ -7,6 +7,7 @@ instances in hand) become the same tuples, so live events and loaded history con
 import dataclasses
 from datetime import UTC, datetime
 from decimal import Decimal
+from operator import attrgetter
 
 from common.pg import PG_EPOCH
 from monitoring.engine.reads import FIAT_COLUMNS, TX_COLUMNS
@@ -24,12 +25,15 @@ _FIELDS = ("id", "timestamp", "direction", "amount", "usd_value", "counterparty_
            "to_address", "asset", "counterparty_entity_id", "travel_rule_present", "counterparty_key")
 
 
+_TX_VALUES = attrgetter(*TX_COLUMNS)
+
+
 def tx_row(record) -> tuple:
-    """A stored Transaction instance as a TX_COLUMNS tuple."""
-    row = [getattr(record, name) for name in TX_COLUMNS]
-    for i in (0, 9, 10):
-        row[i] = str(row[i]) if row[i] is not None else None
-    return tuple(row)
+    """A stored Transaction instance as a TX_COLUMNS tuple (ids as strings)."""
+    (tx_id, at, chain_id, tx_hash, from_address, to_address, amount, asset, usd_value, from_entity,
+     to_entity) = _TX_VALUES(record)
+    return (str(tx_id), at, chain_id, tx_hash, from_address, to_address, amount, asset, usd_value,
+            None if from_entity is None else str(from_entity), None if to_entity is None else str(to_entity))
 
 
 def fiat_row(record) -> tuple:
