@@ -107,17 +107,22 @@ def insert_all(model, objs: list) -> list:
     """What `bulk_create(objs)` does: on PostgreSQL one INSERT … SELECT FROM unnest(one array per
     column) with binary parameters, where the ORM builds a statement and quotes every value in
     Python (twice the time for the thirty-odd events, notifications, cases and audit entries of a
-    monitoring batch); the ORM's bulk_create elsewhere. Keys the database numbers are read back
-    in the rows' order, as bulk_create reads them (RETURNING follows the unnest's order). A
-    conflict raises Django's IntegrityError, as bulk_create does. Returns `objs`, saved."""
+    monitoring batch); the ORM's bulk_create elsewhere. Keys the database numbers (the audit log's)
+    are read back in the rows' order, as bulk_create reads them (RETURNING follows the unnest's
+    order); instances that bring such a key of their own go through bulk_create. Related objects
+    are checked as bulk_create checks them (an unsaved one is a ValueError). A conflict raises
+    Django's IntegrityError, as bulk_create does. As with pg_rows, the statement goes through
+    psycopg, so Django's query log does not show it. Returns `objs`, saved."""
     if not objs:
         return objs
-    if not on_postgres():
-        return model.objects.bulk_create(objs)
     meta = model._meta
+    numbered = meta.auto_field is not None
+    if not on_postgres() or (numbered and any(obj.pk is not None for obj in objs)):
+        return model.objects.bulk_create(objs)
+    for obj in objs:
+        obj._prepare_related_fields_for_save(operation_name="bulk_create")
     with connection.wrap_database_errors:  # psycopg's errors as the ORM's
         keys = _insert(model, objs, "", (meta.pk.column,))
-    numbered = meta.auto_field is not None
     for obj, (key,) in zip(objs, keys, strict=True):
         if numbered:
             setattr(obj, meta.pk.attname, key)

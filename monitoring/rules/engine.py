@@ -65,9 +65,6 @@ class ActiveRule:
         # The rule's function at hand: `evaluate` calls it some 30,000 times a batch, one frame each.
         object.__setattr__(self, "check", self.rule.check)
 
-    def run(self, inp: Any) -> Outcome:
-        return self.check(inp, self.params)
-
     def result(self, outcome: Hit | Skip, event: Event, entity_id: str) -> RuleResult:
         rule = self.rule
         common = {"rule_number": rule.number, "rule_code": rule.code, "family": str(rule.family), "severity": str(self.severity)}

@@ -231,7 +231,7 @@ def _decreasing_run_ending_at(transfers: list[Transaction]) -> list[Transaction]
 def cyclic_flow(inp: RuleInput, p: Params) -> Outcome:
     """#15 Round-tripping: value leaves an own wallet and comes back through known wallets."""
     tx = inp.event
-    if tx.direction == "out" or tx.to_address == tx.from_address or not _is_known_wallet(inp, tx):
+    if tx.direction == "out" or tx.to_address == tx.from_address or not _is_known_wallet(inp):
         return None
     if tx.usd_value is None:
         return no_price(tx)
@@ -244,9 +244,9 @@ def cyclic_flow(inp: RuleInput, p: Params) -> Outcome:
     return hit(cycle, wallet=address_label((tx.chain_id, tx.to_address)), hops=len(cycle), values_usd=[t.usd_value for t in cycle])
 
 
-def _is_known_wallet(inp: RuleInput, tx: Transaction) -> bool:
-    """The value came back from a registered wallet (a customer's, or the entity's own)."""
-    return bool(inp.counterparty_entity_id()) or tx.counterparty_key in inp.context.own_wallets
+def _is_known_wallet(inp: RuleInput) -> bool:
+    """The evaluated transfer's value came back from a registered wallet (a customer's, or the entity's own)."""
+    return bool(inp.counterparty_entity_id()) or inp.event.counterparty_key in inp.context.own_wallets
 
 
 class CycleSearch:

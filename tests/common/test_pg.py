@@ -13,6 +13,7 @@ from common.pg import insert_all, on_postgres, update_each
 from filings.cases import metrics
 from filings.models import Case
 from onboarding.models import Entity
+from organizations.models import Organization
 from webhooks.models import Event
 
 pytestmark = pytest.mark.django_db
@@ -173,3 +174,11 @@ def test_insert_all_gives_each_instance_the_key_the_database_numbered_its_row(or
     insert_all(AuditLogEntry, entries)
     assert all(entry.pk is not None and not entry._state.adding for entry in entries)
     assert [AuditLogEntry.objects.get(pk=entry.pk).object_id for entry in entries] == ["0", "1", "2", "3", "4"]
+
+
+def test_insert_all_refuses_an_unsaved_related_object_as_bulk_create_does(org):
+    unsaved = Organization(name="Not stored", slug="not-stored")
+    unsaved.pk = None  # as an instance the database numbers is before it is saved
+    with pytest.raises(ValueError, match="unsaved related object"):
+        insert_all(Event, [Event(organization=unsaved, mode="test", public_id="evt_unsaved", type="x", data={})])
+    assert not Event.objects.filter(public_id="evt_unsaved").exists()
