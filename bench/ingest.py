@@ -668,8 +668,11 @@ def report(args, totals, cpu, singles, sampler, clients, vacuum):
         for error in client.errors[:3]:
             print("  error:", error)
     if sampler.samples:
-        count = len(sampler.samples)
-        marks = [sampler.samples[round(i * (count - 1) / 5)] for i in range(6)] if count >= 6 else sampler.samples
+        # The first sample (before any batch: the single ingests come first) and the samples nearest to
+        # each fifth of the batches' transactions, not each fifth of the samples: the single ingests'
+        # 30 s would otherwise fill most columns of a short run with zeros.
+        total = sampler.samples[-1][0]
+        marks = [sampler.samples[0], *(min(sampler.samples, key=lambda s, at=total * i / 5: abs(s[0] - at)) for i in range(1, 6))]
         print(f"\nresident memory (MB) at {' / '.join(f'{sent:,}' for sent, _ in marks)} transactions sent per mode")
         for name in marks[-1][1]:
             print(f"  {name:20} " + " / ".join(f"{sample.get(name, 0):7.1f}" for _, sample in marks))
