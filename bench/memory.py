@@ -2,8 +2,9 @@
 work on the ingestion path over the database `bench/ingest.py` left, in this process, and prints the
 resident memory after each pass.
 
-    .venv/bin/python bench/memory.py web    [--passes 6] [--batches 25] [--trace]
+    .venv/bin/python bench/memory.py web    [--passes 6] [--batches 15] [--trace]
     .venv/bin/python bench/memory.py worker [--passes 6] [--group 25] [--changed] [--trace]
+    .venv/bin/python bench/memory.py celery [--passes 6] [--group 25]
 
 - `web`: 1,000-transfer batches with all 50 rules, posted through Django's request handler (the
   middleware, the API key's authentication and rate limit, validation, storing, the rules, alerts
@@ -13,8 +14,13 @@ resident memory after each pass.
 - `worker`: the worker's task on the ingestion path, `monitoring.recompute_entity_risk`, over every
   live entity in groups of `--group`. `--changed` first sets the group's scores to 0, so that
   every score changes and the task also writes history rows, events and audit entries.
+- `celery`: the same task in a real Celery worker (make run's settings, prefork, two children),
+  the tasks sent through the broker (BENCH_REDIS_URL, as for bench/ingest.py, emptied first), each
+  process's memory read once the queue is empty; Celery's own bookkeeping per message counts too.
+  These tasks commit: once bench/ingest.py's worker has caught up, no score changes and nothing
+  is written.
 
-Nothing is kept: each pass is rolled back after it and all of them at the end (the API key the web
+In `web` and `worker` nothing is kept: each pass is rolled back after it and all of them at the end (the API key the web
 part issues itself included), so every pass reads the same stored history. `--trace` adds tracemalloc's
 count of the Python heap (several times slower) and, at the end, where it grew most between the
 end of the first pass and the last (with the allocating lines' callers). BENCH_DATABASE_URL as for bench/ingest.py.
@@ -47,7 +53,7 @@ def rss_mb() -> float:
 
 def parse_args():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("part", choices=("web", "worker"))
+    parser.add_argument("part", choices=("web", "worker", "celery"))
     parser.add_argument("--passes", type=int, default=6)
     parser.add_argument("--batches", type=int, default=15, help="web: 1,000-transfer batches a pass")
     parser.add_argument("--group", type=int, default=25, help="worker: entities a task (an ingested batch's hits)")
@@ -117,6 +123,44 @@ def worker_work(args):
     return one_pass
 
 
+def celery_run(args) -> None:
+    """The `celery` part: a worker of its own, `--passes` times every live entity's task through the broker."""
+    import redis
+    from harness import start_celery_worker, stop_process
+    from ingest import children
+    from ingest import rss_mb as rss_of
+
+    from monitoring.tasks import recompute_entity_risk
+    from onboarding.models import Entity
+
+    broker = os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/6")
+    queue = redis.Redis.from_url(broker)
+    queue.flushdb()
+    ids = [str(pk) for pk in Entity.objects.filter(mode="live").order_by("pk").values_list("pk", flat=True)]
+    groups = [ids[start:start + args.group] for start in range(0, len(ids), args.group)]
+    worker = start_celery_worker({**os.environ, "CELERY_BROKER_URL": broker, "REDIS_URL": broker}, concurrency=2)
+    try:
+        time.sleep(5)  # the worker and its children up
+        names = ["main", "child 1", "child 2"]
+        print(f"{len(ids):,} live entities, {len(groups):,} tasks a pass through the broker")
+        print(f"{'pass':>4} {'seconds':>8}  RSS (MB): " + " / ".join(names))
+
+        def memory() -> str:
+            return " / ".join(f"{rss_of(pid):6.1f}" for pid in [worker.pid, *children(worker.pid)])
+        print(f"{'':>4} {'':>8}  {memory()}  before")
+        for number in range(1, args.passes + 1):
+            started = time.perf_counter()
+            for group in groups:
+                recompute_entity_risk.delay(group, "alerts opened")
+            while queue.llen("celery") or queue.hlen("unacked"):
+                if worker.poll() is not None:
+                    sys.exit("the worker stopped")
+                time.sleep(0.2)
+            print(f"{number:4} {time.perf_counter() - started:8.1f}  {memory()}", flush=True)
+    finally:
+        stop_process(worker)
+
+
 def print_growth(before, after, top: int = 8) -> None:
     skip = [tracemalloc.Filter(False, tracemalloc.__file__)]
     changes = [stat for stat in after.filter_traces(skip).compare_to(before.filter_traces(skip), "traceback") if stat.size_diff > 0]
@@ -129,7 +173,12 @@ def print_growth(before, after, top: int = 8) -> None:
 
 def main():
     args = parse_args()
+    if args.part == "celery":  # this process sends the tasks: through the broker, not run here
+        os.environ["CELERY_BROKER_URL"] = os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/6")
     setup_django()
+    if args.part == "celery":
+        celery_run(args)
+        return
     from django.db import transaction
 
     with transaction.atomic():
