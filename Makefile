@@ -50,6 +50,8 @@ bench: deps
 	@$(PY) bench/status.py
 	@$(PY) bench/rules.py
 	@$(PY) bench/ingest.py --transactions 30000
+	@$(PY) bench/memory.py web --passes 4
+	@$(PY) bench/memory.py celery --passes 4
 	@$(PY) bench/filings.py --all
 	@$(PY) bench/webhooks.py
 
