@@ -63,7 +63,9 @@ def parse_args():
 
 
 def setup_django() -> None:
+    """Django on the benchmark's database, with its Redis as cache, rate limiter and broker (as bench/ingest.py's servers)."""
     os.environ["DATABASE_URL"] = os.environ.get("BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/bench_ingest")
+    os.environ["REDIS_URL"] = os.environ["CELERY_BROKER_URL"] = os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/6")
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     os.environ.setdefault("LOG_LEVEL", "WARNING")
     os.chdir(ROOT)
@@ -133,12 +135,12 @@ def celery_run(args) -> None:
     from monitoring.tasks import recompute_entity_risk
     from onboarding.models import Entity
 
-    broker = os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/6")
+    broker = os.environ["CELERY_BROKER_URL"]
     queue = redis.Redis.from_url(broker)
     queue.flushdb()
     ids = [str(pk) for pk in Entity.objects.filter(mode="live").order_by("pk").values_list("pk", flat=True)]
     groups = [ids[start:start + args.group] for start in range(0, len(ids), args.group)]
-    worker = start_celery_worker({**os.environ, "CELERY_BROKER_URL": broker, "REDIS_URL": broker}, concurrency=2)
+    worker = start_celery_worker(dict(os.environ), concurrency=2)
     try:
         time.sleep(5)  # the worker and its children up
         names = ["main", "child 1", "child 2"]
@@ -173,8 +175,6 @@ def print_growth(before, after, top: int = 8) -> None:
 
 def main():
     args = parse_args()
-    if args.part == "celery":  # this process sends the tasks: through the broker, not run here
-        os.environ["CELERY_BROKER_URL"] = os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/6")
     setup_django()
     if args.part == "celery":
         celery_run(args)
