@@ -3,8 +3,8 @@
     .venv/bin/python bench/screening.py [--names 1000] [--seed 7] [--json bench/results/screening.json]
 
 Sets Django up on a fresh SQLite database in a temporary DATA_DIR (or on DATABASE_URL if set),
-loads the OFAC SDN and UN lists from ../shared/reference/sanctions (or $SANCTIONS_DIR) with the
-real `load_sanctions` command, then screens a reproducible mix of names in process:
+loads the bundled lists (onboarding/sanctions/snapshot/) with the real `load_sanctions`
+command, then screens a reproducible mix of names in process:
 half are listed names (primary names and aliases) with one or two typos, reordered words or a
 dropped word; half are ordinary names made from common given names and surnames. It reports the
 median and p99 time per name and per address, and, as a check of the thresholds, how many listed

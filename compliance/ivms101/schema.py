@@ -1,5 +1,5 @@
 """The IVMS101 data model, read from the reference's own protocol-buffer files (proto/, byte-identical
-copies of ../shared/reference/ivms101/proto, checked by a test).
+TRISA's files as published; compliance/ivms101/MANIFEST.json records their source, licence and SHA-256).
 
 The reference is protobuf with the standard's rules written in comments beside each field: its
 cardinality ("Required", "Optional", "One or more", "Zero to Seven"), its datatype ("Max100Text",

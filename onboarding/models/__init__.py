@@ -8,5 +8,8 @@ from onboarding.models.sanctions import (  # noqa: F401
     SanctionsDigitalAddress,
     SanctionsEntry,
     SanctionsList,
+    SanctionsListVersion,
     SanctionsName,
+    SanctionsRefresh,
+    ScreeningListSetting,
 )

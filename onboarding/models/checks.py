@@ -43,7 +43,7 @@ class ScreeningFalsePositive(TenantModel):
     content as it was (`entry_version_hash`): when the publisher changes the entry, hits are raised again."""
 
     entity = models.ForeignKey(Entity, on_delete=models.CASCADE, related_name="false_positives")
-    source = models.CharField(max_length=32)
+    source = models.CharField(max_length=64)
     entry_uid = models.CharField(max_length=64)
     entry_version_hash = models.CharField(max_length=64)
     reason = models.CharField(max_length=1000)
@@ -71,7 +71,7 @@ class ScreeningHit(TenantModel):
     subject_value = models.CharField(max_length=300, help_text="The name or address screened.")
     ubo = models.ForeignKey(BeneficialOwner, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     wallet = models.ForeignKey(Wallet, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
-    source = models.CharField(max_length=32)
+    source = models.CharField(max_length=64)
     entry_uid = models.CharField(max_length=64)
     entry_version_hash = models.CharField(max_length=64)
     primary_name = models.CharField(max_length=512)

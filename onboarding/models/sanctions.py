@@ -16,8 +16,37 @@ from common.models import BaseModel
 
 
 class SanctionsSource(models.TextChoices):
+    """The lists the project knows by name (onboarding.sanctions.registry says how each is read and
+    where it is published). `SanctionsList.source` is not limited to these: an OpenSanctions dataset
+    is stored as `os_<dataset>`."""
+
     OFAC_SDN = "ofac_sdn", "OFAC Specially Designated Nationals"
     UN_CONSOLIDATED = "un_consolidated", "UN Security Council consolidated list"
+    OFAC_CONSOLIDATED = "ofac_consolidated", "OFAC Consolidated (non-SDN) list"
+    US_CSL = "us_csl", "US Consolidated Screening List"
+    BIS_DPL = "bis_dpl", "BIS Denied Persons List"
+    EU_FSF = "eu_fsf", "EU Financial Sanctions Files"
+    UK_SANCTIONS = "uk_sanctions", "UK Sanctions List"
+
+
+class ListCategory(models.TextChoices):
+    """What a match on the list means: a `sanctions` check, or a `pep` check (politically exposed persons)."""
+
+    SANCTIONS = "sanctions"
+    PEP = "pep"
+
+
+class RefreshOutcome(models.TextChoices):
+    LOADED = "loaded"  # a new version is in force
+    UNCHANGED = "unchanged"  # the publisher's files are the ones in force
+    REFUSED = "refused"  # parsed, but failed the sanity checks (shrank, damaged, empty): the previous version stays
+    FAILED = "failed"  # could not be downloaded or parsed: the previous version stays
+
+
+class VersionOrigin(models.TextChoices):
+    BUNDLED = "bundled"  # the snapshot carried in the repository (make run, load_sanctions)
+    DOWNLOAD = "download"  # refresh_sanctions from the publisher's URL
+    FILE = "file"  # load_sanctions --file
 
 
 class EntryKind(models.TextChoices):
@@ -40,7 +69,8 @@ class NameKind(models.TextChoices):
 class SanctionsList(BaseModel):
     """One published list, with what is needed to tell whether a reload changed it."""
 
-    source = models.CharField(max_length=32, choices=SanctionsSource.choices, unique=True)
+    source = models.CharField(max_length=64, unique=True, help_text="A SanctionsSource value, or os_<dataset> for OpenSanctions.")
+    category = models.CharField(max_length=16, choices=ListCategory.choices, default=ListCategory.SANCTIONS)
     version = models.CharField(max_length=64, blank=True, default="", help_text="Publisher's version or generation stamp, if any.")
     published_at = models.DateTimeField(null=True, blank=True)
     loaded_at = models.DateTimeField(help_text="When the content last changed in this database.")
@@ -57,6 +87,10 @@ class SanctionsList(BaseModel):
         null=True, blank=True,
         help_text="Set by a load that changed the list, in its transaction; cleared once every entity was queued for "
                   "re-screening against it (a beat sweep queues them again while it stays set).")
+    last_refresh_at = models.DateTimeField(null=True, blank=True)
+    last_refresh_outcome = models.CharField(max_length=16, choices=RefreshOutcome.choices, blank=True, default="")
+    last_refresh_error = models.TextField(blank=True, default="")
+    refresh_failures = models.PositiveIntegerField(default=0, help_text="Failed or refused refreshes since the last good one.")
 
     class Meta:
         ordering = ["source"]
@@ -143,3 +177,68 @@ class SanctionsDigitalAddress(BaseModel):
 
     def __str__(self):
         return f"{self.currency} {self.address_as_listed}"
+
+
+class SanctionsListVersion(BaseModel):
+    """One content of a list that was in force: written in the load's transaction, with what changed
+    against the version before it (entries added, changed and removed, each as {uid, name})."""
+
+    sanctions_list = models.ForeignKey(SanctionsList, on_delete=models.CASCADE, related_name="versions")
+    number = models.PositiveIntegerField(help_text="1 for the list's first load, then one more per changed load.")
+    origin = models.CharField(max_length=16, choices=VersionOrigin.choices)
+    content_hash = models.CharField(max_length=64)
+    publisher_version = models.CharField(max_length=64, blank=True, default="")
+    published_at = models.DateTimeField(null=True, blank=True)
+    loaded_at = models.DateTimeField()
+    entry_count = models.PositiveIntegerField(default=0)
+    source_files = models.JSONField(default=list, blank=True, help_text="The files or URLs read.")
+    added = models.JSONField(default=list, blank=True)
+    changed = models.JSONField(default=list, blank=True)
+    removed = models.JSONField(default=list, blank=True)
+
+    class Meta:
+        ordering = ["sanctions_list", "-number"]
+        constraints = [models.UniqueConstraint(fields=["sanctions_list", "number"], name="sanctions_list_version_unique_number")]
+        verbose_name = "sanctions list version"
+
+    def __str__(self):
+        return f"{self.sanctions_list.source} v{self.number}"
+
+
+class SanctionsRefresh(BaseModel):
+    """One attempt to refresh a list from its publisher, whatever came of it (the console's refresh log)."""
+
+    source = models.CharField(max_length=64, db_index=True)
+    started_at = models.DateTimeField()
+    finished_at = models.DateTimeField(null=True, blank=True)
+    trigger = models.CharField(max_length=16, default="command", help_text="beat | command | console")
+    outcome = models.CharField(max_length=16, choices=RefreshOutcome.choices, blank=True, default="")
+    message = models.TextField(blank=True, default="")
+    urls = models.JSONField(default=list, blank=True)
+    version = models.ForeignKey(SanctionsListVersion, null=True, blank=True, on_delete=models.SET_NULL, related_name="refreshes")
+    rescreened_entities = models.PositiveIntegerField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-started_at"]
+        verbose_name = "sanctions list refresh"
+
+    def __str__(self):
+        return f"{self.source} {self.started_at:%Y-%m-%d %H:%M} {self.outcome or 'running'}"
+
+
+class ScreeningListSetting(BaseModel):
+    """Whether one organization screens against one list. No row: the list's default (the bundled
+    lists are on, the others off). Written by an admin in the console, audited."""
+
+    organization = models.ForeignKey("organizations.Organization", on_delete=models.CASCADE, related_name="screening_lists")
+    source = models.CharField(max_length=64)
+    enabled = models.BooleanField()
+    updated_by = models.CharField(max_length=200, blank=True, default="")
+
+    class Meta:
+        ordering = ["organization", "source"]
+        constraints = [models.UniqueConstraint(fields=["organization", "source"], name="screening_list_setting_unique")]
+        verbose_name = "screening list setting"
+
+    def __str__(self):
+        return f"{self.source}: {'on' if self.enabled else 'off'}"

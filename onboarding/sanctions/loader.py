@@ -26,11 +26,14 @@ from django.utils import timezone
 from common.audit import audit_record
 from onboarding.models.sanctions import (
     EntryKind,
+    ListCategory,
     SanctionsAddress,
     SanctionsDigitalAddress,
     SanctionsEntry,
     SanctionsList,
+    SanctionsListVersion,
     SanctionsName,
+    VersionOrigin,
 )
 from onboarding.sanctions.records import ParsedEntry, ParsedList
 from onboarding.screening.normalize import normalize_name
@@ -67,6 +70,7 @@ class LoadResult:
     changed_uids: list[str] = field(default_factory=list)
     removed_uids: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    version: SanctionsListVersion | None = None
 
     def summary(self) -> dict:
         return {
@@ -128,7 +132,8 @@ def _delete_children(entry_ids: list) -> None:
 def _existing(sanctions_list: SanctionsList | None) -> dict[str, tuple]:
     if sanctions_list is None:
         return {}
-    return {uid: (pk, version) for uid, pk, version in sanctions_list.entries.values_list("uid", "id", "version_hash")}
+    return {uid: (pk, version, name) for uid, pk, version, name in
+            sanctions_list.entries.values_list("uid", "id", "version_hash", "primary_name")}
 
 
 def _refuse_damaged(parsed: ParsedList) -> None:
@@ -186,10 +191,11 @@ def _reconcile(sanctions_list: SanctionsList, parsed: ParsedList, result: LoadRe
     _write_children([*zip(updated, (entry for _uid, entry in changed), strict=True), *zip(created, added, strict=True)])
 
 
-def _record_list(parsed: ParsedList, now) -> SanctionsList:
+def _record_list(parsed: ParsedList, now, category: str) -> SanctionsList:
     sanctions_list = SanctionsList.objects.select_for_update().filter(source=parsed.source).first()
     if sanctions_list is None:
         sanctions_list = SanctionsList(source=parsed.source)
+    sanctions_list.category = category
     sanctions_list.version = parsed.version[:64]
     sanctions_list.published_at = parsed.published_at
     sanctions_list.loaded_at = sanctions_list.checked_at = now
@@ -209,10 +215,27 @@ def _record_list(parsed: ParsedList, now) -> SanctionsList:
     return sanctions_list
 
 
+def _record_version(sanctions_list: SanctionsList, parsed: ParsedList, result: LoadResult, existing: dict, now,
+                    origin: str) -> SanctionsListVersion:
+    """The new version with its diff against the one before: each entry as {uid, name}."""
+    names = {entry.uid: entry.primary_name for entry in parsed.entries}
+    last = sanctions_list.versions.order_by("-number").values_list("number", flat=True).first() or 0
+    return SanctionsListVersion.objects.create(
+        sanctions_list=sanctions_list, number=last + 1, origin=origin, content_hash=parsed.content_hash,
+        publisher_version=parsed.version[:64], published_at=parsed.published_at, loaded_at=now, entry_count=len(parsed.entries),
+        source_files=parsed.source_files,
+        added=[{"uid": uid, "name": names[uid]} for uid in result.added_uids],
+        changed=[{"uid": uid, "name": names[uid]} for uid in result.changed_uids],
+        removed=[{"uid": uid, "name": existing[uid][2]} for uid in result.removed_uids],
+    )
+
+
 @transaction.atomic
-def sanctions_list_load(parsed: ParsedList, *, allow_shrink: bool = False) -> LoadResult:
-    """Make the database's copy of `parsed.source` equal to `parsed`; a no-op if the files are unchanged.
-    Raises UnsafeLoadError, having written nothing, for files that could wipe or cut down the list."""
+def sanctions_list_load(parsed: ParsedList, *, allow_shrink: bool = False, origin: str = VersionOrigin.FILE,
+                        category: str = ListCategory.SANCTIONS) -> LoadResult:
+    """Make the database's copy of `parsed.source` equal to `parsed`, as a new version of the list
+    with its diff; a no-op if the files are unchanged. Raises UnsafeLoadError, having written
+    nothing, for files that could wipe or cut down the list."""
     started = time.perf_counter()
     _refuse_damaged(parsed)
     now = timezone.now()
@@ -228,13 +251,14 @@ def sanctions_list_load(parsed: ParsedList, *, allow_shrink: bool = False) -> Lo
         return result
     existing = _existing(current)
     _refuse_shrinking(parsed, existing, allow_shrink=allow_shrink)
-    sanctions_list = _record_list(parsed, now)
+    sanctions_list = _record_list(parsed, now, category)
     _reconcile(sanctions_list, parsed, result, now, existing)
+    result.version = _record_version(sanctions_list, parsed, result, existing, now, origin)
     result.changed = True
     audit_record(
         actor=None, action="sanctions_list.loaded", object_type="sanctions_list", object_id=sanctions_list.pk,
         before={"content_hash": current.content_hash, "entry_count": current.entry_count} if current else None,
-        after={"content_hash": parsed.content_hash, **result.summary()},
+        after={"content_hash": parsed.content_hash, "version": result.version.number, "origin": origin, **result.summary()},
     )
     result.seconds = time.perf_counter() - started
     return result

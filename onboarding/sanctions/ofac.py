@@ -27,6 +27,7 @@ from pathlib import Path
 from onboarding.models.sanctions import EntryKind, NameKind, SanctionsSource
 from onboarding.sanctions import ofac_remarks
 from onboarding.sanctions.countries import country_code
+from onboarding.sanctions.files import read_files
 from onboarding.sanctions.records import (
     ParsedAddress,
     ParsedDigitalAddress,
@@ -37,6 +38,7 @@ from onboarding.sanctions.records import (
     clean,
     content_hash,
 )
+from onboarding.sanctions.registry import ListSpec, register
 
 SDN_FILE, ALT_FILE, ADD_FILE, COMMENTS_FILE = "sdn.csv", "alt.csv", "add.csv", "sdn_comments.csv"
 _KINDS = {"individual": EntryKind.INDIVIDUAL, "vessel": EntryKind.VESSEL, "aircraft": EntryKind.AIRCRAFT, "": EntryKind.ENTITY}
@@ -160,13 +162,10 @@ def _check_complete(blobs: dict[str, bytes], report: ParseReport) -> None:
             report.incomplete.append(f"{name} does not end with OFAC's end-of-file byte (0x1A): the download was cut short")
 
 
-def parse_ofac(directory: str | Path) -> ParsedList:
-    """Read the SDN CSV set from `directory`. sdn.csv is required; the others are optional."""
-    directory = Path(directory)
-    files = [name for name in (SDN_FILE, ALT_FILE, ADD_FILE, COMMENTS_FILE) if (directory / name).is_file()]
-    if SDN_FILE not in files:
-        raise FileNotFoundError(f"{directory / SDN_FILE} not found")
-    blobs = {name: (directory / name).read_bytes() for name in files}
+def parse_ofac_files(blobs: dict[str, bytes], *, source_files: list[str] | None = None) -> ParsedList:
+    """Read the SDN CSV set from `blobs` (file name -> content as published). sdn.csv is required."""
+    if SDN_FILE not in blobs:
+        raise FileNotFoundError(f"{SDN_FILE} is missing")
     report = ParseReport()
     _check_complete(blobs, report)
     comments = _comments(_decode(blobs[COMMENTS_FILE]), report) if COMMENTS_FILE in blobs else {}
@@ -180,5 +179,24 @@ def parse_ofac(directory: str | Path) -> ParsedList:
         content_hash=content_hash(blobs),
         entries=list(entries.values()),
         report=report,
-        source_files=[str(directory / name) for name in files],
+        source_files=source_files if source_files is not None else sorted(blobs),
     )
+
+
+def parse_ofac(directory: str | Path) -> ParsedList:
+    """Read the SDN CSV set from `directory` (each file plain or gzip-compressed). sdn.csv is required."""
+    directory = Path(directory)
+    blobs, paths = read_files(directory, (SDN_FILE, ALT_FILE, ADD_FILE, COMMENTS_FILE))
+    if SDN_FILE not in blobs:
+        raise FileNotFoundError(f"{directory / SDN_FILE} not found")
+    return parse_ofac_files(blobs, source_files=paths)
+
+
+# OFAC's Sanctions List Service: the legacy CSV exports of the SDN list.
+OFAC_EXPORTS = "https://sanctionslistservice.ofac.treas.gov/api/PublicationPreview/exports/"
+
+register(ListSpec(
+    source=SanctionsSource.OFAC_SDN, name="OFAC Specially Designated Nationals (SDN)", publisher="US Treasury (OFAC)",
+    parse=parse_ofac_files, files=(SDN_FILE, ADD_FILE, ALT_FILE, COMMENTS_FILE),
+    urls={name: OFAC_EXPORTS + name.upper() for name in (SDN_FILE, ADD_FILE, ALT_FILE, COMMENTS_FILE)}, bundled=True,
+))

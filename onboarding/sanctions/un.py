@@ -21,6 +21,7 @@ from lxml import etree
 
 from onboarding.models.sanctions import EntryKind, NameKind, SanctionsSource
 from onboarding.sanctions.countries import country_code
+from onboarding.sanctions.files import read_blob
 from onboarding.sanctions.records import (
     ParsedAddress,
     ParsedEntry,
@@ -30,6 +31,7 @@ from onboarding.sanctions.records import (
     clean,
     content_hash,
 )
+from onboarding.sanctions.registry import ListSpec, register
 
 _NAME_PARTS = ("FIRST_NAME", "SECOND_NAME", "THIRD_NAME", "FOURTH_NAME")
 _ALIAS_KINDS = {
@@ -157,30 +159,44 @@ def _document(blob: bytes, file: str, report: ParseReport):
     return root
 
 
-def parse_un(path: str | Path) -> ParsedList:
-    """Read the UN consolidated list XML at `path`."""
-    path = Path(path)
-    blob = path.read_bytes()
+UN_FILE = "consolidated.xml"
+
+
+def parse_un_file(blob: bytes, *, file: str = UN_FILE, source_files: list[str] | None = None) -> ParsedList:
+    """Read the UN consolidated list XML from its bytes."""
     report = ParseReport()
-    root = _document(blob, path.name, report)
+    root = _document(blob, file, report)
     entries: dict[str, ParsedEntry] = {}
     for tag, individual in (("INDIVIDUALS/INDIVIDUAL", True), ("ENTITIES/ENTITY", False)):
         for record in root.findall(tag) if root is not None else []:
-            report.read(file=path.name)
+            report.read(file=file)
             entry = _entry(record, individual=individual)
             if not entry.uid or not entry.primary_name:
-                report.skip(file=path.name, line=record.sourceline, reason="no DATAID" if not entry.uid else "no name")
+                report.skip(file=file, line=record.sourceline, reason="no DATAID" if not entry.uid else "no name")
             elif entry.uid in entries:
-                report.skip(file=path.name, line=record.sourceline, reason=f"DATAID {entry.uid} repeated")
+                report.skip(file=file, line=record.sourceline, reason=f"DATAID {entry.uid} repeated")
             else:
                 entries[entry.uid] = entry
     published = _published_at(root) if root is not None else None
     return ParsedList(
         source=SanctionsSource.UN_CONSOLIDATED,
-        content_hash=content_hash({"consolidated.xml": blob}),
+        content_hash=content_hash({UN_FILE: blob}),
         entries=list(entries.values()),
         report=report,
-        source_files=[str(path)],
+        source_files=source_files if source_files is not None else [file],
         version=root.get("dateGenerated", "") if root is not None else "",
         published_at=published,
     )
+
+
+def parse_un(path: str | Path) -> ParsedList:
+    """Read the UN consolidated list XML at `path` (plain or gzip-compressed)."""
+    path = Path(path)
+    return parse_un_file(read_blob(path), file=path.name.removesuffix(".gz"), source_files=[str(path)])
+
+
+register(ListSpec(
+    source=SanctionsSource.UN_CONSOLIDATED, name="UN Security Council Consolidated List", publisher="United Nations Security Council",
+    parse=lambda blobs: parse_un_file(blobs[UN_FILE]), files=(UN_FILE,),
+    urls={UN_FILE: "https://scsanctions.un.org/resources/xml/en/consolidated.xml"}, bundled=True,
+))

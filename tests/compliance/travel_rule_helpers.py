@@ -10,8 +10,8 @@ from pathlib import Path
 
 from tests.onboarding.helpers import COMPANY, PERSON, entity_url, screened
 
-REFERENCE = Path(__file__).resolve().parents[2].parent / "shared" / "reference" / "ivms101"
-TESTDATA = REFERENCE / "testdata"
+# TRISA's IVMS101 JSON fixtures, carried with the tests (MANIFEST.json there: source, licence, SHA-256).
+TESTDATA = Path(__file__).resolve().parent / "ivms101_testdata"
 ALICE = "0x" + "a1" * 20
 BOB = "0x" + "b2" * 20
 CAROL = "0x" + "c3" * 20

@@ -1,4 +1,5 @@
-"""Validation against the regulators' own files in ../shared/reference, independent of filings.renderers.schemas."""
+"""Validation against the regulators' own files (filings/schemas, as filings/schemas/MANIFEST.json records them), read
+here with lxml / jsonschema directly: independent of filings.renderers.schemas."""
 
 import copy
 import json
@@ -9,8 +10,8 @@ import jsonschema
 from lxml import etree
 
 REPO = Path(__file__).resolve().parents[2]
-REFERENCE = REPO.parent / "shared" / "reference"
 PROJECT_SCHEMAS = REPO / "filings" / "schemas"
+REFERENCE = PROJECT_SCHEMAS
 REFERENCE_SCHEMAS = {
     "SAR": REFERENCE / "fincen" / "EFL_SARXBatchSchema.xsd",
     "CTR": REFERENCE / "fincen" / "EFL_CTRXBatchSchema.xsd",

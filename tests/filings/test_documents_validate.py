@@ -1,5 +1,5 @@
 """Documents of every kind, for entities of each jurisdiction, validate against the schemas —
-checked with lxml / jsonschema directly against ../shared/reference (or the project's own schema
+checked with lxml / jsonschema directly against the regulators' files in filings/schemas (or the project's own schema
 for LCTR, TTR and the generic STR), not only through the renderers' own validation."""
 
 import csv

@@ -1,7 +1,7 @@
 """Values at and past the regulators' limits: uint256-scale amounts, more CTR details than FinCEN
 takes, cents in many details, a person with no address, an amount involved over 15 digits. Each is
 rendered exactly or reported as an error naming the field — never an exception, never a silent
-drop — and every document called valid validates against ../shared/reference."""
+drop — and every document called valid validates against the regulator's own schema."""
 
 from decimal import Decimal
 

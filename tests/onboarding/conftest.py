@@ -6,19 +6,19 @@ changes. (pytest-xdist with --dist loadfile: each worker loads them once, about 
 """
 
 import io
-import shutil
 from pathlib import Path
 
 import pytest
-from django.conf import settings
 from django.core.management import call_command
 
 from onboarding.models import SanctionsList
+from onboarding.sanctions.files import read_blob
+from onboarding.sanctions.registry import SNAPSHOT_DIR
 from onboarding.screening.index import get_index, invalidate_index
 
-SANCTIONS_DIR = settings.BASE_DIR.parent / "shared" / "reference" / "sanctions"
-OFAC_DIR = SANCTIONS_DIR / "ofac"
-UN_FILE = SANCTIONS_DIR / "un" / "UN_consolidated.xml"
+# The bundled snapshot (gzip-compressed files; the parsers read them as they are).
+OFAC_DIR = SNAPSHOT_DIR / "ofac_sdn"
+UN_FILE = SNAPSHOT_DIR / "un_consolidated" / "consolidated.xml.gz"
 
 
 @pytest.fixture(scope="module")
@@ -58,15 +58,14 @@ def fresh_index():
 def ofac_copy(tmp_path) -> Path:
     """A writable copy of the real OFAC CSV set."""
     target = tmp_path / "ofac"
-    shutil.copytree(OFAC_DIR, target)
-    for path in target.iterdir():
-        path.chmod(0o644)
+    target.mkdir()
+    for path in OFAC_DIR.glob("*.gz"):
+        (target / path.name.removesuffix(".gz")).write_bytes(read_blob(path))
     return target
 
 
 @pytest.fixture
 def un_copy(tmp_path) -> Path:
     target = tmp_path / "UN_consolidated.xml"
-    shutil.copyfile(UN_FILE, target)
-    target.chmod(0o644)
+    target.write_bytes(read_blob(UN_FILE))
     return target

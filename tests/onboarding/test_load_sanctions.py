@@ -57,10 +57,10 @@ def ofac_list() -> SanctionsList:
 
 
 def test_initial_load_reports_and_stores_both_lists(sanctions_load_output):
-    assert "ofac: parsed 8976 entries, 23280 names, 13837 addresses, 97 digital-currency addresses" in sanctions_load_output
+    assert "ofac_sdn: parsed 8976 entries, 23280 names, 13837 addresses, 97 digital-currency addresses" in sanctions_load_output
     assert "0 malformed rows skipped" in sanctions_load_output
-    assert "un: parsed 1003 entries, 4117 names, 811 addresses, 0 digital-currency addresses" in sanctions_load_output
-    assert "ofac: loaded in" in sanctions_load_output and "8976 added, 0 changed, 0 removed" in sanctions_load_output
+    assert "un_consolidated: parsed 1003 entries, 4117 names, 811 addresses, 0 digital-currency addresses" in sanctions_load_output
+    assert "ofac_sdn: loaded in" in sanctions_load_output and "8976 added, 0 changed, 0 removed" in sanctions_load_output
     assert "Done in" in sanctions_load_output
     ofac, un = ofac_list(), SanctionsList.objects.get(source="un_consolidated")
     assert (ofac.entry_count, ofac.name_count, ofac.address_count, ofac.digital_address_count) == (8976, 23280, 13837, 97)
@@ -79,8 +79,8 @@ def test_reloading_identical_files_is_a_no_op(calls):
     ids = set(SanctionsEntry.objects.values_list("id", flat=True))
     audit_rows = AuditLogEntry.objects.count()
     output = load()
-    assert "ofac: unchanged (same content hash), nothing written" in output
-    assert "un: unchanged (same content hash), nothing written" in output
+    assert "ofac_sdn: unchanged (same content hash), nothing written" in output
+    assert "un_consolidated: unchanged (same content hash), nothing written" in output
     assert "0 list(s) changed" in output
     after = ofac_list()
     assert after.loaded_at == before.loaded_at and after.checked_at > before.checked_at
@@ -96,8 +96,8 @@ def test_changed_list_is_reconciled_and_the_hook_is_called(ofac_copy, un_copy, c
 
     output = load("--ofac-dir", str(ofac_copy), "--un-file", str(un_copy))
 
-    assert "ofac: loaded in" in output and "1 added, 1 changed, 1 removed" in output
-    assert "un: unchanged" in output and "Re-screening hooks called for: ofac_sdn" in output
+    assert "ofac_sdn: loaded in" in output and "1 added, 1 changed, 1 removed" in output
+    assert "un_consolidated: unchanged" in output and "Re-screening hooks called for: ofac_sdn" in output
     assert len(calls) == 1 and len(calls[0]) == 1
     change = calls[0][0]
     assert (change.source, change.added_uids, change.changed_uids, change.removed_uids) == ("ofac_sdn", ["99999"], ["306"], ["36"])
@@ -238,19 +238,26 @@ def test_missing_files_are_a_command_error(tmp_path):
         load("--ofac-dir", str(tmp_path / "nowhere"), "--only", "ofac")
 
 
-def test_sanctions_dir_from_the_environment(tmp_path, ofac_copy, un_copy, monkeypatch, calls):
-    base = tmp_path / "lists"
-    (base / "un").mkdir(parents=True)
-    ofac_copy.rename(base / "ofac")
-    text = un_copy.read_text()
-    (base / "un" / "UN_consolidated.xml").write_text(text.replace("<FIRST_NAME>ADF</FIRST_NAME>", "<FIRST_NAME>ADF RENAMED</FIRST_NAME>"))
-    monkeypatch.setenv("SANCTIONS_DIR", str(base))
+def test_one_list_from_a_local_file(tmp_path, un_copy, calls):
+    edited = tmp_path / "consolidated.xml"
+    edited.write_text(un_copy.read_text().replace("<FIRST_NAME>ADF</FIRST_NAME>", "<FIRST_NAME>ADF RENAMED</FIRST_NAME>"))
+    load()  # the bundled lists first
 
-    output = load()
+    output = load("--list", "un_consolidated", "--file", str(edited))
 
-    assert "ofac: unchanged" in output and "un: loaded in" in output and "0 added, 1 changed, 0 removed" in output
-    assert [change.source for change in calls[0]] == ["un_consolidated"] and calls[0][0].changed_uids == ["6908402"]
+    assert "un_consolidated: loaded in" in output and "0 added, 1 changed, 0 removed" in output
+    assert [change.source for change in calls[-1]] == ["un_consolidated"] and calls[-1][0].changed_uids == ["6908402"]
     assert SanctionsEntry.objects.get(sanctions_list__source="un_consolidated", uid="6908402").primary_name == "ADF RENAMED"
+    version = SanctionsList.objects.get(source="un_consolidated").versions.order_by("-number").first()
+    assert (version.number, version.origin, version.changed) == (2, "file", [{"uid": "6908402", "name": "ADF RENAMED"}])
+    assert version.source_files == [str(edited)]
+
+
+def test_files_need_a_named_list(tmp_path):
+    with pytest.raises(CommandError, match="name it with --list"):
+        load("--file", str(tmp_path / "x.csv"))
+    with pytest.raises(CommandError, match="No list 'nope'"):
+        load("--list", "nope")
 
 
 def test_a_failing_callback_does_not_stop_the_others(ofac_copy, calls):

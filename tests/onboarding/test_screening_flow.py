@@ -355,7 +355,7 @@ class TestListChanges:
                 CommandError, match=r"1 problem\(s\); re-screening was started for ofac_sdn: un_consolidated: the files gave no entries"):
             call_command("load_sanctions", "--ofac-dir", str(ofac_copy), "--un-file", str(un_copy), stdout=out, stderr=io.StringIO())
 
-        assert "ofac: loaded in" in out.getvalue() and "Re-screening hooks called for: ofac_sdn" in out.getvalue()
+        assert "ofac_sdn: loaded in" in out.getvalue() and "Re-screening hooks called for: ofac_sdn" in out.getvalue()
         check = sanctions_check(entity["id"])
         assert check.details["trigger"] == "lists_changed" and check.result in ("review", "fail")
         assert ScreeningHit.objects.get(entity_id=entity["id"], active=True, status="open").entry_uid == "99999"
