@@ -1,4 +1,5 @@
-"""/health (readiness: database, cache and broker) and /health/live (liveness: constant JSON)."""
+"""/health (readiness: database, cache and broker; and whether the sanctions lists are current) and
+/health/live (liveness: constant JSON)."""
 
 import time
 
@@ -39,12 +40,22 @@ def _broker():
         return {"transport": conn.transport_cls if isinstance(conn.transport_cls, str) else conn.transport.driver_type}
 
 
+def _sanctions_lists():
+    from onboarding.sanctions.status import health_check
+
+    return health_check()
+
+
 @require_GET
 def health(request):
+    """200 `ok`; 200 `degraded` when the service runs but needs an operator (sanctions lists missing,
+    stale or failing to refresh); 503 `unavailable` when the database, cache or broker is down."""
     checks = {"database": _timed(_database), "cache": _timed(_cache), "broker": _timed(_broker)}
-    healthy = all(check["ok"] for check in checks.values())
-    body = {"status": "ok" if healthy else "degraded", "version": settings.SPECTACULAR_SETTINGS["VERSION"], **checks}
-    return JsonResponse(body, status=200 if healthy else 503)
+    available = all(check["ok"] for check in checks.values())
+    lists = _timed(_sanctions_lists) if checks["database"]["ok"] else {"ok": False, "error": "database unavailable"}
+    status = "unavailable" if not available else "ok" if lists["ok"] else "degraded"
+    body = {"status": status, "version": settings.SPECTACULAR_SETTINGS["VERSION"], **checks, "sanctions_lists": lists}
+    return JsonResponse(body, status=200 if available else 503)
 
 
 @require_GET

@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import date
+from datetime import UTC, date, datetime, time
 from functools import cache
 from pathlib import Path
 
@@ -117,9 +117,10 @@ def snapshot_info(source: str) -> dict:
     return {**manifest["lists"].get(source, {}), "retrieved": manifest["retrieved"]}
 
 
-def snapshot_published(source: str) -> date | None:
+def snapshot_published_at(source: str) -> datetime | None:
+    """The bundled snapshot's publication date (midnight UTC), as its manifest records it."""
     published = snapshot_info(source).get("published")
-    return date.fromisoformat(published) if published else None
+    return datetime.combine(date.fromisoformat(published), time(), tzinfo=UTC) if published else None
 
 
 def snapshot_blobs(spec: ListSpec) -> tuple[dict[str, bytes], list[str]]:

@@ -26,7 +26,7 @@ from django.core.management.base import BaseCommand, CommandError
 from onboarding.models.sanctions import SanctionsSource, VersionOrigin
 from onboarding.sanctions.files import read_blob, read_files
 from onboarding.sanctions.loader import LoadResult, UnsafeLoadError, sanctions_list_load
-from onboarding.sanctions.registry import ListSpec, UnknownList, bundled_specs, list_spec, snapshot_blobs
+from onboarding.sanctions.registry import ListSpec, UnknownList, bundled_specs, list_spec, snapshot_blobs, snapshot_published_at
 from onboarding.screening.hooks import ListChange, notify_lists_changed
 from onboarding.screening.index import invalidate_index
 
@@ -137,6 +137,8 @@ class Command(BaseCommand):
         except (OSError, ValueError) as error:
             raise CommandError(f"{name}: cannot read the list: {error}")
         parsed.source_files = paths
+        if origin == VersionOrigin.BUNDLED and parsed.published_at is None:
+            parsed.published_at = snapshot_published_at(spec.source)  # OFAC's CSV files carry no date; the manifest does
         self.stdout.write(
             f"{name}: parsed {len(parsed.entries)} entries, {parsed.name_count} names, {parsed.address_count} addresses, "
             f"{parsed.digital_address_count} digital-currency addresses; {parsed.report.skipped} malformed rows skipped "
