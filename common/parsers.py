@@ -37,7 +37,7 @@ def loads_object(text: str | bytes, what: str = "The request body"):
 
 
 class JSONObjectParser(JSONParser):
-    """JSON bodies must be objects (DESIGN §4: anything else is 400 BAD_REQUEST), nested at most
+    """JSON bodies must be objects (docs/architecture.md §4: anything else is 400 BAD_REQUEST), nested at most
     MAX_NESTING levels."""
 
     def parse(self, stream, media_type=None, parser_context=None):

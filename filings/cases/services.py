@@ -1,5 +1,5 @@
 """Case writes an investigator makes: assign, change status, comment. Each writes its timeline
-event, audit row, webhook event and notification in the same transaction (DESIGN §6)."""
+event, audit row, webhook event and notification in the same transaction (docs/architecture.md §6)."""
 
 from __future__ import annotations
 

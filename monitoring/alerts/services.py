@@ -1,6 +1,6 @@
 """Alert writes: recording the engine's hits (open, or extend the rule's open alert for the
-entity: RULES.md's dedupe) and dispositions. Each new alert writes its `alert.created` event and
-`alert_created` notification in the same transaction (DESIGN §6)."""
+entity: the dedupe of docs/rules.md, "The catalogue") and dispositions. Each new alert writes its
+`alert.created` event and `alert_created` notification in the same transaction (docs/architecture.md §6)."""
 
 from collections import defaultdict
 from datetime import timedelta

@@ -16,7 +16,7 @@ class NotificationType(models.TextChoices):
 
 class Notification(TenantModel):
     """The polling alternative to webhooks: one row per occurrence, per organization and mode,
-    written in the transaction of the change it reports (DESIGN §6). `read` is shared by the
+    written in the transaction of the change it reports (docs/architecture.md §6). `read` is shared by the
     organization's members (the spec has one flag)."""
 
     type = models.CharField(max_length=30, choices=NotificationType.choices)

@@ -1,6 +1,6 @@
 """Entity and wallet writes: onboarding, review decisions (approve, reject, suspend), the move to
 under review on a screening hit, and wallet registration. Each writes the audit log and the rows
-other systems see (webhook events, notifications) in the same transaction (DESIGN §6)."""
+other systems see (webhook events, notifications) in the same transaction (docs/architecture.md §6)."""
 
 from django.db import IntegrityError, transaction
 from django.utils import timezone

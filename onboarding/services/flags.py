@@ -1,7 +1,7 @@
 """The decision aggregator: the entity's compliance flags (sanctioned, pep, adverse_media) from its
 open sanctions hits and its latest conclusive checks. Stored on the entity so that a status
 look-up reads one row (compliance.status); a change that turns a wallet's on-chain answer writes its
-on-chain status row in the same transaction (DESIGN §6)."""
+on-chain status row in the same transaction (docs/architecture.md §6)."""
 
 from django.db import transaction
 from django.utils import timezone
