@@ -3,7 +3,7 @@ import json
 from rest_framework.exceptions import ParseError
 from rest_framework.parsers import JSONParser
 
-MAX_NESTING = 64  # objects and arrays inside one another; no payload of the spec comes near
+MAX_NESTING = 64  # objects and arrays inside one another; no payload of the API comes near
 
 
 def nested_deeper_than(value, limit: int = MAX_NESTING) -> bool:

@@ -135,7 +135,7 @@ def _write_hits_and_links(links, event_times: dict) -> None:
 
 
 def _announce_many(organization, mode: str, opened: list[tuple[Alert, list[RuleResult]]]) -> None:
-    """The `alert.created` events (spec payload) and `alert_created` notifications of new alerts."""
+    """The `alert.created` events (fixed payload: webhooks/catalogue.py) and `alert_created` notifications of new alerts."""
     if not opened:
         return
     events_emit(organization=organization, mode=mode, events=[("alert.created", {

@@ -99,7 +99,7 @@ class Transaction:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class FiatEvent:
-    """A wire, ACH, card or check event of the entity (spec "Fiat event")."""
+    """A wire, ACH, card or check event of the entity (README, "Backfill files": the fiat event fields)."""
 
     id: str
     timestamp: datetime
