@@ -1,4 +1,4 @@
-"""Credentials (DESIGN §3): `Authorization: Bearer sk_test_…|sk_live_…` (API key), `Bearer st_…`
+"""Credentials (docs/architecture.md §3): `Authorization: Bearer sk_test_…|sk_live_…` (API key), `Bearer st_…`
 (session token from /v1/auth/login), or the Django session cookie (browser, CSRF enforced).
 
 Each class returns (user, Principal); request.auth is the Principal the rest of the code uses.

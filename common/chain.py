@@ -1,4 +1,4 @@
-"""Addresses per DESIGN §5: chain_id > 0 is an EVM chain (20-byte hex, EIP-55 checksum verified
+"""Addresses per docs/architecture.md §5: chain_id > 0 is an EVM chain (20-byte hex, EIP-55 checksum verified
 when mixed-case, stored lower-case); chain_id 0 or absent is off-chain (free-form identifiers)."""
 
 import re

@@ -1,4 +1,4 @@
-"""One error envelope for every failure (DESIGN §4):
+"""One error envelope for every failure (docs/architecture.md §4):
 {"error": {"code": ..., "message": ..., "details": [{"field": ..., "message": ...}]}}
 """
 

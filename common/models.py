@@ -17,7 +17,7 @@ class BaseModel(models.Model):
 
 
 class TenantModel(BaseModel):
-    """A record of one organization in one mode (test or live): DESIGN §3.
+    """A record of one organization in one mode (test or live): docs/architecture.md §3.
 
     Every query over these goes through a selector that filters on both columns; the /v1 base
     viewset filters again, so an id of another organization or mode is a 404.
@@ -112,7 +112,7 @@ class RateLimitBucket(models.Model):
 
 
 class OutboundEmail(BaseModel):
-    """An e-mail to send, written in the business transaction (DESIGN §6) and sent by a worker.
+    """An e-mail to send, written in the business transaction (docs/architecture.md §6) and sent by a worker.
 
     It stores no secret: links with tokens are made at send time from `kind` and `context`
     (a password-reset token, for one, is only ever in the message itself).

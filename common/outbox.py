@@ -1,4 +1,4 @@
-"""Enqueueing Celery tasks once the current transaction commits (DESIGN §6): a task never runs
+"""Enqueueing Celery tasks once the current transaction commits (docs/architecture.md §6): a task never runs
 against rows it cannot see yet, and a rolled-back change enqueues nothing."""
 
 import logging

@@ -3,7 +3,7 @@ import json
 from rest_framework.exceptions import ParseError
 from rest_framework.parsers import JSONParser
 
-MAX_NESTING = 64  # objects and arrays inside one another; no payload of the spec comes near
+MAX_NESTING = 64  # objects and arrays inside one another; no payload of the API comes near
 
 
 def nested_deeper_than(value, limit: int = MAX_NESTING) -> bool:
@@ -37,7 +37,7 @@ def loads_object(text: str | bytes, what: str = "The request body"):
 
 
 class JSONObjectParser(JSONParser):
-    """JSON bodies must be objects (DESIGN §4: anything else is 400 BAD_REQUEST), nested at most
+    """JSON bodies must be objects (docs/architecture.md §4: anything else is 400 BAD_REQUEST), nested at most
     MAX_NESTING levels."""
 
     def parse(self, stream, media_type=None, parser_context=None):

@@ -1,4 +1,4 @@
-"""The role check every /v1 view runs (DESIGN §3).
+"""The role check every /v1 view runs (docs/architecture.md §3).
 
 A view declares `credentials` (which kinds of credential it accepts), `minimum_role` (for every
 action) and `action_roles` (per action, e.g. {"assign": Role.L2_INVESTIGATOR}); `needs_organization`

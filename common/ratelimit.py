@@ -1,7 +1,7 @@
-"""Sliding-window rate limiting (spec "Limits"): an exact log of request times per bucket.
+"""Sliding-window rate limiting (README, "Rate limits"): an exact log of request times per bucket.
 
 A request is counted when fewer than `limit` requests of the same bucket fall in the last
-`window` seconds. django-ratelimit, the design card's package, counts in fixed windows and cannot
+`window` seconds. django-ratelimit, the usual Django package, counts in fixed windows and cannot
 answer "when does the window reset" exactly, so it is not used here (docs/decisions.md).
 
 Two backends with the same behaviour:

@@ -1,4 +1,4 @@
-"""On-chain status updates: rows first (DESIGN §6). A service that changes what the oracle should say
+"""On-chain status updates: rows first (docs/architecture.md §6). A service that changes what the oracle should say
 about a wallet writes one row in its transaction; the chain work publishes pending rows later.
 
 Travel-rule transfers (docs/travel-rule.md) and the organization's travel-rule policy."""

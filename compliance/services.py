@@ -1,4 +1,4 @@
-"""Compliance writes: the on-chain status-update rows the oracle publisher sends (DESIGN §6), and
+"""Compliance writes: the on-chain status-update rows the oracle publisher sends (docs/architecture.md §6), and
 travel-rule transfers (docs/travel-rule.md): initiation, the travel-rule process that acknowledges or
 rejects them, expiry, and their confirmation on chain."""
 

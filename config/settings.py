@@ -1,4 +1,4 @@
-"""Settings, all from the environment (DESIGN §2). One module; no per-environment files.
+"""Settings, all from the environment (docs/architecture.md §2). One module; no per-environment files.
 
 With nothing set, the service runs on the embedded default: SQLite and a filesystem broker under
 DATA_DIR, the database cache for the rate limiter, e-mail printed to the console.

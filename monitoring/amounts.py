@@ -1,4 +1,4 @@
-"""Amounts of transactions (DESIGN §5): decimal strings up to uint256, kept exactly as canonical
+"""Amounts of transactions (docs/architecture.md §5): decimal strings up to uint256, kept exactly as canonical
 strings; USD values through the organization's price table."""
 
 import re

@@ -9,7 +9,7 @@ class MonitoringConfig(AppConfig):
         from monitoring.configuration.services import seed_new_organization
         from organizations.hooks import on_organization_created
 
-        on_organization_created(seed_new_organization)  # every new organization starts with RULES.md's lists
+        on_organization_created(seed_new_organization)  # every new organization starts with the default lists (docs/rules.md)
 
         from monitoring import integration
 

@@ -50,7 +50,7 @@ class WalletStatus(models.TextChoices):
 
 
 class CheckType(models.TextChoices):
-    """The spec's check types ("External screening result")."""
+    """The check types (also those of an external screening result, docs/onboarding.md)."""
 
     KYB = "kyb"
     UBO = "ubo"
@@ -61,7 +61,7 @@ class CheckType(models.TextChoices):
 
 
 class CheckResult(models.TextChoices):
-    """pass | review | fail | error are the spec's; `not_configured` records that no provider was
+    """pass | review | fail | error are an external result's; `not_configured` records that no provider was
     set up for the check (never a pass)."""
 
     PASS = "pass"

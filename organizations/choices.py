@@ -6,7 +6,7 @@ __all__ = ["Mode", "Role", "Tier", "TinType"]
 
 
 class Role(models.TextChoices):
-    """Member and API-key roles, ascending (DESIGN §3)."""
+    """Member and API-key roles, ascending (docs/architecture.md §3)."""
 
     VIEWER = "viewer", "Viewer"
     L1_ANALYST = "l1_analyst", "L1 analyst"

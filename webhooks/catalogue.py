@@ -1,7 +1,7 @@
-"""Every event type a receiver can subscribe to, with the fields of its `data` (spec "Events").
+"""Every event type a receiver can subscribe to, with the fields of its `data` (docs/webhooks.md).
 
-`alert.created`, `case.status_changed` and `sar.filed` carry exactly the spec's fields; the spec
-leaves the others open and this catalogue fixes them (docs/webhooks.md prints it). `event_payload`
+`alert.created`, `case.status_changed` and `sar.filed` carry the fields fixed for them from the start;
+the others are fixed by this catalogue (docs/webhooks.md prints it). `event_payload`
 checks and normalises what a service passes: a missing or unknown field is a programming error of
 the caller, raised as `PayloadError`, never sent to a customer.
 

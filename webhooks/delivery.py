@@ -5,11 +5,11 @@ An attempt is claimed with a conditional update (pending, due, then `attempts + 
 attempt; a delivery already succeeded is never claimed again. The outcome is recorded only if the
 lease is still this attempt's. A worker killed in between leaves the delivery pending: when the
 lease ends, the sweeper hands it out again. Delivery is therefore at least once; receivers use the
-event `id` as idempotency key (spec "Events"). An attempt whose outcome was lost counts like any
+event `id` as idempotency key (docs/webhooks.md). An attempt whose outcome was lost counts like any
 other: if it was the delivery's last allowed one, the delivery becomes failed instead of being
 handed out again (a worker killed at every attempt cannot send an event forever).
 
-Schedule (spec "Limits"): after failed attempt n (1..6) the next is due RETRY_DELAYS[n-1] after it;
+Schedule (docs/webhooks.md; docs/architecture.md §6): after failed attempt n (1..6) the next is due RETRY_DELAYS[n-1] after it;
 the 7th failure makes the delivery permanently failed. Retries are handed out by the beat sweeper
 (every SWEEP_INTERVAL), so a retry starts at most that much after its due time.
 

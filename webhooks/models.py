@@ -1,6 +1,6 @@
 """Outbound webhooks (endpoints, events, deliveries and their attempts) and inbound provider callbacks.
 
-Rows first (DESIGN §6): an Event and its Deliveries are written in the business transaction that
+Rows first (docs/architecture.md §6): an Event and its Deliveries are written in the business transaction that
 causes them; workers deliver afterwards, and every attempt leaves a DeliveryAttempt row.
 """
 

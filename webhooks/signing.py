@@ -1,4 +1,4 @@
-"""HMAC-SHA256 signatures over `{timestamp}.{raw body}` (spec "Events"), outbound and inbound."""
+"""HMAC-SHA256 signatures over `{timestamp}.{raw body}` (docs/webhooks.md), outbound and inbound."""
 
 import hashlib
 import hmac

@@ -6,8 +6,8 @@ while TLS still verifies the certificate for the URL's host name (SNI and hostna
 DNS answer that changes between the check and the connect (rebinding) cannot reach an inside
 address. Redirects are never followed.
 
-An attempt has one deadline, DEADLINE_SECONDS after it starts (spec "Limits": receiver response
-time 5 seconds), for the connect, the TLS handshake, sending the request and reading the answer's
+An attempt has one deadline, DEADLINE_SECONDS after it starts (docs/webhooks.md: a receiver has
+5 seconds to answer), for the connect, the TLS handshake, sending the request and reading the answer's
 headers and whatever of its body is read: each of these steps may block only for what is left of
 it (_DeadlineSocket). A timeout per socket read would start again at every byte, so a receiver
 trickling its headers could hold a send (and its worker) for as long as it liked.

@@ -141,7 +141,7 @@ class _ConnectionFields(StrictSerializer):
 
 
 class SSOConnectionCreate(_ConnectionFields):
-    request_component_name = "SSOConnectionCreate"  # the spec's name (common.api.schema)
+    request_component_name = "SSOConnectionCreate"  # the published component name (common.api.schema)
     protocol = ChoiceField(choices=SSOProtocol.choices)
 
     def validate(self, attrs):

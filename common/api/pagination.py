@@ -1,4 +1,4 @@
-"""limit/offset pagination with each list's own default and maximum (spec "Limits").
+"""limit/offset pagination with each list's own default and maximum (README, "Lists").
 
 An out-of-range `limit` or `offset` is a 422, not silently clamped: the caller learns the maximum.
 """

@@ -60,10 +60,10 @@ SSO_ERROR_CODES = {"/v1/sso/oidc/login": ("502",), "/v1/sso/saml/login": ("502",
 
 class AutoSchema(SpectacularAutoSchema):
     def _get_serializer_name(self, serializer, direction, bypass_extensions=False) -> str:
-        """A request serializer already named for it (OnboardEntityRequest, the spec's names) keeps
+        """A request serializer already named for it (OnboardEntityRequest: the API's published names) keeps
         its name: COMPONENT_SPLIT_REQUEST would append 'Request' once more (OnboardEntityRequestRequest)."""
         spec_name = getattr(serializer, "request_component_name", None)
-        if direction == "request" and spec_name:  # the spec's own name for a request body not ending in "Request"
+        if direction == "request" and spec_name:  # a published name for a request body not ending in "Request"
             return spec_name
         name = super()._get_serializer_name(serializer, direction, bypass_extensions)
         return name.removesuffix("Request") if direction == "request" and name.endswith("RequestRequest") else name
@@ -103,7 +103,7 @@ def add_error_responses(result, generator, request, public):
 
 
 ANSWERS_NULL = "x-answers-null"
-"""extend_schema(extensions={ANSWERS_NULL: True}): the 200 body may be a JSON null (spec: 'X or null')."""
+"""extend_schema(extensions={ANSWERS_NULL: True}): the 200 body may be a JSON null (documented as 'X or null')."""
 _ANY_OR_NULL = ({}, {"type": "null"})
 
 

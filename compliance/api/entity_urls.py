@@ -1,4 +1,4 @@
-"""Compliance's operation under /v1/onboarding/entities/{entity_id}/ (the spec's path)."""
+"""Compliance's operation under /v1/onboarding/entities/{entity_id}/ (its published path)."""
 
 from django.urls import path
 

@@ -52,7 +52,7 @@ class BeneficiaryField(Ivms101Field):
 
 
 class DecimalStringField(serializers.CharField):
-    """An on-chain amount: a decimal string up to uint256 (DESIGN §5), kept as its canonical string."""
+    """An on-chain amount: a decimal string up to uint256 (docs/architecture.md §5), kept as its canonical string."""
 
     def to_internal_value(self, data):
         if not isinstance(data, str):

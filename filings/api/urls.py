@@ -1,4 +1,4 @@
-"""Cases and filings under /v1/onboarding/ (the spec's paths, plus a filing's detail and document)."""
+"""Cases and filings under /v1/onboarding/ (the published paths, plus a filing's detail and document)."""
 
 from django.urls import path
 

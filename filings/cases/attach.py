@@ -1,4 +1,4 @@
-"""New alerts join their entity's open case, or open one (issue 5: the spec has no create operation).
+"""New alerts join their entity's open case, or open one (issue 5: the API has no operation that creates a case).
 
 `cases_attach_opened` is what monitoring calls in the transaction that opens alerts;
 `cases_attach_alerts` takes any alerts (instances or ids) and reads them first. Both are

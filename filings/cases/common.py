@@ -109,6 +109,6 @@ def created_payload(case: Case, alert_ids: list[str]) -> dict:
 
 
 def status_changed_payload(case: Case, previous: str, alert_ids: list[str], at: datetime) -> dict:
-    """Exactly the spec's fields of `case.status_changed`."""
+    """Exactly the fixed fields of `case.status_changed` (docs/cases.md, webhooks/catalogue.py)."""
     return {"case_id": str(case.pk), "entity_id": str(case.entity_id), "previous_status": previous, "new_status": case.status,
             "assigned_to": assignee_id(case), "alert_ids": alert_ids, "updated_at": at}

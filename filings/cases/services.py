@@ -1,5 +1,5 @@
 """Case writes an investigator makes: assign, change status, comment. Each writes its timeline
-event, audit row, webhook event and notification in the same transaction (DESIGN §6)."""
+event, audit row, webhook event and notification in the same transaction (docs/architecture.md §6)."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ ASSIGN_ROLE = Role.L2_INVESTIGATOR
 STATUS_ROLE = Role.L2_INVESTIGATOR
 REOPEN_ROLE = Role.L3_OFFICER
 COMMENT_ROLE = Role.L1_ANALYST
-ASSIGNEE_ROLE = Role.L2_INVESTIGATOR  # "a case was assigned to an investigator" (spec, notifications)
+ASSIGNEE_ROLE = Role.L2_INVESTIGATOR  # `case_assigned`: "a case was assigned to an investigator" (docs/webhooks.md)
 MAX_COMMENT = 10_000
 
 

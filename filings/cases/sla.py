@@ -1,5 +1,5 @@
-"""SLA breaches: one `sla_breach` notification per breach, for alerts and cases (spec,
-"Notification"). A breach is notified once: `sla_breach_notified_at` is set in the same
+"""SLA breaches: one `sla_breach` notification per breach, for alerts and cases
+(docs/webhooks.md, "Notifications"). A breach is notified once: `sla_breach_notified_at` is set in the same
 transaction; a later deadline (a reopened or re-prioritised case) clears it, so that a new breach
 is notified again."""
 

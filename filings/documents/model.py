@@ -7,7 +7,7 @@ Two forms share their parts:
 - `LargeTransactionForm` — what a CTR (US), LCTR (CA) or TTR (AU) is rendered from.
 
 Instances are immutable and hold typed values (Decimal amounts, `date`, timezone-aware UTC
-`datetime`, DESIGN §5). `parse.py` builds them from plain dicts with field-path errors;
+`datetime`, docs/architecture.md §5). `parse.py` builds them from plain dicts with field-path errors;
 `as_json` turns them back into plain dicts (the round trip is exact). Parsing checks shape and
 types only; whether a form is complete enough for a given regulator is for the renderers' business
 checks, so that a half-filled draft still renders and every gap is reported at once.

@@ -23,7 +23,7 @@ T = TypeVar("T")
 E = TypeVar("E", bound=StrEnum)
 
 _ASSET_LABEL = re.compile(r"^[A-Za-z0-9][A-Za-z0-9.\-]{0,19}$")
-# Up to uint256 (78 digits, DESIGN §5) and 18 decimals for token amounts.
+# Up to uint256 (78 digits, docs/architecture.md §5) and 18 decimals for token amounts.
 _MAX_DIGITS = 96
 
 
@@ -194,7 +194,7 @@ class Reader:
             return None
 
     def moment(self, data: Mapping, key: str, path: str, *, required: bool = False) -> datetime | None:
-        """An ISO 8601 timestamp with its UTC offset (or Z), returned in UTC (DESIGN §5)."""
+        """An ISO 8601 timestamp with its UTC offset (or Z), returned in UTC (docs/architecture.md §5)."""
         value = data.get(key)
         here = join(path, key)
         if value is None or value == "":

@@ -7,7 +7,7 @@
 Suspicious activity: a SAR to FinCEN (US), an STR to FINTRAC (CA), an SMR to AUSTRAC (AU), and
 the project's generic STR everywhere else. Large transactions: a CTR (US, 31 CFR 1010.311), an
 LCTR (CA, PCMLTFR s. 126), a TTR (AU, AML/CTF Act s. 43); no other jurisdiction has one here —
-in particular GB, JP, DE, FR and NL (service spec, "Other enumerations").
+in particular GB, JP, DE, FR and NL, which have no large-transaction report (docs/filings.md).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Alert writes: recording the engine's hits (open, or extend the rule's open alert for the
-entity: RULES.md's dedupe) and dispositions. Each new alert writes its `alert.created` event and
-`alert_created` notification in the same transaction (DESIGN §6)."""
+entity: the dedupe of docs/rules.md, "The catalogue") and dispositions. Each new alert writes its
+`alert.created` event and `alert_created` notification in the same transaction (docs/architecture.md §6)."""
 
 from collections import defaultdict
 from datetime import timedelta
@@ -135,7 +135,7 @@ def _write_hits_and_links(links, event_times: dict) -> None:
 
 
 def _announce_many(organization, mode: str, opened: list[tuple[Alert, list[RuleResult]]]) -> None:
-    """The `alert.created` events (spec payload) and `alert_created` notifications of new alerts."""
+    """The `alert.created` events (fixed payload: webhooks/catalogue.py) and `alert_created` notifications of new alerts."""
     if not opened:
         return
     events_emit(organization=organization, mode=mode, events=[("alert.created", {

@@ -14,7 +14,7 @@ class AlertListQuery(serializers.Serializer):
 
 
 class CustomerAlertResponse(serializers.ModelSerializer):
-    """What a client sees of an alert: no rule parameters, no scores (RULES.md)."""
+    """What a client sees of an alert: no rule parameters, no scores (docs/rules.md, "The catalogue": evidence)."""
 
     rule_id = serializers.CharField(source="rule_number")
     transaction_count = serializers.IntegerField(help_text="How many transfers the alert involves.")

@@ -1,4 +1,4 @@
-"""Monitoring's operations under /v1/onboarding/entities/{entity_id}/ (the spec's paths)."""
+"""Monitoring's operations under /v1/onboarding/entities/{entity_id}/ (their published paths)."""
 
 from django.urls import path
 

@@ -1,4 +1,4 @@
-"""The lists every organization starts with (RULES.md, last section). The codes are the pure
+"""The lists every organization starts with (docs/rules.md, "Default lists"). The codes are the pure
 engine's own defaults (monitoring.rules.context), so a seeded organization and one that never was
 evaluate alike."""
 
@@ -9,7 +9,7 @@ from monitoring.rules.context import DEFAULT_HIGH_RISK_JURISDICTIONS, DEFAULT_HI
 
 ListName = CodeListEntry.ListName
 
-# DESIGN §5: a few stablecoins at 1.0; USD itself is always 1.
+# docs/architecture.md §5: a few stablecoins at 1.0; USD itself is always 1.
 ASSET_PRICES = {"USD": Decimal(1), "USDC": Decimal(1), "USDT": Decimal(1), "DAI": Decimal(1)}
 
 NOTES = {

@@ -202,7 +202,7 @@ def _seed(model, organization, rows: dict[str, dict], key: str, add_missing: boo
 
 @transaction.atomic
 def lists_seed(*, organization, actor=None, add_missing: bool = False) -> dict[str, list[str]]:
-    """Write RULES.md's default lists for `organization` (data-safe: see `_seed`). Returns what was added."""
+    """Write the default lists (docs/rules.md) for `organization` (data-safe: see `_seed`). Returns what was added."""
     added = {"asset_prices": _seed(AssetPrice, organization, {asset: {"usd_rate": rate} for asset, rate in defaults.ASSET_PRICES.items()},
                                    "asset", add_missing)}
     for list_name, codes in defaults.CODE_LISTS.items():

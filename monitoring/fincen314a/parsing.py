@@ -20,7 +20,7 @@ from monitoring.models.fincen314a import SubjectType
 
 MAX_REPORTED = 50
 COLUMNS = ("Name", "SSN_ITIN", "DOB", "Address", "City", "State", "Zip", "Phone", "Email", "Type", "EIN")
-# Beyond the spec's columns: FinCEN's own tracking number, and other names separated by ";".
+# Beyond the documented columns (docs/information-sharing.md): FinCEN's own tracking number, and other names separated by ";".
 EXTRA_COLUMNS = ("Tracking_Number", "Alt_Names")
 KNOWN = {name.lower(): name for name in (*COLUMNS, *EXTRA_COLUMNS)}
 LENGTHS = {"Name": 300, "Address": 300, "City": 100, "Email": 254, "Tracking_Number": 40, "Alt_Names": 1000}

@@ -1,5 +1,5 @@
-"""`transfer.detected`: the webhook event of each transfer of a customer the API records (spec
-"Event types", docs/webhooks.md), one per customer side, in the ingesting transaction.
+"""`transfer.detected`: the webhook event of each transfer of a customer the API records
+(docs/webhooks.md, event types), one per customer side, in the ingesting transaction.
 
 Written only when an enabled endpoint of the organization and mode subscribes to the type: events
 exist to be delivered (the API lists none), and a busy ingestion without such an endpoint should not

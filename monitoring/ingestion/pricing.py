@@ -1,4 +1,4 @@
-"""USD values at ingestion, from the organization's asset price table (DESIGN §5)."""
+"""USD values at ingestion, from the organization's asset price table (docs/architecture.md §5)."""
 
 from decimal import Decimal
 

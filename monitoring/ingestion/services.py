@@ -1,4 +1,4 @@
-"""Storing what clients submit (spec "Monitoring: data ingestion") and handing it to the engine.
+"""Storing what clients submit (README, "Sending transfers and fiat events") and handing it to the engine.
 
 Idempotency: a transaction is identified by (chain_id, tx_hash, log_index) within an organization
 and mode. A single ingest of a known key returns the stored record and evaluates nothing; a batch

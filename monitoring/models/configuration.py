@@ -1,4 +1,4 @@
-"""Per-organization rule settings and the lists the rules read (RULES.md, last section)."""
+"""Per-organization rule settings and the lists the rules read (docs/rules.md, "Default lists")."""
 
 from django.conf import settings
 from django.db import models

@@ -4,7 +4,7 @@ from common.models import TenantModel
 
 
 class NotificationType(models.TextChoices):
-    """The six types of the spec ("Notification")."""
+    """The six notification types (docs/webhooks.md, "Notifications")."""
 
     ALERT_CREATED = "alert_created"
     CASE_ASSIGNED = "case_assigned"
@@ -16,8 +16,8 @@ class NotificationType(models.TextChoices):
 
 class Notification(TenantModel):
     """The polling alternative to webhooks: one row per occurrence, per organization and mode,
-    written in the transaction of the change it reports (DESIGN §6). `read` is shared by the
-    organization's members (the spec has one flag)."""
+    written in the transaction of the change it reports (docs/architecture.md §6). `read` is shared by the
+    organization's members (one flag per notification)."""
 
     type = models.CharField(max_length=30, choices=NotificationType.choices)
     title = models.CharField(max_length=200)

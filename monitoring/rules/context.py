@@ -99,7 +99,7 @@ class Transaction:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class FiatEvent:
-    """A wire, ACH, card or check event of the entity (spec "Fiat event")."""
+    """A wire, ACH, card or check event of the entity (README, "Backfill files": the fiat event fields)."""
 
     id: str
     timestamp: datetime
@@ -205,7 +205,7 @@ def _lookup(mapping: Mapping[AddressKey, Any], chain_id: int, address: str) -> A
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class OrgLists:
-    """The organization's editable lists (RULES.md, last section); defaults are the seeded values."""
+    """The organization's editable lists (docs/rules.md, "Default lists"); defaults are the seeded values."""
 
     asset_prices: Mapping[str, Decimal] = field(default_factory=lambda: {"USD": Decimal(1)})
     address_tags: Mapping[AddressKey, frozenset[str]] = field(default_factory=dict)

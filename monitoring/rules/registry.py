@@ -299,7 +299,7 @@ BOTH: frozenset[Channel] = frozenset({"transactions", "fiat"})
 MIXERS = ("mixer",)
 ILLICIT = ("darknet", "ransomware", "scam", "stolen_funds", "terrorist_financing")
 SERVICES = ("exchange", "vasp", "custodian", "payment_processor", "merchant", "bridge", "defi")
-# The address-tag categories an organization may load (RULES.md "Lists the rules use"): those the rules
+# The address-tag categories an organization may load (docs/rules.md, "Default lists"): those the rules
 # name, and `sanctions`, as loaded OFAC digital-currency addresses count (rule 2).
 TAG_CATEGORIES = ("sanctions", *MIXERS, *ILLICIT, *SERVICES)
 SERVICE_HELP = "address-tag categories that identify a known service (VASP or business)"

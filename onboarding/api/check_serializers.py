@@ -8,7 +8,7 @@ from onboarding.api.serializers import without_nul
 from onboarding.choices import CheckResult, CheckType, HitStatus
 from onboarding.models import ComplianceCheck, ScreeningHit
 
-# The spec's results of an external screening (`not_configured` is ours, for provider checks).
+# The results an external screening reports (docs/onboarding.md) (`not_configured` is ours, for provider checks).
 EXTERNAL_RESULTS = [("pass", "pass"), ("fail", "fail"), ("review", "review"), ("error", "error")]
 
 

@@ -72,7 +72,7 @@ class EntityViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, V1ViewSet)
         return self._review(request, entity_id, "suspend")
 
     @extend_schema(operation_id="wallets_list", responses={200: s.WalletResponse(many=True)}, tags=["onboarding"])
-    @action(detail=True, methods=["get"], url_path="wallets", pagination_class=None)  # the spec's plain array
+    @action(detail=True, methods=["get"], url_path="wallets", pagination_class=None)  # a plain array (README, "Lists")
     def wallets(self, request, entity_id=None):
         entity = self.get_object()
         return Response(s.WalletResponse(selectors.wallets_of_entity(entity), many=True).data)

@@ -1,6 +1,6 @@
 """Entity and wallet writes: onboarding, review decisions (approve, reject, suspend), the move to
 under review on a screening hit, and wallet registration. Each writes the audit log and the rows
-other systems see (webhook events, notifications) in the same transaction (DESIGN §6)."""
+other systems see (webhook events, notifications) in the same transaction (docs/architecture.md §6)."""
 
 from django.db import IntegrityError, transaction
 from django.utils import timezone
@@ -103,7 +103,7 @@ def wallet_add(*, principal: Principal, entity_id, chain_id: int = 0, address: s
 # --- Status ------------------------------------------------------------------------------------
 
 def _status_events(entity: Entity, previous: str, actor_label: str | None, reason: str) -> None:
-    """The webhook events and the notification of a status change (spec "Event types")."""
+    """The webhook events and the notification of a status change (docs/webhooks.md, event types)."""
     now = entity.status_changed_at
     emit = lambda type, **data: event_emit(organization=entity.organization, mode=entity.mode, type=type,  # noqa: E731
                                            data={"entity_id": str(entity.pk), **data})

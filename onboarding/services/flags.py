@@ -1,7 +1,7 @@
 """The decision aggregator: the entity's compliance flags (sanctioned, pep, adverse_media) from its
 open sanctions hits and its latest conclusive checks. Stored on the entity so that a status
 look-up reads one row (compliance.status); a change that turns a wallet's on-chain answer writes its
-on-chain status row in the same transaction (DESIGN §6)."""
+on-chain status row in the same transaction (docs/architecture.md §6)."""
 
 from django.db import transaction
 from django.utils import timezone
@@ -37,7 +37,7 @@ def flags_recompute(*, entity: Entity, reason: str = "", publish: bool = False) 
     A change of `sanctioned` changes what the oracle publishes for the entity's wallets (a wallet is
     blocked when it is flagged or its entity sanctioned, suspended or rejected: compliance.status),
     so one on-chain status row is written per active wallet whose answer it turned. With `publish`
-    (a counted external result, spec rule 4) one is written per active wallet whatever changed."""
+    (a counted external result: `update_compliance_status`, docs/onboarding.md) one is written per active wallet whatever changed."""
     flags = computed_flags(entity)
     current = Entity.objects.filter(pk=entity.pk).values("sanctioned", "pep", "adverse_media", "status").get()
     entity.status = current.pop("status")

@@ -45,7 +45,7 @@ class FilerProfileSerializer(StrictSerializer):
                                                          help_text="FINTRAC: the location where the transactions happen.")
 
 
-@extend_schema_serializer(component_name="CreateOrgRequest")  # the spec's name
+@extend_schema_serializer(component_name="CreateOrgRequest")  # the published component name
 class OrganizationCreateRequest(StrictSerializer):
     name = serializers.CharField(max_length=200)
     slug = serializers.SlugField(max_length=60, required=False)

@@ -1,5 +1,5 @@
 """A stand-in for Google's OAuth 2.0 / OpenID Connect endpoints on loopback (Google's servers cannot
-be reached from here: DESIGN §7's one allowed test double). It speaks the real protocol: the
+be reached from here: the one test double of docs/architecture.md §7). It speaks the real protocol: the
 authorization endpoint signs in `google.account` at once and redirects back with a code; the token
 endpoint checks the client, the redirect URI and the PKCE verifier, uses each code once, and
 answers an ID token signed RS256 with a test key whose public half its JWKS endpoint serves.

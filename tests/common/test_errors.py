@@ -1,4 +1,4 @@
-"""The error envelope on every path (DESIGN §4)."""
+"""The error envelope on every path (docs/architecture.md §4)."""
 
 import re
 

@@ -1,4 +1,4 @@
-"""Per-key sliding-window limits (spec "Limits"), on whichever backend is configured:
+"""Per-key sliding-window limits (README, "Rate limits"), on whichever backend is configured:
 Redis when REDIS_URL is set (the PostgreSQL CI run), the database otherwise."""
 
 import re

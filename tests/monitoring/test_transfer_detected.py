@@ -1,4 +1,4 @@
-"""`transfer.detected` (spec "Event types"): an event per customer side of each transfer the API
+"""`transfer.detected` (docs/webhooks.md): an event per customer side of each transfer the API
 records, with its deliveries, when an endpoint subscribes; nothing written when none does; none for
 backfilled history."""
 

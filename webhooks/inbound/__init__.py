@@ -1,1 +1,1 @@
-"""Inbound provider callbacks (spec "Inbound provider callbacks"): verified, stored raw, ingested by a worker."""
+"""Inbound provider callbacks (docs/webhooks.md): verified, stored raw, ingested by a worker."""

@@ -22,7 +22,7 @@ CHUNK = 1000
 
 def since_moment(text: str) -> datetime:
     """--since as an aware datetime: a bare date is midnight UTC, a date-time without an offset is UTC
-    (DESIGN §5: timestamps are aware UTC; a naive one made Django warn on every query)."""
+    (docs/architecture.md §5: timestamps are aware UTC; a naive one made Django warn on every query)."""
     try:
         moment = parse_datetime(text)  # also parses a bare date, as midnight
     except ValueError:  # well formed but impossible (2026-13-01)

@@ -1,6 +1,6 @@
 """`python manage.py seed_lists [--org SLUG] [--add-missing]`
 
-Writes RULES.md's default lists (asset prices USD, USDC, USDT, DAI at 1.0; high-risk jurisdictions;
+Writes the default lists of docs/rules.md (asset prices USD, USDC, USDT, DAI at 1.0; high-risk jurisdictions;
 privacy assets; high-risk MCCs) for organizations created before new ones were seeded automatically.
 Data-safe: a list that already has entries is left alone, and with --add-missing only absent
 defaults are added; an existing entry is never changed. Running it twice changes nothing.

@@ -17,7 +17,7 @@ FAMILY_OF = {**dict.fromkeys(range(1, 24), Family.TRANSACTIONS), **dict.fromkeys
 FAMILY_OF |= {**dict.fromkeys(range(27, 34), Family.CROSS_CHANNEL), **dict.fromkeys(range(39, 45), Family.CARD)}
 FAMILY_OF |= dict.fromkeys(range(45, 51), Family.CHECK)
 
-# RULES.md, severity column.
+# docs/rules.md, the catalogue's severity column.
 SEVERITIES = {
     "critical": {2, 12, 34},
     "high": {3, 4, 11, 15, 21, 22, 25, 26, 31, 32, 33, 40, 41, 43, 45, 47, 50},
