@@ -13,6 +13,7 @@ app.conf.beat_schedule = {
     **(app.conf.beat_schedule or {}),
     "webhooks.sweep_deliveries": {"task": "webhooks.sweep_deliveries", "schedule": 5.0},
     "webhooks.sweep_callbacks": {"task": "webhooks.sweep_callbacks", "schedule": 60.0},
+    "common.sweep_emails": {"task": "common.sweep_emails", "schedule": 60.0},
     "onboarding.sweep_unscreened": {"task": "onboarding.sweep_unscreened", "schedule": 300.0},
     "onboarding.sweep_rescreen_pending": {"task": "onboarding.sweep_rescreen_pending", "schedule": 300.0},
     "onboarding.sweep_kyb_expiry": {"task": "onboarding.sweep_kyb_expiry", "schedule": 3600.0},
