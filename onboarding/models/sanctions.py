@@ -97,7 +97,7 @@ class SanctionsList(BaseModel):
         verbose_name = "sanctions list"
 
     def __str__(self):
-        return f"{self.get_source_display()} ({self.entry_count} entries)"
+        return f"{self.source} ({self.entry_count} entries)"  # source has no choices: os_<dataset> is one too
 
 
 class SanctionsEntry(BaseModel):
