@@ -221,6 +221,7 @@ class SanctionsRefresh(BaseModel):
     class Meta:
         ordering = ["-started_at"]
         verbose_name = "sanctions list refresh"
+        verbose_name_plural = "sanctions list refreshes"
 
     def __str__(self):
         return f"{self.source} {self.started_at:%Y-%m-%d %H:%M} {self.outcome or 'running'}"

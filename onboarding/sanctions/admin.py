@@ -42,18 +42,18 @@ def _short(text: str, length: int = 120) -> str:
 
 @admin.register(SanctionsList)
 class SanctionsListAdmin(ReadOnlyAdmin):
-    list_display = ("source", "list_name", "category", "published_at", "entry_count", "current_version", "last_refresh_at",
-                    "last_refresh_outcome", "last_refresh_problem", "refresh_failures")
+    list_display = ("source", "list_name", "category", "published", "entry_count", "current_version", "last_refresh",
+                    "last_refresh_problem", "failures")
     list_filter = ("category", "last_refresh_outcome")
     actions = ["refresh_now"]
     fieldsets = (
         (None, {"fields": ("source", "list_name", "publisher", "category", "version", "published_at", "loaded_at", "checked_at",
                            "content_hash", "current_version")}),
-        ("Content", {"fields": ("entry_count", "name_count", "address_count", "digital_address_count", "skipped_count",
-                                "skipped_samples", "source_files")}),
         ("Refresh from the publisher", {"fields": ("download_urls", "last_refresh_at", "last_refresh_outcome", "last_refresh_error",
                                                    "refresh_failures", "refresh_log")}),
         ("Versions", {"fields": ("versions_table",)}),
+        ("Content", {"fields": ("entry_count", "name_count", "address_count", "digital_address_count", "skipped_count",
+                                "skipped_samples", "source_files")}),
     )
 
     def get_readonly_fields(self, request, obj=None):
@@ -78,9 +78,23 @@ class SanctionsListAdmin(ReadOnlyAdmin):
     def current_version(self, sanctions_list):
         return _version_link(sanctions_list.current_version_id, sanctions_list.current_version_number)
 
+    @admin.display(description="Published", ordering="published_at")
+    def published(self, sanctions_list):
+        return f"{sanctions_list.published_at:%Y-%m-%d}" if sanctions_list.published_at else "—"
+
+    @admin.display(description="Last refresh", ordering="last_refresh_at")
+    def last_refresh(self, sanctions_list):
+        if sanctions_list.last_refresh_at is None:
+            return "never"
+        return f"{sanctions_list.last_refresh_at:%Y-%m-%d %H:%M} {sanctions_list.last_refresh_outcome}"
+
     @admin.display(description="Last refresh problem")
     def last_refresh_problem(self, sanctions_list):
-        return _short(sanctions_list.last_refresh_error)
+        return _short(sanctions_list.last_refresh_error, 100)
+
+    @admin.display(description="Failures", ordering="refresh_failures")
+    def failures(self, sanctions_list):
+        return sanctions_list.refresh_failures
 
     @admin.display(description="Downloaded from")
     def download_urls(self, sanctions_list):
@@ -88,7 +102,7 @@ class SanctionsListAdmin(ReadOnlyAdmin):
         if spec is None:
             return "—"
         urls = list_urls(spec)
-        return format_html("<table><tr><th>File</th><th>URL</th><th>Set by</th></tr>{}</table>", format_html_join(
+        return format_html("<table><tr><th>File</th><th>URL</th><th>Override with</th></tr>{}</table>", format_html_join(
             "", "<tr><td>{}</td><td>{}</td><td><code>{}</code></td></tr>",
             ((name, urls.get(name) or "no URL", url_variable(spec.source, name)) for name in spec.files)))
 
