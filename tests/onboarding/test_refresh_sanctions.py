@@ -240,7 +240,7 @@ def test_a_file_over_the_size_cap_fails(publisher, settings):
 
 
 def test_only_http_and_https_are_downloaded(settings):
-    settings.SANCTIONS_URLS = {"ofac_sdn": {"sdn.csv": "file:///etc/passwd"}}
+    settings.SANCTIONS_URLS = {"ofac_sdn": {name: "file:///etc/passwd" for name in OFAC.files}}  # nothing reaches the network
     refresh = sanctions_list_refresh(source="ofac_sdn")
     assert (refresh.outcome, refresh.message) == ("failed", "file:///etc/passwd: only http and https URLs are downloaded")
 
@@ -248,7 +248,7 @@ def test_only_http_and_https_are_downloaded(settings):
 def test_a_connection_refused_fails(settings):
     with Publisher() as gone:
         url = gone.url("ofac_sdn", "sdn.csv")
-    settings.SANCTIONS_URLS = {"ofac_sdn": {"sdn.csv": url}}
+    settings.SANCTIONS_URLS = gone.urls(OFAC)
     refresh = sanctions_list_refresh(source="ofac_sdn")
     assert refresh.outcome == "failed" and refresh.message.startswith(f"{url}: connection failed: ")
 
