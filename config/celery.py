@@ -22,3 +22,14 @@ app.conf.beat_schedule = {
     "monitoring.sweep_314a_files": {"task": "monitoring.sweep_314a_files", "schedule": 120.0},
     "monitoring.expire_314b_requests": {"task": "monitoring.expire_314b_requests", "schedule": 300.0},
 }
+
+
+@app.on_after_finalize.connect
+def _settings_schedules(sender, **kwargs):
+    """Entries whose schedule is a Django setting: added when the app is finalized (beat and the
+    worker do it at start), since this module is imported while the settings are being read."""
+    from django.conf import settings
+
+    # The sanctions lists from their publishers (docs/screening.md "Refreshing the lists").
+    sender.conf.beat_schedule["onboarding.refresh_sanctions"] = {
+        "task": "onboarding.refresh_sanctions", "schedule": float(settings.SANCTIONS_REFRESH_INTERVAL)}

@@ -1,6 +1,8 @@
-"""Reading settings from the environment: booleans, integers, lists and the EMAIL_URL."""
+"""Reading settings from the environment: booleans, integers, lists, the EMAIL_URL and the sanctions
+lists' URLs."""
 
 import os
+import re
 from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlparse
 
@@ -56,3 +58,58 @@ def email_settings(url: str, data_dir: Path) -> dict:
             "EMAIL_TIMEOUT": 10,
         }
     raise ValueError(f"EMAIL_URL scheme {scheme!r} is not supported (console, file, locmem, smtp, smtps)")
+
+
+def env_name(text: str) -> str:
+    """`text` as part of an environment variable's name: upper-cased, anything but a letter or a digit as `_`."""
+    return re.sub(r"[^A-Z0-9]", "_", text.upper())
+
+
+class _FileUrls(dict):
+    """One list's {file: URL} from its variables, keyed by the file's part of the name (SDN_CSV):
+    `.get("sdn.csv")` finds it."""
+
+    def get(self, file, default=None):
+        return super().get(env_name(file), default)
+
+    def __getitem__(self, file):
+        return super().__getitem__(env_name(file))
+
+    def __contains__(self, file):
+        return super().__contains__(env_name(file))
+
+
+class SanctionsUrls(dict):
+    """settings.SANCTIONS_URLS read from SANCTIONS_URL_<SOURCE>_<FILE> variables, as {source: {file: URL}}.
+
+    Which part of a variable's name is the list and which the file is known only from the lists'
+    files (onboarding.sanctions.registry, not importable from the settings), so the variables are
+    kept by name and looked up when a list's URLs are asked for: `.get("ofac_sdn", {}).get("sdn.csv")`
+    reads SANCTIONS_URL_OFAC_SDN_SDN_CSV. Tests replace the setting with a plain nested dict."""
+
+    PREFIX = "SANCTIONS_URL_"
+
+    def __init__(self, environ):
+        super().__init__()
+        self.variables = {name.removeprefix(self.PREFIX): value.strip() for name, value in environ.items()
+                          if name.startswith(self.PREFIX) and value.strip()}
+
+    def get(self, source, default=None):
+        prefix = f"{env_name(source)}_"
+        files = _FileUrls({name.removeprefix(prefix): url for name, url in self.variables.items() if name.startswith(prefix)})
+        return files or default
+
+    def __getitem__(self, source):
+        files = self.get(source)
+        if files is None:
+            raise KeyError(source)
+        return files
+
+    def __contains__(self, source):
+        return self.get(source) is not None
+
+    def __bool__(self):
+        return bool(self.variables)
+
+    def __repr__(self):
+        return f"SanctionsUrls({self.variables!r})"

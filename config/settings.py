@@ -10,7 +10,7 @@ from pathlib import Path
 
 import dj_database_url
 
-from config.env import email_settings, env_bool, env_int, env_list
+from config.env import SanctionsUrls, email_settings, env_bool, env_int, env_list
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 DATA_DIR = Path(os.environ.get("DATA_DIR") or BASE_DIR / "var").resolve()
@@ -377,3 +377,15 @@ OPENAI_MODEL = os.environ.get("OPENAI_MODEL", "")
 OPENAI_TIMEOUT_SECONDS = float(os.environ.get("OPENAI_TIMEOUT_SECONDS", "20"))
 # Compliance status look-ups are cached (invalidated on every change of the entity) for this long.
 COMPLIANCE_STATUS_CACHE_SECONDS = env_int("COMPLIANCE_STATUS_CACHE_SECONDS", 300)
+
+# --- Sanctions lists (docs/screening.md "Refreshing the lists") ---------------------------------
+# Each list's files are downloaded from its publisher's URLs (onboarding.sanctions.registry);
+# SANCTIONS_URL_<SOURCE>_<FILE> (upper-cased, anything but letters and digits as "_") overrides one,
+# e.g. SANCTIONS_URL_OFAC_SDN_SDN_CSV for ofac_sdn's sdn.csv (a mirror, an authenticated EU URL).
+SANCTIONS_URLS = SanctionsUrls(os.environ)
+# The lists the beat refreshes; empty: the bundled ones (onboarding.sanctions.refresh.scheduled_sources).
+SANCTIONS_REFRESH_LISTS = env_list("SANCTIONS_REFRESH_LISTS", [])
+SANCTIONS_REFRESH_INTERVAL = env_int("SANCTIONS_REFRESH_INTERVAL", 86400)  # seconds between scheduled refreshes
+# A download fails when the connection or any wait for data takes longer, or a file is larger.
+SANCTIONS_DOWNLOAD_TIMEOUT = float(os.environ.get("SANCTIONS_DOWNLOAD_TIMEOUT") or 60)
+SANCTIONS_DOWNLOAD_MAX_BYTES = env_int("SANCTIONS_DOWNLOAD_MAX_BYTES", 200 * 1024 * 1024)

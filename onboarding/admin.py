@@ -30,10 +30,10 @@ from onboarding.models import (
     Entity,
     KybPolicy,
     RiskAssessment,
-    SanctionsList,
     ScreeningHit,
     Wallet,
 )
+from onboarding.sanctions import admin as sanctions_admin  # noqa: F401  (the sanctions lists, versions and refresh log)
 
 
 def reason_form(request, queryset, *, action: str, title: str, intro: str, submit: str, reason_required: bool, with_notes=False):
@@ -277,15 +277,6 @@ class ComplianceCheckAdmin(TenantAdmin, ReadOnlyAdmin):
     list_select_related = ("entity",)
     fields = ("entity", "check_type", "result", "score", "provider", "external", "counts_toward_status", "summary", "requested_by",
               "details", "raw_response", "created_at")
-    readonly_fields = fields
-
-
-@admin.register(SanctionsList)
-class SanctionsListAdmin(ReadOnlyAdmin):
-    list_display = ("source", "entry_count", "name_count", "digital_address_count", "version", "published_at", "loaded_at",
-                    "checked_at", "skipped_count")
-    fields = ("source", "version", "published_at", "loaded_at", "checked_at", "content_hash", "entry_count", "name_count",
-              "address_count", "digital_address_count", "skipped_count", "skipped_samples", "source_files")
     readonly_fields = fields
 
 

@@ -1,12 +1,16 @@
 """Celery tasks: thin wrappers taking ids (STYLE "Side effects")."""
 
+import logging
 from datetime import timedelta
 
 from celery import shared_task
 from django.utils import timezone
 
 from onboarding import selectors
+from onboarding.sanctions import refresh
 from onboarding.services import checks, kyb, screening
+
+logger = logging.getLogger(__name__)
 
 
 @shared_task(name="onboarding.screen_entity", ignore_result=True, time_limit=300, soft_time_limit=280)
@@ -51,3 +55,21 @@ def sweep_unscreened() -> None:
 def sweep_kyb_expiry() -> None:
     """Beat: mark KYB verifications past their review period expired and send account.kyb_expired."""
     kyb.kyb_expiry_sweep()
+
+
+@shared_task(name="onboarding.refresh_sanctions", ignore_result=True, time_limit=60)
+def refresh_sanctions() -> None:
+    """Beat (every SANCTIONS_REFRESH_INTERVAL): one refresh task per scheduled list, each with its own
+    time limit, so that a slow publisher holds up only its own list. A list that failed is simply
+    tried again at the next run."""
+    for source in refresh.scheduled_sources():
+        refresh_sanctions_list.delay(source)
+
+
+@shared_task(name="onboarding.refresh_sanctions_list", ignore_result=True, time_limit=1800, soft_time_limit=1740)
+def refresh_sanctions_list(source: str, trigger: str = "beat") -> None:
+    """Download and load one list from its publisher (onboarding.sanctions.refresh); the outcome is
+    recorded by the service (refresh log, the list's last refresh, /health)."""
+    done = refresh.sanctions_list_refresh(source=source, trigger=trigger)
+    log = logger.info if done.outcome in refresh.GOOD_OUTCOMES else logger.warning
+    log("sanctions refresh: %s", refresh.outcome_line(done))

@@ -97,7 +97,7 @@ class SanctionsList(BaseModel):
         verbose_name = "sanctions list"
 
     def __str__(self):
-        return f"{self.get_source_display()} ({self.entry_count} entries)"
+        return f"{self.source} ({self.entry_count} entries)"  # source has no choices: os_<dataset> is one too
 
 
 class SanctionsEntry(BaseModel):
@@ -221,6 +221,7 @@ class SanctionsRefresh(BaseModel):
     class Meta:
         ordering = ["-started_at"]
         verbose_name = "sanctions list refresh"
+        verbose_name_plural = "sanctions list refreshes"
 
     def __str__(self):
         return f"{self.source} {self.started_at:%Y-%m-%d %H:%M} {self.outcome or 'running'}"

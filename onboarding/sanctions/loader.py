@@ -56,6 +56,14 @@ class EmptyListError(UnsafeLoadError):
     """The parsed list has no entries; loading it would delete the whole list."""
 
 
+class ShrinkingLoadError(UnsafeLoadError):
+    """The load would remove more than the allowed share of the list's entries (`allow_shrink` accepts it)."""
+
+    def __init__(self, message: str, *, removed: int, listed: int, limit: float):
+        super().__init__(message)
+        self.removed, self.listed, self.limit = removed, listed, limit
+
+
 @dataclass
 class LoadResult:
     source: str
@@ -159,10 +167,10 @@ def _refuse_shrinking(parsed: ParsedList, existing: dict, *, allow_shrink: bool)
     limit = getattr(settings, "SANCTIONS_MAX_REMOVED_SHARE", MAX_REMOVED_SHARE)
     if allow_shrink or not existing or removed <= limit * len(existing):
         return
-    raise UnsafeLoadError(
+    raise ShrinkingLoadError(
         f"{parsed.source}: the files would remove {removed} of the {len(existing)} listed entries ({removed / len(existing):.0%}, "
         f"more than {limit:.0%}); refusing, the list is kept as it was. If the publisher really removed them, load again "
-        "with --allow-shrink")
+        "with --allow-shrink", removed=removed, listed=len(existing), limit=limit)
 
 
 def _reconcile(sanctions_list: SanctionsList, parsed: ParsedList, result: LoadResult, now, existing: dict) -> None:
