@@ -18,6 +18,7 @@ from django.utils import timezone
 
 from onboarding.models.sanctions import RefreshOutcome, SanctionsList
 from onboarding.sanctions.registry import UnknownList, list_spec
+from onboarding.sanctions.selectors import refresh_failures
 
 STALE_DAYS = 30
 REFRESH_HINT = "python manage.py refresh_sanctions"
@@ -44,13 +45,8 @@ class ListStatus:
     refresh_failures: int
 
     @property
-    def problems(self) -> list[str]:
-        found = []
-        if self.stale:
-            found.append(f"{self.source} is {self.age_days} days old (more than {stale_days()})")
-        if self.last_refresh_outcome in (RefreshOutcome.FAILED, RefreshOutcome.REFUSED):
-            found.append(f"{self.source}: the last refresh {self.last_refresh_outcome}: {self.last_refresh_error[:200]}")
-        return found
+    def stale_problem(self) -> str | None:
+        return f"{self.source} is {self.age_days} days old (more than {stale_days()})" if self.stale else None
 
     def as_dict(self) -> dict:
         return {
@@ -92,10 +88,16 @@ def lists_status(*, now: datetime | None = None) -> list[ListStatus]:
     return statuses
 
 
+def refresh_problems() -> list[str]:
+    """One line per list whose last refresh failed or was refused (a never-loaded list too)."""
+    return [f"{failure.source}: the last refresh {failure.outcome} ({failure.failures} in a row since "
+            f"{failure.since:%Y-%m-%d %H:%M} UTC): {failure.error[:200]}" for failure in refresh_failures()]
+
+
 def health_check() -> dict:
     """/health's `sanctions_lists`: ok unless no list is loaded, a list is stale or its last refresh failed."""
     statuses = lists_status()
-    problems = [problem for status in statuses for problem in status.problems]
+    problems = [status.stale_problem for status in statuses if status.stale] + refresh_problems()
     if not statuses:
-        problems.append("no sanctions list is loaded: screening records 'lists not loaded' (python manage.py load_sanctions)")
+        problems.insert(0, "no sanctions list is loaded: screening records 'lists not loaded' (python manage.py load_sanctions)")
     return {"ok": not problems, "problems": problems, "lists": [status.as_dict() for status in statuses]}

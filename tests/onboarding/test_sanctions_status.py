@@ -8,7 +8,7 @@ from django.core.management import call_command
 from django.test import override_settings
 from django.utils import timezone
 
-from onboarding.models import SanctionsList
+from onboarding.models import SanctionsList, SanctionsRefresh
 from onboarding.models.sanctions import RefreshOutcome
 from onboarding.sanctions.loader import sanctions_list_load
 from onboarding.sanctions.records import ParsedEntry, ParsedList, ParsedName, ParseReport
@@ -63,12 +63,17 @@ def test_a_refresh_that_reached_the_publisher_makes_a_list_current(client):
     SanctionsList.objects.filter(source="ofac_sdn").update(last_refresh_at=timezone.now(), last_refresh_outcome=RefreshOutcome.UNCHANGED)
     assert client.get("/health").json()["status"] == "ok"
 
-    SanctionsList.objects.filter(source="ofac_sdn").update(last_refresh_outcome=RefreshOutcome.FAILED, last_refresh_error="HTTP 404",
-                                                           refresh_failures=1)
+    started = timezone.now().replace(microsecond=0)
+    for source in ("ofac_sdn", "eu_fsf"):  # eu_fsf was never loaded: its first download failed
+        SanctionsRefresh.objects.create(source=source, started_at=started, finished_at=started, outcome=RefreshOutcome.FAILED,
+                                        message="HTTP 404 for sdn.csv")
     body = client.get("/health").json()
 
     assert body["status"] == "degraded"
-    assert body["sanctions_lists"]["problems"] == ["ofac_sdn is 400 days old (more than 30)", "ofac_sdn: the last refresh failed: HTTP 404"]
+    assert body["sanctions_lists"]["problems"] == [
+        f"eu_fsf: the last refresh failed (1 in a row since {started:%Y-%m-%d %H:%M} UTC): HTTP 404 for sdn.csv",
+        f"ofac_sdn: the last refresh failed (1 in a row since {started:%Y-%m-%d %H:%M} UTC): HTTP 404 for sdn.csv"]
+    assert "Warning: ofac_sdn: the last refresh failed" in status_output()
 
 
 def test_no_list_loaded():

@@ -3,7 +3,7 @@ how current) and how to refresh; a warning for each stale list. `make run` print
 
 from django.core.management.base import BaseCommand
 
-from onboarding.sanctions.status import REFRESH_HINT, lists_status, stale_days
+from onboarding.sanctions.status import REFRESH_HINT, lists_status, refresh_problems, stale_days
 
 
 class Command(BaseCommand):
@@ -21,13 +21,11 @@ class Command(BaseCommand):
                 refreshed = f", last refresh {status.last_refresh_at:%Y-%m-%d %H:%M} {status.last_refresh_outcome}"
             self.stdout.write(f"Sanctions list {status.name} ({status.source}): published {published}, "
                               f"{status.entry_count:,} entries, current as of {status.current_as_of.date().isoformat()}{refreshed}")
-        stale = [status for status in statuses if status.stale]
-        for status in stale:
-            self.stdout.write(self.style.WARNING(
-                f"Warning: {status.source} is {status.age_days} days old (more than {stale_days()}); screening uses it, "
-                "but /health reports degraded until it is refreshed"))
-        failing = [status for status in statuses if status.problems and not status.stale]
-        for status in failing:
-            for problem in status.problems:
-                self.stdout.write(self.style.WARNING(f"Warning: {problem}"))
+        for status in statuses:
+            if status.stale:
+                self.stdout.write(self.style.WARNING(
+                    f"Warning: {status.source} is {status.age_days} days old (more than {stale_days()}); screening uses it, "
+                    "but /health reports degraded until it is refreshed"))
+        for problem in refresh_problems():
+            self.stdout.write(self.style.WARNING(f"Warning: {problem}"))
         self.stdout.write(f"Refresh from the publishers: {REFRESH_HINT} (Celery beat also runs it daily)")
