@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from datetime import UTC, date, datetime
 
-_ISO = re.compile(r"^(\d{4})(?:-(\d{1,2})(?:-(\d{1,2}))?)?(?:[T ].*)?$")
+_ISO = re.compile(r"^(\d{4})(?:-(\d{1,2})(?:-(\d{1,2}))?)?(?:[t ].*)?$")  # the text is lower-cased
 _SLASHED = re.compile(r"^(\d{1,2})/(\d{1,2})/(\d{4})$")
 _RANGE = re.compile(r"^(\d{4})\s*(?:to|-|/|–)\s*(\d{4})$")
 _VAGUE = re.compile(r"^(?:circa|approximately|approx\.?|about|c\.|ca\.?)\s+")
