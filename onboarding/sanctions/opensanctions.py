@@ -32,6 +32,7 @@ one): settings.SANCTIONS_PEP_DATASETS (default {"peps"}), or "pep" in the datase
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import re
 
@@ -146,19 +147,20 @@ def parse_ftm(blob: bytes, *, source: str, file: str = FTM_FILE, source_files: l
     entries: dict[str, ParsedEntry] = {}
     wallets: list[dict] = []
     newest = ""
-    lines = decode_text(blob).splitlines()
-    last = max((number for number, line in enumerate(lines, 1) if line.strip()), default=0)
-    for number, line in enumerate(lines, 1):
-        if not line.strip():
+    last_unreadable = False
+    # Line by line from the bytes: an export can be large, and is not copied whole into a string.
+    for number, raw in enumerate(io.BytesIO(blob), 1):
+        line = decode_text(raw).strip()
+        if not line:
             continue
         report.read(file=file)
         try:
             record = json.loads(line)
         except ValueError as error:
             report.skip(file=file, line=number, reason=f"not JSON: {error}")
-            if number == last:
-                report.incomplete.append(f"{file}: the last line is not a whole JSON object: the download was cut short")
+            last_unreadable = True
             continue
+        last_unreadable = False
         if not isinstance(record, dict) or not isinstance(record.get("properties", {}), dict):
             report.skip(file=file, line=number, reason="not an entity object")
             continue
@@ -176,9 +178,11 @@ def parse_ftm(blob: bytes, *, source: str, file: str = FTM_FILE, source_files: l
             report.skip(file=file, line=number, reason=f"id {entry.uid} repeated")
         else:
             entries[entry.uid] = entry
-    _attach_wallets(wallets, entries)
-    if not lines:
+    if last_unreadable:
+        report.incomplete.append(f"{file}: the last line is not a whole JSON object: the download was cut short")
+    if not report.rows:
         report.incomplete.append(f"{file} is empty")
+    _attach_wallets(wallets, entries)
     return ParsedList(
         source=source,
         content_hash=content_hash({FTM_FILE: blob}),
