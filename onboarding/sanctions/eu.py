@@ -92,10 +92,10 @@ def _birth_dates(entity) -> list[str]:
     dates: list[str] = []
     for node in entity.findall("birthdate"):
         start, end = _attr(node, "yearRangeFrom"), _attr(node, "yearRangeTo")
+        year, month, day = _attr(node, "year"), _attr(node, "monthOfYear"), _attr(node, "dayOfMonth")
         value = birth_date(_attr(node, "birthdate"))
-        if not value and _attr(node, "year"):
-            value = birth_date("-".join(part for part in (_attr(node, "year"), _attr(node, "monthOfYear"),
-                                                          _attr(node, "dayOfMonth") if _attr(node, "monthOfYear") else "") if part))
+        if not value and year:  # a day without a month says nothing
+            value = birth_date("-".join((year, month, day) if month and day else (year, month) if month else (year,)))
         if not value and start and end:
             value = birth_date(f"{start}/{end}")
         if value and value not in dates:
