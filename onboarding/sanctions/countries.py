@@ -31,6 +31,7 @@ _LIST_SPELLINGS = {
     "soviet union": "RU", "former soviet union": "RU", "yugoslavia": "RS", "serbia and montenegro": "RS",
     "cote d ivoire": "CI", "macedonia, the former yugoslav republic of": "MK", "state of palestine": "PS",
     "st. kitts & nevis": "KN", "northern mali": "ML", "china, hong kong special administrative region": "HK",
+    "prc": "CN", "people's republic of china": "CN",
 }
 _PREFIXES = ("region: ", "the ")
 

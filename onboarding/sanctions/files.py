@@ -35,3 +35,12 @@ def read_files(directory: Path, names) -> tuple[dict[str, bytes], list[str]]:
             blobs[name] = read_blob(path)
             paths.append(str(path))
     return blobs, paths
+
+
+def decode_text(blob: bytes) -> str:
+    """The text of a published text file: UTF-8 (a byte-order mark is dropped), else Windows-1252,
+    which older US government files are written in."""
+    try:
+        return blob.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        return blob.decode("cp1252", errors="replace")

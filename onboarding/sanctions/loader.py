@@ -148,7 +148,9 @@ def _refuse_damaged(parsed: ParsedList) -> None:
     """Files that gave nothing, were cut short or are riddled with bad rows are not a list to load."""
     report = parsed.report
     if not parsed.entries:
-        raise EmptyListError(f"{parsed.source}: the files gave no entries ({report.skipped} rows skipped); refusing to empty the list")
+        why = "".join(f": {reason}" for reason in report.incomplete[:1])  # e.g. no header row: say so
+        raise EmptyListError(
+            f"{parsed.source}: the files gave no entries ({report.skipped} rows skipped); refusing to empty the list{why}")
     if report.incomplete:
         raise UnsafeLoadError(f"{parsed.source}: refusing to load incomplete files, the list is kept as it was: "
                               + "; ".join(report.incomplete))

@@ -1,4 +1,7 @@
-"""OFAC SDN list in OFAC's legacy CSV layout (sdn.csv, alt.csv, add.csv, sdn_comments.csv).
+"""OFAC's lists in OFAC's legacy CSV layout: the SDN list (sdn.csv, alt.csv, add.csv,
+sdn_comments.csv) and the Consolidated (non-SDN) list, which OFAC publishes in the same layout
+under other names (cons_prim.csv, cons_alt.csv, cons_add.csv, cons_comments.csv). `OfacFiles`
+names the four files of a list; everything below reads either. Columns are given for the SDN names.
 
 The files have no header row and use '-0-' (often '-0- ') for an empty field; they end with a DOS
 end-of-file byte (0x1A) on a line of its own. Columns:
@@ -22,12 +25,13 @@ from __future__ import annotations
 
 import csv
 import io
+from dataclasses import dataclass
 from pathlib import Path
 
 from onboarding.models.sanctions import EntryKind, NameKind, SanctionsSource
 from onboarding.sanctions import ofac_remarks
 from onboarding.sanctions.countries import country_code
-from onboarding.sanctions.files import read_files
+from onboarding.sanctions.files import decode_text, read_files
 from onboarding.sanctions.records import (
     ParsedAddress,
     ParsedDigitalAddress,
@@ -40,19 +44,32 @@ from onboarding.sanctions.records import (
 )
 from onboarding.sanctions.registry import ListSpec, register
 
-SDN_FILE, ALT_FILE, ADD_FILE, COMMENTS_FILE = "sdn.csv", "alt.csv", "add.csv", "sdn_comments.csv"
+
+@dataclass(frozen=True)
+class OfacFiles:
+    """The file names of one OFAC list in the legacy CSV layout."""
+
+    primary: str  # the entries (sdn.csv), required
+    aliases: str  # alt.csv
+    addresses: str  # add.csv
+    comments: str  # the continuation of remarks cut at 1,000 characters (sdn_comments.csv)
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """Every file, the required one first (ListSpec.files)."""
+        return (self.primary, self.addresses, self.aliases, self.comments)
+
+    @property
+    def marked(self) -> tuple[str, ...]:
+        """The files OFAC ends with _DOS_EOF (the comments file of the SDN list does not)."""
+        return (self.primary, self.aliases, self.addresses)
+
+
+SDN_FILES = OfacFiles(primary="sdn.csv", aliases="alt.csv", addresses="add.csv", comments="sdn_comments.csv")
+CONSOLIDATED_FILES = OfacFiles(primary="cons_prim.csv", aliases="cons_alt.csv", addresses="cons_add.csv", comments="cons_comments.csv")
+SDN_FILE, ALT_FILE, ADD_FILE, COMMENTS_FILE = SDN_FILES.primary, SDN_FILES.aliases, SDN_FILES.addresses, SDN_FILES.comments
 _KINDS = {"individual": EntryKind.INDIVIDUAL, "vessel": EntryKind.VESSEL, "aircraft": EntryKind.AIRCRAFT, "": EntryKind.ENTITY}
 _DOS_EOF = "\x1a"
-# The files OFAC ends with _DOS_EOF (sdn_comments.csv does not).
-_MARKED_FILES = (SDN_FILE, ALT_FILE, ADD_FILE)
-
-
-def _decode(blob: bytes) -> str:
-    try:
-        return blob.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        # Older OFAC files are Windows-1252.
-        return blob.decode("cp1252", errors="replace")
 
 
 def _rows(text: str, *, file: str, width: int, report: ParseReport):
@@ -115,40 +132,40 @@ def _add_name(entry: ParsedEntry, name: ParsedName) -> None:
         entry.names.append(name)
 
 
-def _comments(text: str, report: ParseReport) -> dict[str, str]:
+def _comments(text: str, report: ParseReport, file: str) -> dict[str, str]:
     continued: dict[str, str] = {}
-    for _line, row in _rows(text, file=COMMENTS_FILE, width=2, report=report):
+    for _line, row in _rows(text, file=file, width=2, report=report):
         continued[row[0]] = continued.get(row[0], "") + row[1]
     return continued
 
 
-def _entries(text: str, comments: dict[str, str], report: ParseReport) -> dict[str, ParsedEntry]:
+def _entries(text: str, comments: dict[str, str], report: ParseReport, file: str) -> dict[str, ParsedEntry]:
     entries: dict[str, ParsedEntry] = {}
-    for line, row in _rows(text, file=SDN_FILE, width=12, report=report):
+    for line, row in _rows(text, file=file, width=12, report=report):
         if not row[1]:
-            report.skip(file=SDN_FILE, line=line, reason="no name")
+            report.skip(file=file, line=line, reason="no name")
         elif row[0] in entries:
-            report.skip(file=SDN_FILE, line=line, reason=f"ent_num {row[0]} repeated")
+            report.skip(file=file, line=line, reason=f"ent_num {row[0]} repeated")
         else:
             # The continuation is glued on as is: OFAC cut the field mid-word.
             entries[row[0]] = _entry(row, row[11] + comments.get(row[0], ""))
     return entries
 
 
-def _attach_aliases(text: str, entries: dict[str, ParsedEntry], report: ParseReport) -> None:
-    for line, row in _rows(text, file=ALT_FILE, width=5, report=report):
+def _attach_aliases(text: str, entries: dict[str, ParsedEntry], report: ParseReport, file: str) -> None:
+    for line, row in _rows(text, file=file, width=5, report=report):
         entry = entries.get(row[0])
         if entry is None or not row[3]:
-            report.skip(file=ALT_FILE, line=line, reason="unknown ent_num" if entry is None else "no alias name")
+            report.skip(file=file, line=line, reason="unknown ent_num" if entry is None else "no alias name")
             continue
         _add_name(entry, ParsedName(row[3], NameKind.ALIAS, row[2].lower()))
 
 
-def _attach_addresses(text: str, entries: dict[str, ParsedEntry], report: ParseReport) -> None:
-    for line, row in _rows(text, file=ADD_FILE, width=6, report=report):
+def _attach_addresses(text: str, entries: dict[str, ParsedEntry], report: ParseReport, file: str) -> None:
+    for line, row in _rows(text, file=file, width=6, report=report):
         entry = entries.get(row[0])
         if entry is None:
-            report.skip(file=ADD_FILE, line=line, reason="unknown ent_num")
+            report.skip(file=file, line=line, reason="unknown ent_num")
             continue
         code = country_code(row[4])
         entry.addresses.append(ParsedAddress(street=row[2], city=row[3], country=row[4], country_code=code, note=row[5]))
@@ -156,26 +173,29 @@ def _attach_addresses(text: str, entries: dict[str, ParsedEntry], report: ParseR
             entry.countries.append(code)
 
 
-def _check_complete(blobs: dict[str, bytes], report: ParseReport) -> None:
-    for name in _MARKED_FILES:
+def _check_complete(blobs: dict[str, bytes], files: OfacFiles, report: ParseReport) -> None:
+    for name in files.marked:
         if name in blobs and not blobs[name].rstrip(b"\r\n\t ").endswith(_DOS_EOF.encode()):
             report.incomplete.append(f"{name} does not end with OFAC's end-of-file byte (0x1A): the download was cut short")
 
 
-def parse_ofac_files(blobs: dict[str, bytes], *, source_files: list[str] | None = None) -> ParsedList:
-    """Read the SDN CSV set from `blobs` (file name -> content as published). sdn.csv is required."""
-    if SDN_FILE not in blobs:
-        raise FileNotFoundError(f"{SDN_FILE} is missing")
+def parse_ofac_files(blobs: dict[str, bytes], *, files: OfacFiles = SDN_FILES, source: str = SanctionsSource.OFAC_SDN,
+                     source_files: list[str] | None = None) -> ParsedList:
+    """Read one OFAC list's CSV set from `blobs` (file name -> content as published) as list `source`:
+    by default the SDN list; `files=CONSOLIDATED_FILES` for the Consolidated list. The primary file
+    (sdn.csv, cons_prim.csv) is required."""
+    if files.primary not in blobs:
+        raise FileNotFoundError(f"{files.primary} is missing")
     report = ParseReport()
-    _check_complete(blobs, report)
-    comments = _comments(_decode(blobs[COMMENTS_FILE]), report) if COMMENTS_FILE in blobs else {}
-    entries = _entries(_decode(blobs[SDN_FILE]), comments, report)
-    if ALT_FILE in blobs:
-        _attach_aliases(_decode(blobs[ALT_FILE]), entries, report)
-    if ADD_FILE in blobs:
-        _attach_addresses(_decode(blobs[ADD_FILE]), entries, report)
+    _check_complete(blobs, files, report)
+    comments = _comments(decode_text(blobs[files.comments]), report, files.comments) if files.comments in blobs else {}
+    entries = _entries(decode_text(blobs[files.primary]), comments, report, files.primary)
+    if files.aliases in blobs:
+        _attach_aliases(decode_text(blobs[files.aliases]), entries, report, files.aliases)
+    if files.addresses in blobs:
+        _attach_addresses(decode_text(blobs[files.addresses]), entries, report, files.addresses)
     return ParsedList(
-        source=SanctionsSource.OFAC_SDN,
+        source=source,
         content_hash=content_hash(blobs),
         entries=list(entries.values()),
         report=report,
@@ -183,20 +203,32 @@ def parse_ofac_files(blobs: dict[str, bytes], *, source_files: list[str] | None 
     )
 
 
-def parse_ofac(directory: str | Path) -> ParsedList:
-    """Read the SDN CSV set from `directory` (each file plain or gzip-compressed). sdn.csv is required."""
+def parse_ofac(directory: str | Path, *, files: OfacFiles = SDN_FILES, source: str = SanctionsSource.OFAC_SDN) -> ParsedList:
+    """Read an OFAC CSV set from `directory` (each file plain or gzip-compressed): the SDN list by
+    default, the Consolidated list with `files=CONSOLIDATED_FILES, source="ofac_consolidated"`."""
     directory = Path(directory)
-    blobs, paths = read_files(directory, (SDN_FILE, ALT_FILE, ADD_FILE, COMMENTS_FILE))
-    if SDN_FILE not in blobs:
-        raise FileNotFoundError(f"{directory / SDN_FILE} not found")
-    return parse_ofac_files(blobs, source_files=paths)
+    blobs, paths = read_files(directory, files.names)
+    if files.primary not in blobs:
+        raise FileNotFoundError(f"{directory / files.primary} not found")
+    return parse_ofac_files(blobs, files=files, source=source, source_files=paths)
 
 
-# OFAC's Sanctions List Service: the legacy CSV exports of the SDN list.
+def parse_consolidated_files(blobs: dict[str, bytes]) -> ParsedList:
+    """The OFAC Consolidated (non-SDN) list's CSV set (cons_prim.csv required)."""
+    return parse_ofac_files(blobs, files=CONSOLIDATED_FILES, source=SanctionsSource.OFAC_CONSOLIDATED)
+
+
+# OFAC's Sanctions List Service: the legacy CSV exports of each list, named as the files in upper case.
 OFAC_EXPORTS = "https://sanctionslistservice.ofac.treas.gov/api/PublicationPreview/exports/"
 
 register(ListSpec(
     source=SanctionsSource.OFAC_SDN, name="OFAC Specially Designated Nationals (SDN)", publisher="US Treasury (OFAC)",
-    parse=parse_ofac_files, files=(SDN_FILE, ADD_FILE, ALT_FILE, COMMENTS_FILE),
-    urls={name: OFAC_EXPORTS + name.upper() for name in (SDN_FILE, ADD_FILE, ALT_FILE, COMMENTS_FILE)}, bundled=True,
+    parse=parse_ofac_files, files=SDN_FILES.names, urls={name: OFAC_EXPORTS + name.upper() for name in SDN_FILES.names}, bundled=True,
+))
+# The non-SDN lists OFAC keeps beside the SDN list (Sectoral Sanctions Identifications, Foreign
+# Sanctions Evaders, Non-SDN Menu-Based Sanctions, the Palestinian Legislative Council list, ...).
+register(ListSpec(
+    source=SanctionsSource.OFAC_CONSOLIDATED, name="OFAC Consolidated (non-SDN) list", publisher="US Treasury (OFAC)",
+    parse=parse_consolidated_files, files=CONSOLIDATED_FILES.names,
+    urls={name: OFAC_EXPORTS + name.upper() for name in CONSOLIDATED_FILES.names}, bundled=True,
 ))

@@ -1,15 +1,16 @@
 """What a parser hands the loader: plain dataclasses, independent of the database and of the format.
 
-Each parser (`ofac.py`, `un.py`) reads its publisher's files into a `ParsedList`; the loader
-(`loader.py`) writes any `ParsedList` the same way. `ParsedEntry.version_hash` is computed from the
-parsed content (not from the raw row), so a reformatting of the source that changes nothing about
-the entry does not make it look changed.
+Each parser (`ofac.py`, `un.py`, `csl.py`, `dpl.py`, `eu.py`, `uk.py`, `opensanctions.py`) reads its
+publisher's files into a `ParsedList`; the loader (`loader.py`) writes any `ParsedList` the same way.
+`ParsedEntry.version_hash` is computed from the parsed content (not from the raw row), so a
+reformatting of the source that changes nothing about the entry does not make it look changed.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import re
 from dataclasses import asdict, dataclass, field
 from datetime import date, datetime
 
@@ -51,7 +52,7 @@ class ParsedEntry:
     title: str = ""
     programs: list[str] = field(default_factory=list)
     remarks: str = ""
-    birth_dates: list[str] = field(default_factory=list)
+    birth_dates: list[str] = field(default_factory=list)  # "1966-09-08", "1966-09", "1966" or "1960/1962" (dates.py)
     countries: list[str] = field(default_factory=list)
     listed_on: date | None = None
     names: list[ParsedName] = field(default_factory=list)
@@ -133,3 +134,14 @@ def clean(value: str | None) -> str:
     """Collapse whitespace; OFAC's '-0-' null marker (often with a trailing space) becomes ''."""
     text = " ".join((value or "").split())
     return "" if text == "-0-" else text
+
+
+# Letters of a script other than Latin: Greek, Cyrillic, Armenian, Hebrew, Arabic, the Indic and
+# South-East Asian scripts, Georgian, Hangul, CJK, ... (Latin letters with accents are all below U+0250).
+_NON_LATIN = re.compile(r"[\u0370-\u1dff\u2c00-\ufaff\ufb1d-\ufdff\ufe70-\ufeff]")
+
+
+def in_other_script(name: str) -> bool:
+    """True for a name written in a script other than Latin: a list's name in its original script
+    (NameKind.ORIGINAL_SCRIPT) rather than a romanised alias."""
+    return bool(_NON_LATIN.search(name or ""))

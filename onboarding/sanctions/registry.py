@@ -56,7 +56,7 @@ def register(spec: ListSpec) -> ListSpec:
 
 def _load_formats() -> None:
     """Import the format modules so that they register their lists."""
-    from onboarding.sanctions import ofac, un  # noqa: F401
+    from onboarding.sanctions import csl, dpl, eu, ofac, opensanctions, uk, un  # noqa: F401
 
 
 class UnknownList(KeyError):

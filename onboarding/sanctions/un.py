@@ -9,15 +9,13 @@ name kind. Dates of birth come as DATE, YEAR, or FROM_YEAR/TO_YEAR for a range.
 The document must be well-formed: the published file is, and one that is not was cut short or
 damaged in transit. It is then read with lxml's recovering parser only to report what could be
 read (every parser error counted as a skipped row), and marked `incomplete`, which the loader
-refuses. Entries without an id or a name are skipped and counted.
+refuses (xmldoc.read_document). Entries without an id or a name are skipped and counted.
 """
 
 from __future__ import annotations
 
 from datetime import date, datetime
 from pathlib import Path
-
-from lxml import etree
 
 from onboarding.models.sanctions import EntryKind, NameKind, SanctionsSource
 from onboarding.sanctions.countries import country_code
@@ -32,6 +30,7 @@ from onboarding.sanctions.records import (
     content_hash,
 )
 from onboarding.sanctions.registry import ListSpec, register
+from onboarding.sanctions.xmldoc import read_document
 
 _NAME_PARTS = ("FIRST_NAME", "SECOND_NAME", "THIRD_NAME", "FOURTH_NAME")
 _ALIAS_KINDS = {
@@ -137,35 +136,13 @@ def _published_at(root) -> datetime | None:
         return None
 
 
-def _parser(*, recover: bool) -> etree.XMLParser:
-    return etree.XMLParser(recover=recover, resolve_entities=False, no_network=True, remove_comments=True)
-
-
-def _document(blob: bytes, file: str, report: ParseReport):
-    """The root element. A document that is not well-formed is recorded as incomplete, and what the
-    recovering parser can read of it is returned for the report."""
-    try:
-        return etree.fromstring(blob, _parser(recover=False))
-    except etree.XMLSyntaxError as error:
-        report.incomplete.append(f"{file} is not well-formed XML ({error}): the download was cut short or damaged")
-    parser = _parser(recover=True)
-    try:
-        root = etree.fromstring(blob, parser)
-    except etree.XMLSyntaxError as error:
-        root = None
-        report.skip(file=file, line=0, reason=f"XML: {error}")
-    for error in parser.error_log:
-        report.skip(file=file, line=error.line, reason=f"XML: {error.message}")
-    return root
-
-
 UN_FILE = "consolidated.xml"
 
 
 def parse_un_file(blob: bytes, *, file: str = UN_FILE, source_files: list[str] | None = None) -> ParsedList:
     """Read the UN consolidated list XML from its bytes."""
     report = ParseReport()
-    root = _document(blob, file, report)
+    root = read_document(blob, file, report)
     entries: dict[str, ParsedEntry] = {}
     for tag, individual in (("INDIVIDUALS/INDIVIDUAL", True), ("ENTITIES/ENTITY", False)):
         for record in root.findall(tag) if root is not None else []:

@@ -49,9 +49,9 @@ class UnscreenableName(ValueError):
 class Hit:
     score: float
     outcome: str  # pass | review | fail, by the thresholds in force
-    source: str  # sanctions list: ofac_sdn | un_consolidated
+    source: str  # the list: ofac_sdn, un_consolidated, ofac_consolidated, us_csl, bis_dpl, eu_fsf, uk_sanctions, os_<dataset>
     entry_id: str  # SanctionsEntry.pk (stable while the entry stays on the list)
-    entry_uid: str  # the publisher's id (OFAC ent_num, UN DATAID)
+    entry_uid: str  # the publisher's id (OFAC ent_num, UN DATAID, EU logicalId, UK UniqueID, ...), or one derived where none
     entry_kind: str
     primary_name: str
     matched_name: str  # the listed name that matched (primary, alias, ...), as listed
