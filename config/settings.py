@@ -49,6 +49,7 @@ INSTALLED_APPS = [
     "compliance",
     "filings",
     "webhooks",
+    "demo",
 ]
 
 MIDDLEWARE = [
