@@ -75,7 +75,7 @@ PLACES = {
     "VG": (("", "Road Town", "VG1110", "Main St"),),
     "MM": (("", "Yangon", "11181", "Strand Rd"),),
 }
-# Jurisdictions of the ordinary customers, drawn in this order (US first: most typologies file with FinCEN).
+# Jurisdictions of the ordinary customers, in this order: mostly US, as the typologies' customers (their reports go to FinCEN).
 ORDINARY_JURISDICTIONS = ("US",) * 14 + ("GB",) * 4 + ("DE",) * 3 + ("CA",) * 2 + ("AU", "SG", "SG", "FR", "NL", "CH", "AE", "KY", "VG")
 
 
@@ -131,7 +131,7 @@ class _Builder:
         return f"0x{self.rng.getrandbits(256):064x}"
 
     def money(self, low: float, high: float) -> str:
-        """An amount with cents that is never a round figure."""
+        """An amount with cents, never a round figure (.00 becomes .07)."""
         cents = self.rng.randrange(int(low * 100), int(high * 100))
         return f"{cents // 100}.{cents % 100 or 7:02d}"
 

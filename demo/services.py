@@ -128,8 +128,8 @@ class _Seeding:
         self.notes["approvals_waiting"] = waiting
         statuses = Counter(Entity.objects.filter(pk__in=self.created["entities"]).values_list("status", flat=True))
         said = ", ".join(f"{count} {status}" for status, count in statuses.most_common())
-        if waiting:
-            said += f"; {len(waiting)} not approved: {waiting[0]}" + (" (and the like)" if len(waiting) > 1 else "")
+        if waiting:  # the refusal's first clause says why
+            said += f"; {len(waiting)} could not be approved, e.g. {waiting[0].split('; ')[0]}"
         return f"reviews: {said}"
 
     def transfers(self) -> str:

@@ -49,3 +49,5 @@ class Command(BaseCommand):
         if marker is None:  # seeded meanwhile by another run
             return
         self.stdout.write(f"Demo data: {summary_line(marker.summary)}; seeded in {time.monotonic() - started:.1f} s.")
+        if marker.summary["approvals_waiting"]:
+            self.stdout.write(f"Demo data: {marker.summary['approvals_waiting']} entities stay pending, not approved (see above).")
