@@ -32,6 +32,7 @@ run: deps
 	@$(PY) manage.py load_sanctions > "$${DATA_DIR:-var}/load_sanctions.log" 2>&1 \
 		|| echo "Sanctions lists: a list could not be loaded (see $${DATA_DIR:-var}/load_sanctions.log)"
 	@$(PY) manage.py sanctions_status
+	-@$(PY) manage.py seed_demo
 	@$(PY) manage.py serve
 
 # Two passes: tests that flush the whole database at their end (transactional, live server) run

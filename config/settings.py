@@ -49,6 +49,7 @@ INSTALLED_APPS = [
     "compliance",
     "filings",
     "webhooks",
+    "demo",
 ]
 
 MIDDLEWARE = [
@@ -357,6 +358,10 @@ LOGGING = {
         # xmlschema says "Resource 'XMLSchema.xsd' is already loaded" at INFO each time a process loads the
         # regulators' schemas: nine lines of noise in make run's first screen
         "xmlschema": {"level": "WARNING"},
+        # A PDF (the compliance certificate) makes WeasyPrint log each rendering step and fontTools each
+        # table of each font it subsets: some 130 INFO lines per certificate in make run's log
+        "weasyprint.progress": {"level": "WARNING"},
+        "fontTools": {"level": "WARNING"},  # fontTools.subset, fontTools.ttLib, ... inherit it
         # Celery's per-task lines of the beat sweeps (every 5 s) at DEBUG
         **{name: {"filters": ["sweeps_at_debug"]} for name in ("celery.beat", "celery.worker.strategy", "celery.app.trace")},
     },

@@ -52,11 +52,7 @@ def rendered(subject: drafts.Subject, principal, body: dict | None):
 def reviewed(subject: drafts.Subject, principal, body: dict | None) -> dict:
     """sar-validate / ctr-validate: schema and business checks; the body's form data is saved as
     the draft (unreadable form data is reported, not saved)."""
-    data, draft, from_body = drafts.form_or_current(subject, principal, body)
-    review = subject.renderer.review(data)
-    if from_body or draft is not None:
-        drafts.draft_save(principal=principal, subject=subject, form_data=data, review=review)
-    return review.as_dict()
+    return drafts.draft_validate(principal=principal, subject=subject, form_data=body).as_dict()
 
 
 # --- Suspicious activity (case) ----------------------------------------------------------------

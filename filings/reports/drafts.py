@@ -175,6 +175,17 @@ def draft_save(*, principal: Principal, subject: Subject, form_data: dict, revie
     return draft
 
 
+def draft_validate(*, principal: Principal, subject: Subject, form_data: dict | None) -> Review:
+    """sar-validate / ctr-validate: the schema and business checks of the form data (an empty body:
+    the stored draft, else the prefill); form data sent, or a stored draft, is saved as the draft
+    with the outcome (`validated_at`, `valid`). Unreadable form data is reported, not saved."""
+    data, draft, from_body = form_or_current(subject, principal, form_data)
+    review = subject.renderer.review(data)
+    if from_body or draft is not None:
+        draft_save(principal=principal, subject=subject, form_data=data, review=review)
+    return review
+
+
 def _locked_draft(subject: Subject) -> ReportDraft | None:
     draft = subject.stored()
     return ReportDraft.objects.select_for_update().filter(pk=draft.pk).first() if draft else None

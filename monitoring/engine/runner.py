@@ -6,17 +6,21 @@ hits become alerts (monitoring.alerts.services), skips are written on the event'
 """
 
 from collections import defaultdict
+from collections.abc import Iterator
 from dataclasses import dataclass, field
+from datetime import datetime
 
 from django.db import transaction
 
 from common.pg import serial_plans
+from monitoring.choices import EARLIEST_EVENT
 from monitoring.engine.events import fiat_row, rule_fiat, rule_transaction, tx_row
 from monitoring.engine.gcpause import gc_paused
 from monitoring.engine.lists import batch_lists
 from monitoring.engine.loading import Batch, BatchLoader
 from monitoring.engine.marking import mark_monitored
 from monitoring.engine.settings import batch_settings
+from monitoring.models import FiatEvent, Transaction
 from monitoring.rules import EngineSettings, RuleResult, evaluate
 from monitoring.rules.context import HistoryChanged
 
@@ -87,3 +91,31 @@ def monitor(*, organization, mode: str, transactions=(), fiat_events=(), wallets
     touched = alerts_record(organization=organization, mode=mode, hits=evaluation.hits, event_times=event_times)
     mark_monitored(transactions, fiat_events, evaluation.skips)
     return len(touched)
+
+
+UNMONITORED_CHUNK = 1000
+
+
+def unmonitored_filters(*, organization, mode: str, since: datetime | None = None) -> dict:
+    """The stored events of (organization, mode) not evaluated yet (a backfill), at or after `since`
+    (never before 1970: such times cannot be evaluated, the rules' windows would start before year 1)."""
+    return {"organization": organization, "mode": mode, "monitored": False,
+            "timestamp__gte": max(since, EARLIEST_EVENT) if since is not None else EARLIEST_EVENT}
+
+
+def monitor_unmonitored(*, organization, mode: str, since: datetime | None = None,
+                        chunk: int = UNMONITORED_CHUNK) -> Iterator[tuple[int, int]]:
+    """Evaluate the stored events not monitored yet (`unmonitored_filters`) in (timestamp, id) order,
+    both kinds merged, `chunk` events at a time, through `monitor`: the path live ingestion takes, so
+    the alerts are those live ingestion in time order would have opened. Yields (events evaluated,
+    alerts opened or extended) per chunk."""
+    filters = unmonitored_filters(organization=organization, mode=mode, since=since)
+    while True:
+        transactions = list(Transaction.objects.filter(**filters).order_by("timestamp", "id")[:chunk])
+        fiat_events = list(FiatEvent.objects.filter(**filters).order_by("timestamp", "id")[:chunk])
+        merged = sorted([*transactions, *fiat_events], key=lambda event: (event.timestamp, event.pk))[:chunk]
+        if not merged:
+            return
+        transactions = [event for event in merged if isinstance(event, Transaction)]
+        fiat_events = [event for event in merged if isinstance(event, FiatEvent)]
+        yield len(merged), monitor(organization=organization, mode=mode, transactions=transactions, fiat_events=fiat_events)

@@ -198,6 +198,21 @@ def _stored_fiat(principal: Principal, item: dict) -> FiatEvent | None:
                                     event_type=item["event_type"], reference=item["reference"]).first()
 
 
+def _fiat_key(item: dict) -> tuple:
+    return str(item["entity_id"]), item["event_type"], item.get("reference") or ""
+
+
+def _stored_fiat_keys(principal: Principal, items: list[dict]) -> set[tuple]:
+    """The (entity, type, reference) keys of the items that are stored already, in one query (a
+    backfill chunk's thousand look-ups were a third of its time)."""
+    references = {item["reference"] for item in items if item.get("reference")}
+    if not references:
+        return set()
+    rows = FiatEvent.objects.filter(organization=principal.organization, mode=principal.mode, reference__in=references).values_list(
+        "entity_id", "event_type", "reference")
+    return {(str(entity_id), event_type, reference) for entity_id, event_type, reference in rows}
+
+
 def _same_fiat(stored: FiatEvent, item: dict) -> FiatEvent:
     """The stored event when the repeat describes it, else a 409 naming what differs."""
     sent = {"amount": Decimal(item["amount"]), "currency": item.get("currency", "USD"), "event_timestamp": item["event_timestamp"]}
@@ -214,7 +229,8 @@ def fiat_events_store(*, principal: Principal, items: list[dict], source: str = 
     require_role(principal, INGEST_ROLE)
     _check_entities(principal, items, prefix="events.")
     prices = PriceBook(principal.organization)
-    records = [_build_fiat(principal, item, source, prices) for item in items if _stored_fiat(principal, item) is None]
+    stored = _stored_fiat_keys(principal, items)
+    records = [_build_fiat(principal, item, source, prices) for item in items if _fiat_key(item) not in stored]
     with transaction.atomic():
         inserted = insert_new(FiatEvent, records)
     return BatchOutcome(ingested=len(inserted), skipped=len(items) - len(inserted))

@@ -4,6 +4,7 @@ that opens and names the entity, read back with pdftotext)."""
 import csv
 import hashlib
 import io
+import logging
 import shutil
 import subprocess
 
@@ -84,3 +85,16 @@ class TestCertificate:
         entity = client.post("/v1/onboarding/entities", COMPANY, format="json").json()
         assert api().get(entity_url(entity, "compliance-certificate")).status_code == 401
         assert api(key(other_org)).get(entity_url(entity, "compliance-certificate")).status_code == 404
+
+
+def test_a_certificate_writes_no_info_lines_of_the_pdf_libraries(client, caplog):
+    """WeasyPrint logs each rendering step (weasyprint.progress) and fontTools each font table it subsets
+    (fontTools.subset, ...) at INFO: some 130 lines per certificate in make run's log, until the settings'
+    LOGGING set them to WARNING."""
+    entity = client.post("/v1/onboarding/entities", COMPANY, format="json").json()
+    with caplog.at_level(logging.INFO):
+        response = client.get(entity_url(entity, "compliance-certificate"))
+    assert response.status_code == 200 and response.content.startswith(b"%PDF")
+    noisy = [f"{record.name} {record.levelname}: {record.getMessage()}" for record in caplog.records
+             if record.name.startswith(("weasyprint.progress", "fontTools")) and record.levelno < logging.WARNING]
+    assert noisy == []

@@ -12,12 +12,12 @@ from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
 from monitoring.choices import EARLIEST_EVENT
-from monitoring.engine.runner import monitor
+from monitoring.engine.runner import UNMONITORED_CHUNK, monitor_unmonitored, unmonitored_filters
 from monitoring.models import FiatEvent, Transaction
 from organizations.choices import Mode
 from organizations.selectors import organization_by_slug
 
-CHUNK = 1000
+CHUNK = UNMONITORED_CHUNK
 
 
 def since_moment(text: str) -> datetime:
@@ -46,16 +46,15 @@ class Command(BaseCommand):
         organization = organization_by_slug(org)
         if organization is None:
             raise CommandError(f"No organization has the slug {org!r}.")
-        filters = {"organization": organization, "mode": mode, "monitored": False}
-        self._report_too_early(filters)
-        filters["timestamp__gte"] = max(since_moment(since), EARLIEST_EVENT) if since is not None else EARLIEST_EVENT
+        self._report_too_early({"organization": organization, "mode": mode, "monitored": False})
+        start = since_moment(since) if since is not None else None
+        filters = unmonitored_filters(organization=organization, mode=mode, since=start)
         total = Transaction.objects.filter(**filters).count() + FiatEvent.objects.filter(**filters).count()
         cutoff = f" (at or after {filters['timestamp__gte'].isoformat()})" if since is not None else ""
         self.stdout.write(f"{total} events to evaluate{cutoff}.")
         done, alerts, started = 0, 0, time.monotonic()
-        for transactions, fiat_events in self._chunks(filters):
-            alerts += monitor(organization=organization, mode=mode, transactions=transactions, fiat_events=fiat_events)
-            done += len(transactions) + len(fiat_events)
+        for events, touched in monitor_unmonitored(organization=organization, mode=mode, since=start, chunk=CHUNK):
+            done, alerts = done + events, alerts + touched
             rate = done / max(time.monotonic() - started, 1e-6)
             share = 100 * done // max(total, 1)
             self.stdout.write(f"  {done}/{total} ({share}%), {alerts} alerts opened or extended, {rate:,.0f} events/s")
@@ -69,15 +68,3 @@ class Command(BaseCommand):
         if count:
             self.stderr.write(f"{count} stored event(s) dated before 1970-01-01 are left unmonitored (the API refuses such times "
                               "now); correct or delete them.")
-
-    @staticmethod
-    def _chunks(filters):
-        """The next CHUNK events of both kinds in (timestamp, id) order, until none is left."""
-        while True:
-            transactions = list(Transaction.objects.filter(**filters).order_by("timestamp", "id")[:CHUNK])
-            fiat_events = list(FiatEvent.objects.filter(**filters).order_by("timestamp", "id")[:CHUNK])
-            merged = sorted([*transactions, *fiat_events], key=lambda event: (event.timestamp, event.pk))[:CHUNK]
-            if not merged:
-                return
-            yield ([event for event in merged if isinstance(event, Transaction)],
-                   [event for event in merged if isinstance(event, FiatEvent)])
