@@ -162,7 +162,8 @@ def hits_of_entity(entity: Entity, *, status: str | None = None, include_inactiv
         hits = hits.filter(active=True)
     if status:
         hits = hits.filter(status=status)
-    return hits.select_related("false_positive").order_by("-created_at", "-score", "id")
+    return (hits.select_related("false_positive", "check_run").defer("check_run__details", "check_run__raw_response")
+            .order_by("-created_at", "-score", "id"))
 
 
 def risk_history_of(entity: Entity) -> QuerySet[RiskAssessment]:
