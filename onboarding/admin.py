@@ -1,5 +1,6 @@
 """The investigator console for onboarding: entities (review actions through the same services as the
-API), screening hits (mark false positive), compliance checks, and the sanctions lists."""
+API), screening hits (mark false positive), compliance checks, the sanctions lists, and which of them
+each organization screens against (turned on and off through the service: admin role, audit)."""
 
 import json
 from functools import partial
@@ -20,6 +21,7 @@ from common.admin_support import (
     admin_principal,
     of_members,
     run_service,
+    visible_organizations,
 )
 from onboarding import selectors, services
 from onboarding.choices import ENTITY_TRANSITIONS
@@ -31,9 +33,12 @@ from onboarding.models import (
     KybPolicy,
     RiskAssessment,
     ScreeningHit,
+    ScreeningListSetting,
     Wallet,
 )
 from onboarding.sanctions import admin as sanctions_admin  # noqa: F401  (the sanctions lists, versions and refresh log)
+from onboarding.sanctions.registry import list_name
+from organizations.choices import Role
 
 
 def reason_form(request, queryset, *, action: str, title: str, intro: str, submit: str, reason_required: bool, with_notes=False):
@@ -278,6 +283,56 @@ class ComplianceCheckAdmin(TenantAdmin, ReadOnlyAdmin):
     fields = ("entity", "check_type", "result", "score", "provider", "external", "counts_toward_status", "summary", "requested_by",
               "details", "raw_response", "created_at")
     readonly_fields = fields
+
+
+@admin.register(ScreeningListSetting)
+class ScreeningListAdmin(admin.ModelAdmin):
+    """"Screening lists": every list the registry knows or the database holds, as one organization
+    screens against it, with a button to turn it on or off (onboarding.services.screening_list_set:
+    admin role, audit). Other roles see the page without the buttons."""
+
+    def has_add_permission(self, request):
+        return False  # a setting exists once a list is turned on or off here
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        setting = ScreeningListSetting.objects.filter(pk=object_id, organization__in=visible_organizations(request)).first()
+        query = f"?organization={setting.organization_id}" if setting else ""
+        return HttpResponseRedirect(reverse("admin:onboarding_screeninglistsetting_changelist") + query)
+
+    def changelist_view(self, request, extra_context=None):
+        if not self.has_view_or_change_permission(request):
+            raise PermissionDenied
+        organizations = list(visible_organizations(request))
+        chosen = request.POST.get("organization") or request.GET.get("organization", "")
+        organization = next((org for org in organizations if str(org.pk) == chosen), None)
+        if chosen and organization is None:
+            raise Http404("No such organization.")
+        organization = organization or (organizations[0] if organizations else None)
+        if request.method == "POST" and organization is not None:
+            return self._set(request, organization)
+        context = {**self.admin_site.each_context(request), "opts": self.model._meta, "title": "Screening lists",
+                   "organizations": organizations, "organization": organization}
+        if organization is not None:
+            principal = admin_principal(request, organization)
+            context["can_change"] = self.has_change_permission(request) and Role.at_least(principal.role, services.LISTS_ROLE)
+            context["role"] = principal.role
+            context["lists"] = selectors.screening_list_views(organization)
+        return TemplateResponse(request, "admin/onboarding/screeninglistsetting/lists.html", context)
+
+    def _set(self, request, organization):
+        if not self.has_change_permission(request):
+            raise PermissionDenied
+        source, enabled = request.POST.get("source", ""), request.POST.get("enabled")
+        if enabled not in ("on", "off"):
+            raise Http404("Say on or off.")
+        done = "screens against" if enabled == "on" else "no longer screens against"
+        run_service(request, partial(services.screening_list_set, actor=admin_principal(request, organization), organization=organization,
+                                     source=source, enabled=enabled == "on"),
+                    f"{organization.name} {done} {list_name(source)} ({source}) from its next screening on.")
+        return HttpResponseRedirect(f"{reverse('admin:onboarding_screeninglistsetting_changelist')}?organization={organization.pk}")
 
 
 @admin.register(KybPolicy)

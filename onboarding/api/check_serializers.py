@@ -7,6 +7,7 @@ from common.api.serializers import StrictSerializer
 from onboarding.api.serializers import without_nul
 from onboarding.choices import CheckResult, CheckType, HitStatus
 from onboarding.models import ComplianceCheck, ScreeningHit
+from onboarding.sanctions.registry import list_name
 
 # The results an external screening reports (docs/onboarding.md) (`not_configured` is ours, for provider checks).
 EXTERNAL_RESULTS = [("pass", "pass"), ("fail", "fail"), ("review", "review"), ("error", "error")]
@@ -43,17 +44,25 @@ class FalsePositiveResponse(serializers.Serializer):
 
 class ScreeningHitResponse(serializers.ModelSerializer):
     check_id = serializers.UUIDField(source="check_run_id")
+    check_type = ChoiceField(choices=[CheckType.SANCTIONS, CheckType.PEP], source="check_run.check_type",
+                             help_text="sanctions, or pep for a match on a list of politically exposed persons.")
     entity_id = serializers.UUIDField()
     ubo_id = serializers.UUIDField(allow_null=True)
     wallet_id = serializers.UUIDField(allow_null=True)
+    source = serializers.CharField(help_text="The list: ofac_sdn, un_consolidated, us_csl, os_<dataset>, ...")
+    list_name = serializers.SerializerMethodField(help_text="The list's name, e.g. OFAC Specially Designated Nationals (SDN).")
+    entry_uid = serializers.CharField(help_text="The entry's id on its list, as its publisher gives it (OFAC ent_num, UN DATAID, ...).")
     false_positive = FalsePositiveResponse(allow_null=True)
 
     class Meta:
         model = ScreeningHit
-        fields = ["id", "check_id", "entity_id", "subject_type", "subject_value", "ubo_id", "wallet_id", "source", "entry_uid",
-                  "entry_version_hash", "primary_name", "matched_name", "score", "outcome", "method", "status", "active",
-                  "false_positive", "explanation", "created_at"]
+        fields = ["id", "check_id", "check_type", "entity_id", "subject_type", "subject_value", "ubo_id", "wallet_id", "source",
+                  "list_name", "entry_uid", "entry_version_hash", "primary_name", "matched_name", "score", "outcome", "method", "status",
+                  "active", "false_positive", "explanation", "created_at"]
         read_only_fields = fields
+
+    def get_list_name(self, hit) -> str:
+        return list_name(hit.source)
 
 
 class HitListQuery(serializers.Serializer):

@@ -30,7 +30,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from onboarding.choices import EntityType, HitStatus
+from onboarding.choices import CheckType, EntityType, HitStatus
 from onboarding.risk.tables import BUSINESS_BASE, INDIVIDUAL_BASE, UNKNOWN_INDUSTRY, industry_severity, jurisdiction_band
 
 
@@ -104,7 +104,8 @@ def _screening_inputs(entity_ids: list) -> tuple[dict, dict, dict]:
     hits: dict = defaultdict(list)
     cleared: dict = defaultdict(int)
     for entity_id, score, status in ScreeningHit.objects.filter(
-            entity_id__in=entity_ids, active=True, score__gte=review_threshold()).values_list("entity_id", "score", "status"):
+            entity_id__in=entity_ids, active=True, score__gte=review_threshold(),
+            check_run__check_type=CheckType.SANCTIONS).values_list("entity_id", "score", "status"):
         if status == HitStatus.OPEN:
             hits[entity_id].append(score)
         else:  # false_positive, or suppressed: the same decision met again

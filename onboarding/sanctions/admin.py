@@ -13,7 +13,7 @@ from common.admin_support import ReadOnlyAdmin
 from onboarding.models import SanctionsList, SanctionsListVersion, SanctionsRefresh
 from onboarding.models.sanctions import RefreshOutcome
 from onboarding.sanctions.refresh import outcome_line, sanctions_list_refresh, url_variable
-from onboarding.sanctions.registry import UnknownList, list_spec, list_urls
+from onboarding.sanctions.registry import UnknownList, list_name, list_spec, list_urls
 
 RECENT_VERSIONS = 20
 RECENT_REFRESHES = 10
@@ -66,8 +66,7 @@ class SanctionsListAdmin(ReadOnlyAdmin):
 
     @admin.display(description="List")
     def list_name(self, sanctions_list):
-        spec = _spec(sanctions_list.source)
-        return spec.name if spec else sanctions_list.source
+        return list_name(sanctions_list.source)
 
     @admin.display(description="Publisher")
     def publisher(self, sanctions_list):

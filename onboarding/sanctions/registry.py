@@ -21,7 +21,7 @@ from datetime import UTC, date, datetime, time
 from functools import cache
 from pathlib import Path
 
-from onboarding.models.sanctions import ListCategory
+from onboarding.models.sanctions import ListCategory, SanctionsSource
 from onboarding.sanctions.files import find_file, read_blob
 from onboarding.sanctions.records import ParsedList
 
@@ -86,6 +86,16 @@ def list_spec(source: str) -> ListSpec:
         return dataset_spec(source.removeprefix("os_"))
     names = ", ".join(spec.source for spec in known_specs())
     raise UnknownList(f"No list {source!r}: the lists are {names}, and os_<dataset> for an OpenSanctions dataset.")
+
+
+@cache
+def list_name(source: str) -> str:
+    """What a list is called, for people: the registry's name, else the project's label of a known
+    source, else the source itself (a list loaded from a dataset this process cannot name)."""
+    try:
+        return list_spec(source).name
+    except (LookupError, ValueError):  # UnknownList is a KeyError; a malformed os_<dataset> name a ValueError
+        return dict(SanctionsSource.choices).get(source, source)
 
 
 def default_enabled(source: str) -> bool:

@@ -8,7 +8,7 @@ from datetime import datetime
 from django.db.models import Count, Max, Min, Q
 
 from onboarding.models.sanctions import RefreshOutcome, SanctionsRefresh
-from onboarding.sanctions.registry import UnknownList, list_spec
+from onboarding.sanctions.registry import list_name
 
 BAD_OUTCOMES = (RefreshOutcome.FAILED, RefreshOutcome.REFUSED)
 GOOD_OUTCOMES = (RefreshOutcome.LOADED, RefreshOutcome.UNCHANGED)
@@ -32,12 +32,6 @@ class RefreshFailure:
                 "since": self.since.isoformat(), "last_attempt_at": self.last_attempt_at.isoformat(), "failures": self.failures}
 
 
-def _name(source: str) -> str:
-    try:
-        return list_spec(source).name
-    except UnknownList:
-        return source
-
 
 def refresh_failures() -> list[RefreshFailure]:
     """The lists whose last finished refresh failed or was refused, with its error and since when they
@@ -60,7 +54,7 @@ def refresh_failures() -> list[RefreshFailure]:
     for refresh in finished.filter(last_attempts, outcome__in=BAD_OUTCOMES).order_by("source", "-finished_at"):
         latest.setdefault(refresh.source, refresh)
     return [
-        RefreshFailure(source=source, name=_name(source), outcome=latest[source].outcome, error=latest[source].message,
+        RefreshFailure(source=source, name=list_name(source), outcome=latest[source].outcome, error=latest[source].message,
                        since=row["since"], last_attempt_at=latest[source].finished_at, failures=row["failures"])
         for source, row in sorted(streaks.items())
     ]

@@ -17,7 +17,7 @@ from django.db.models import Max
 from django.utils import timezone
 
 from onboarding.models.sanctions import RefreshOutcome, SanctionsList
-from onboarding.sanctions.registry import UnknownList, list_spec
+from onboarding.sanctions.registry import list_name
 from onboarding.sanctions.selectors import refresh_failures
 
 STALE_DAYS = 30
@@ -58,12 +58,6 @@ class ListStatus:
         }
 
 
-def _name(source: str) -> str:
-    try:
-        return list_spec(source).name
-    except UnknownList:
-        return source
-
 
 def _current_as_of(row: SanctionsList) -> datetime:
     dates = [row.published_at] if row.published_at else []
@@ -80,7 +74,7 @@ def lists_status(*, now: datetime | None = None) -> list[ListStatus]:
         as_of = _current_as_of(row)
         age = max((now - as_of).days, 0)
         statuses.append(ListStatus(
-            source=row.source, name=_name(row.source), category=row.category, entry_count=row.entry_count,
+            source=row.source, name=list_name(row.source), category=row.category, entry_count=row.entry_count,
             published_at=row.published_at, current_as_of=as_of, age_days=age, stale=age > stale_days(),
             version=row.version_number, last_refresh_at=row.last_refresh_at, last_refresh_outcome=row.last_refresh_outcome,
             last_refresh_error=row.last_refresh_error, refresh_failures=row.refresh_failures,

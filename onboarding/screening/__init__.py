@@ -12,21 +12,23 @@
         hit.explanation      # JSON-serialisable dict: store it in the compliance check's details
         hit.as_dict()        # the whole hit as a JSON-serialisable dict
 
-- screen_name(name, *, kind=None, date_of_birth=None, country=None, limit=10, min_score=None) -> list[Hit]
+- screen_name(name, *, kind=None, date_of_birth=None, country=None, limit=10, min_score=None, sources=None) -> list[Hit]
   kind: "individual" | "business"; country: ISO alpha-2 or a name; min_score defaults to
-  REPORT_THRESHOLD (0.70), so hits below review are returned for the record too.
-- screen_address(address, *, chain_id=None) -> list[Hit]: exact match on a listed digital-currency
+  REPORT_THRESHOLD (0.70), so hits below review are returned for the record too; sources: the lists
+  to screen against (a frozenset of SanctionsList sources; None: every loaded list).
+- screen_address(address, *, chain_id=None, sources=None) -> list[Hit]: exact match on a listed digital-currency
   address (case-insensitive for EVM 0x and bech32 addresses, or any address when chain_id > 0).
 - outcome(score) -> "pass" | "review" | "fail"; REVIEW_THRESHOLD, FAIL_THRESHOLD (thresholds.py).
-- Both raise ListsNotLoaded when no list is loaded: record the check as an error, never as a pass.
+- Both raise ListsNotLoaded when no list (none of `sources`) is loaded: record the check as an
+  error, never as a pass.
   screen_name raises UnscreenableName for a name only in a script it cannot transliterate (Chinese,
   Japanese, Korean, ...): likewise an error to record, or screen the romanised name.
 - on_lists_changed(callback): called with [ListChange] after `load_sanctions` changed a list
   (register in your AppConfig.ready(); enqueue the re-screening there).
 - Identity: a hit names its entry by (source, entry_uid); entry_version_hash changes when the
   listed entry does, which is when a hit marked false positive should be raised again.
-- screening_lists() -> list[dict]: the loaded lists' source, version, content hash and load time,
-  to store beside a check's result.
+- screening_lists(sources=None) -> list[dict]: the loaded lists' (or those of `sources`) source,
+  category, version, content hash and load time, to store beside a check's result.
 
 Speed and freshness: everything is answered from an in-memory index built from the database once
 per process and re-checked against it at most every 30 s (SANCTIONS_INDEX_CHECK_SECONDS).
@@ -38,12 +40,13 @@ from onboarding.screening.matcher import Hit, ListsNotLoaded, UnscreenableName, 
 from onboarding.screening.thresholds import FAIL_THRESHOLD, REPORT_THRESHOLD, REVIEW_THRESHOLD, outcome
 
 
-def screening_lists() -> list[dict]:
-    """The lists the index was built from (for a check's details: which list versions said so)."""
+def screening_lists(sources: frozenset[str] | None = None) -> list[dict]:
+    """The lists a screening used, as the index holds them (for a check's details: which list versions
+    said so): every loaded list, or those of `sources`."""
     return [
-        {"source": info.source, "version": info.version, "content_hash": info.content_hash, "loaded_at": info.loaded_at,
-         "entry_count": info.entry_count}
-        for info in get_index().lists.values()
+        {"source": info.source, "category": info.category, "version": info.version, "content_hash": info.content_hash,
+         "loaded_at": info.loaded_at, "entry_count": info.entry_count}
+        for info in get_index().lists.values() if sources is None or info.source in sources
     ]
 
 

@@ -35,6 +35,8 @@ DELETE_MIN_LENGTH = 4
 # A token in more names than this ("mohammed", "trading") is "broad": the matcher lets it add to
 # candidates reached through a rarer token instead of enumerating all of its names.
 BROAD_POSTINGS = 300
+# Name masks kept per index (one per distinct set of lists screened against; see name_mask).
+MASKS_KEPT = 64
 
 
 @dataclass(frozen=True)
@@ -74,6 +76,7 @@ class ListInfo:
     content_hash: str
     loaded_at: str
     entry_count: int
+    category: str = "sanctions"  # SanctionsList.category: sanctions | pep
 
 
 @dataclass
@@ -91,6 +94,28 @@ class ScreeningIndex:
     broad: dict[str, frozenset[int]] = field(default_factory=dict)  # tokens in many names -> their postings as a set
     unseen_weight: float = 1.0
     built_seconds: float = 0.0
+    _masks: dict[frozenset, bytes] = field(default_factory=dict, repr=False)  # sources -> name_mask
+
+    def sources_of(self, category: str, sources: frozenset[str] | None = None) -> frozenset[str]:
+        """The loaded lists of `category` (sanctions | pep), of `sources` only when given."""
+        return frozenset(info.source for info in self.lists.values()
+                         if info.category == category and (sources is None or info.source in sources))
+
+    def name_mask(self, sources: frozenset[str] | None) -> bytes | None:
+        """None when `sources` takes in every loaded list (nothing to filter); else one byte per listed
+        name, 1 where the name's entry is on one of `sources`. Made once per distinct set of lists
+        (organizations choose among a handful of lists, so there are few) and kept with the index."""
+        if sources is None or self.lists.keys() <= sources:
+            return None
+        sources = frozenset(sources)
+        mask = self._masks.get(sources)
+        if mask is None:
+            wanted = bytes(entry.source in sources for entry in self.entries)
+            mask = bytes(wanted[name.entry] for name in self.names)
+            if len(self._masks) >= MASKS_KEPT:
+                self._masks.clear()
+            self._masks[sources] = mask
+        return mask
 
     def weight(self, token: str) -> float:
         return self.weights.get(token, self.unseen_weight)
@@ -182,7 +207,7 @@ def build_index() -> ScreeningIndex:
     from onboarding.models.sanctions import SanctionsDigitalAddress, SanctionsEntry, SanctionsList, SanctionsName
 
     lists = [
-        ListInfo(row.source, row.version, row.content_hash, row.loaded_at.isoformat(), row.entry_count)
+        ListInfo(row.source, row.version, row.content_hash, row.loaded_at.isoformat(), row.entry_count, row.category)
         for row in SanctionsList.objects.order_by("source")
     ]
     signature = tuple((info.source, info.content_hash, info.loaded_at) for info in lists)

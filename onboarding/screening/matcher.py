@@ -1,13 +1,17 @@
 """Screening a name or a wallet address against the loaded sanctions lists.
 
-    screen_name(name, *, kind=None, date_of_birth=None, country=None, limit=10, min_score=None) -> list[Hit]
-    screen_address(address, *, chain_id=None) -> list[Hit]
+    screen_name(name, *, kind=None, date_of_birth=None, country=None, limit=10, min_score=None, sources=None) -> list[Hit]
+    screen_address(address, *, chain_id=None, sources=None) -> list[Hit]
 
 Both read the process's in-memory index (onboarding.screening.index) and never query the database
 per call. A name is normalised (normalize.py), candidate listed names are found through the
 index's blocking keys, the most promising are scored in full (scoring.py), the best name of each
 listed entry is kept, a weak alias is capped at 0.9 of its score, and date of birth / country /
 kind move the score a little (evidence.py). Hits come back best first, one per listed entry.
+
+`sources` (a set of SanctionsList sources; None = every loaded list) keeps to the entries of those
+lists: names of the other lists are dropped as candidates are gathered, before they are ranked and
+cut to CANDIDATE_LIMIT, so a list left out can never push the chosen lists' names out.
 """
 
 from __future__ import annotations
@@ -80,13 +84,16 @@ def _similarity_cache(abjad: bool):
     return similarity
 
 
-def _candidates(index: ScreeningIndex, tokens: tuple[str, ...], similarity) -> list[int]:
+def _candidates(index: ScreeningIndex, tokens: tuple[str, ...], similarity, mask: bytes | None = None) -> list[int]:
     """Positions of the listed names most worth scoring: ranked by the weighted share of the query
     their tokens can match, then by closeness of length.
 
     Rare query tokens go first; a broad token (in hundreds of names) then only adds to names
     already reached, unless nothing was reached yet. That keeps "Mohammed X" from walking every
     Mohammed on the lists while still finding them all for a bare "Mohammed".
+
+    With a `mask` (ScreeningIndex.name_mask) only the names it marks are gathered at all, so the
+    ranking and the limit see the chosen lists' names alone.
     """
     explained: dict[int, float] = {}
     for token in sorted(set(tokens), key=lambda token: (-index.weight(token), token)):
@@ -100,9 +107,11 @@ def _candidates(index: ScreeningIndex, tokens: tuple[str, ...], similarity) -> l
             gain = value * index.weight(listed)
             members = index.broad.get(listed)
             if members is not None and explained:
-                reach = [position for position in explained if position in members]
-            else:
+                reach = [position for position in explained if position in members]  # masked already
+            elif mask is None:
                 reach = index.postings[listed]
+            else:
+                reach = [position for position in index.postings[listed] if mask[position]]
             for position in reach:
                 if gain > best.get(position, 0.0):
                     best[position] = gain
@@ -175,10 +184,13 @@ def _hit(query, tokens, entry: EntryRecord, name: NameRecord, scored: NameScore,
     )
 
 
-def _loaded_index(index: ScreeningIndex | None) -> ScreeningIndex:
+def _loaded_index(index: ScreeningIndex | None, sources: frozenset[str] | None = None) -> ScreeningIndex:
     index = index or get_index()
     if not index.lists:
         raise ListsNotLoaded("no sanctions list is loaded; run `manage.py load_sanctions`")
+    if sources is not None and not index.lists.keys() & sources:
+        chosen = ", ".join(sorted(sources)) or "none"
+        raise ListsNotLoaded(f"none of the lists to screen against is loaded (chosen: {chosen})")
     return index
 
 
@@ -190,15 +202,17 @@ def screen_name(
     country: str | None = None,
     limit: int = 10,
     min_score: float | None = None,
+    sources: frozenset[str] | None = None,
     index: ScreeningIndex | None = None,
 ) -> list[Hit]:
     """Hits for `name` at or above `min_score` (default REPORT_THRESHOLD), best first, one per entry.
 
     `kind` is 'individual' or 'business' (also 'entity', 'company', ...); `country` an ISO alpha-2
-    code or a country name. Raises ListsNotLoaded when no list is loaded, and UnscreenableName for
+    code or a country name; `sources` the lists to screen against (None: every loaded list).
+    Raises ListsNotLoaded when no list (none of `sources`) is loaded, and UnscreenableName for
     a name written only in a script the normaliser cannot transliterate (Chinese, Japanese, ...).
     """
-    index = _loaded_index(index)
+    index = _loaded_index(index, sources)
     floor = report_threshold() if min_score is None else min_score
     individual = kind is not None and kind.strip().lower() == "individual"
     tokens = name_tokens(name or "", individual=individual and "," in (name or ""))
@@ -208,7 +222,7 @@ def screen_name(
         return []
     similarity = _similarity_cache(is_abjad(name))
     best: dict[int, tuple[NameScore, NameRecord]] = {}
-    for position in _candidates(index, tokens, similarity):
+    for position in _candidates(index, tokens, similarity, index.name_mask(sources)):
         listed = index.names[position]
         scored = _score_name(tokens, listed, index, similarity)
         if listed.entry not in best or scored.score > best[listed.entry][0].score:
@@ -225,17 +239,21 @@ def screen_name(
     return hits[:limit]
 
 
-def screen_address(address: str, *, chain_id: int | None = None, index: ScreeningIndex | None = None) -> list[Hit]:
+def screen_address(address: str, *, chain_id: int | None = None, sources: frozenset[str] | None = None,
+                   index: ScreeningIndex | None = None) -> list[Hit]:
     """Hits (score 1.0) for a wallet address equal to a listed digital-currency address.
 
     EVM (0x) and bech32 addresses compare case-insensitively, and any address on an EVM chain
-    (`chain_id` > 0); other addresses (base58) compare exactly. Raises ListsNotLoaded.
+    (`chain_id` > 0); other addresses (base58) compare exactly. `sources` as for screen_name.
+    Raises ListsNotLoaded.
     """
-    index = _loaded_index(index)
+    index = _loaded_index(index, sources)
     key = canonical_address(address, chain_id=chain_id)
     context = _context(index)
     by_entry: dict[int, list] = {}
     for record in index.addresses.get(key, []) if key else []:
+        if sources is not None and index.entries[record.entry].source not in sources:
+            continue
         by_entry.setdefault(record.entry, []).append(record)  # one address may be listed under several labels
     for records in by_entry.values():
         records.sort(key=lambda record: record.currency)

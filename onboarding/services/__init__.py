@@ -1,7 +1,8 @@
 """Every onboarding write, one module per job; import them from here.
 
 - entities: onboarding, wallets, review decisions, the move to under review
-- screening: built-in sanctions screening runs, false-positive decisions
+- screening: built-in sanctions (and PEP-list) screening runs, false-positive decisions
+- screening_lists: which lists an organization screens against
 - checks: provider checks (PEP, adverse media), external results
 - flags: the compliance-flag aggregator
 - kyb: KYB verification, its expiry (the beat sweep) and the review policy
@@ -39,3 +40,4 @@ from onboarding.services.screening import (  # noqa: F401
     hit_mark_false_positive,
     wallet_screen,
 )
+from onboarding.services.screening_lists import LISTS_ROLE, screening_list_set  # noqa: F401

@@ -173,7 +173,8 @@ def _require_matches_decided(entity: Entity) -> None:
     record only) is decided before approval: cleared as a false positive (who, when
     and why recorded on the hit) or, if it is the listed party, the entity rejected. Approving over an
     open match would record no decision on it and let the entity read `compliant: true`."""
-    open_hits = entity.screening_hits.filter(active=True, status=HitStatus.OPEN, score__gte=review_threshold())
+    open_hits = entity.screening_hits.filter(active=True, status=HitStatus.OPEN, score__gte=review_threshold(),
+                                             check_run__check_type=CheckType.SANCTIONS)  # a PEP match is no bar to approval
     count = open_hits.count()
     if not count:
         return

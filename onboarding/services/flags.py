@@ -8,26 +8,38 @@ from django.utils import timezone
 
 from compliance.services import onchain_updates_write
 from compliance.status import wallet_blocked
-from onboarding.choices import CheckResult, CheckType, HitStatus, WalletStatus
-from onboarding.models import Entity, ScreeningHit
-from onboarding.screening.thresholds import fail_threshold
+from onboarding.choices import BUILTIN_PROVIDER, CheckResult, CheckType, HitStatus, WalletStatus
+from onboarding.models import ComplianceCheck, Entity, ScreeningHit
+from onboarding.screening.thresholds import fail_threshold, review_threshold
 from onboarding.selectors import latest_conclusive_check
 
 FOUND = (CheckResult.REVIEW, CheckResult.FAIL)
 
 
 def computed_flags(entity: Entity) -> dict:
-    """sanctioned: an open, active built-in hit at the fail threshold, or the latest external sanctions
-    result that counts is `fail`. pep / adverse_media: the latest conclusive check found something."""
-    confident_hit = ScreeningHit.objects.filter(entity=entity, active=True, status=HitStatus.OPEN,
-                                                score__gte=fail_threshold()).exists()
+    """sanctioned: an open, active built-in sanctions hit at the fail threshold (a hit of a `pep` check
+    never counts), or the latest external sanctions result that counts is `fail`. pep / adverse_media:
+    the latest conclusive check found something (for the built-in PEP-list screening: and one of its
+    matches is still open, not cleared as a false positive)."""
+    confident_hit = ScreeningHit.objects.filter(entity=entity, active=True, status=HitStatus.OPEN, score__gte=fail_threshold(),
+                                                check_run__check_type=CheckType.SANCTIONS).exists()
     external = latest_conclusive_check(entity, CheckType.SANCTIONS, external=True)
     pep, media = latest_conclusive_check(entity, CheckType.PEP), latest_conclusive_check(entity, CheckType.ADVERSE_MEDIA)
     return {
         "sanctioned": confident_hit or (external is not None and external.result == CheckResult.FAIL),
-        "pep": pep is not None and pep.result in FOUND,
+        "pep": _found(pep),
         "adverse_media": media is not None and media.result in FOUND,
     }
+
+
+def _found(check: ComplianceCheck | None) -> bool:
+    if check is None or check.result not in FOUND:
+        return False
+    if check.provider == BUILTIN_PROVIDER and not check.external:
+        # The built-in screening's matches can be cleared as false positives one by one, as its
+        # sanctions hits are: once none is open the check no longer says the entity is one.
+        return check.hits.filter(status=HitStatus.OPEN, score__gte=review_threshold()).exists()
+    return True
 
 
 @transaction.atomic

@@ -1,12 +1,19 @@
 """Built-in sanctions screening of an entity: its name, its beneficial owners' names (with date of
-birth and nationality) and its wallet addresses, against the loaded lists (onboarding.screening).
+birth and nationality) and its wallet addresses, against the loaded lists (onboarding.screening)
+that the entity's organization screens against (onboarding.selectors.screening_sources).
 
-A run stores one `sanctions` compliance check and one ScreeningHit per listed entry found per
-subject; it supersedes the earlier hits of the subjects it screened. A hit on an entry that an
-investigator marked false positive for this entity is stored as `suppressed` while the entry's
-version hash is unchanged. An open hit at or above the review threshold moves a pending entity to
-under review and flags the wallet it was found on. With no list loaded the check is an `error`:
-never a pass.
+A run stores one `sanctions` compliance check, made against the organization's lists of category
+`sanctions`, and one ScreeningHit per listed entry found per subject; it supersedes the earlier hits
+of its check type on the subjects it screened. A hit on an entry that an investigator marked false
+positive for this entity is stored as `suppressed` while the entry's version hash is unchanged. An
+open hit at or above the review threshold moves a pending entity to under review and flags the
+wallet it was found on. With no list loaded the check is an `error`: never a pass.
+
+When the organization also screens against lists of category `pep` (politically exposed persons,
+such as an OpenSanctions PEP dataset), the same run screens the names (not the wallets) against them
+and stores a separate `pep` check with its own hits: a match there sets the entity's `pep` flag
+(onboarding.services.flags), never `sanctioned`, and flags no wallet. With no PEP list chosen, no
+`pep` check is written here (a configured PEP provider's checks are onboarding.services.checks').
 """
 
 from __future__ import annotations
@@ -24,7 +31,9 @@ from compliance.services import onchain_updates_write
 from monitoring.notifications.services import notification_create
 from onboarding.choices import BUILTIN_PROVIDER, CheckResult, CheckType, HitStatus, HitSubject, WalletStatus
 from onboarding.models import ComplianceCheck, Entity, SanctionsList, ScreeningFalsePositive, ScreeningHit, Wallet
+from onboarding.models.sanctions import ListCategory
 from onboarding.risk import risk_recompute
+from onboarding.sanctions.registry import list_name
 from onboarding.screening import (
     ListsNotLoaded,
     UnscreenableName,
@@ -35,7 +44,7 @@ from onboarding.screening import (
     screening_lists,
 )
 from onboarding.screening.thresholds import fail_threshold, review_threshold
-from onboarding.selectors import latest_name_screening
+from onboarding.selectors import latest_name_screening, screening_sources
 from onboarding.services.entities import REVIEW_ROLE, entity_flag_for_review
 from onboarding.services.flags import flags_recompute
 from webhooks.services import event_emit
@@ -61,6 +70,18 @@ class Findings:
     hits: dict[str, list] = field(default_factory=dict)  # subject key -> [Hit]
     errors: dict[str, str] = field(default_factory=dict)  # subject key -> why it was not screened
     lists_missing: bool = False
+    sources: frozenset[str] = frozenset()  # the lists screened against
+
+
+@dataclass(frozen=True)
+class ScreeningPlan:
+    """The loaded lists an organization's run screens against, by what a match on them means."""
+
+    sanctions: frozenset[str]
+    pep: frozenset[str]
+
+
+CHECK_LABELS = {CheckType.SANCTIONS: "Sanctions", CheckType.PEP: "PEP"}
 
 
 def name_subjects(entity: Entity) -> list[Subject]:
@@ -76,15 +97,30 @@ def wallet_subject(wallet: Wallet) -> Subject:
     return Subject(f"wallet:{wallet.pk}", HitSubject.WALLET, wallet.address, wallet_id=wallet.pk, chain_id=wallet.chain_id)
 
 
-def screen_subjects(subjects: list[Subject]) -> Findings:
-    """Screen every subject (in memory, no writes)."""
-    findings = Findings()
+def screening_plan(organization) -> ScreeningPlan:
+    """The organization's lists (an Organization or its id) as this process's index holds them. A
+    chosen list the index does not have yet (loaded by another process in the last seconds) has the
+    index checked against the database first, as a re-screening for a change does."""
+    sources = screening_sources(organization)
+    index = get_index()
+    if not sources <= index.lists.keys():
+        index = get_index(max_age=0)
+    return ScreeningPlan(sanctions=index.sources_of(ListCategory.SANCTIONS, sources), pep=index.sources_of(ListCategory.PEP, sources))
+
+
+def screen_subjects(subjects: list[Subject], *, sources: frozenset[str] | None = None) -> Findings:
+    """Screen every subject against `sources` (in memory, no writes); None: every loaded list of
+    category sanctions (never a PEP list, whose matches are no sanctions hits)."""
+    if sources is None:
+        sources = get_index().sources_of(ListCategory.SANCTIONS)
+    findings = Findings(sources=sources)
     for subject in subjects:
         try:
             if subject.type == HitSubject.WALLET:
-                hits = screen_address(subject.value, chain_id=subject.chain_id)
+                hits = screen_address(subject.value, chain_id=subject.chain_id, sources=sources)
             else:
-                hits = screen_name(subject.value, kind=subject.kind, date_of_birth=subject.date_of_birth, country=subject.country)
+                hits = screen_name(subject.value, kind=subject.kind, date_of_birth=subject.date_of_birth, country=subject.country,
+                                   sources=sources)
         except ListsNotLoaded:
             findings.lists_missing = True
             return findings
@@ -106,9 +142,12 @@ def entity_screen(*, entity_id, trigger: str = "onboarding") -> ComplianceCheck 
         # This process checks its index against the lists at most every 30 s: a re-screening for a
         # change must not run on the index of before it, or the change is never screened against.
         get_index(max_age=0)
+    plan = screening_plan(entity.organization_id)
+    names = name_subjects(entity)
     wallets = entity.wallets.filter(status=WalletStatus.ACTIVE).order_by("created_at", "id")
-    subjects = name_subjects(entity) + [wallet_subject(wallet) for wallet in wallets]
-    return screening_record(entity_id=entity.pk, subjects=subjects, findings=screen_subjects(subjects), trigger=trigger)
+    subjects = names + [wallet_subject(wallet) for wallet in wallets]
+    return screening_record(entity_id=entity.pk, subjects=subjects, findings=screen_subjects(subjects, sources=plan.sanctions),
+                            trigger=trigger, pep_findings=screen_subjects(names, sources=plan.pep) if plan.pep else None)
 
 
 def wallet_screen(*, wallet_id, trigger: str = "wallet_added") -> ComplianceCheck | None:
@@ -121,16 +160,34 @@ def wallet_screen(*, wallet_id, trigger: str = "wallet_added") -> ComplianceChec
     if latest_name_screening(wallet.entity) is None:
         return entity_screen(entity_id=wallet.entity_id, trigger=trigger)
     subjects = [wallet_subject(wallet)]
-    return screening_record(entity_id=wallet.entity_id, subjects=subjects, findings=screen_subjects(subjects), trigger=trigger)
+    sources = screening_plan(wallet.entity.organization_id).sanctions  # a wallet is screened for sanctions only
+    return screening_record(entity_id=wallet.entity_id, subjects=subjects, findings=screen_subjects(subjects, sources=sources),
+                            trigger=trigger)
 
 
 @transaction.atomic
-def screening_record(*, entity_id, subjects: list[Subject], findings: Findings, trigger: str) -> ComplianceCheck | None:
+def screening_record(*, entity_id, subjects: list[Subject], findings: Findings, trigger: str,
+                     pep_findings: Findings | None = None) -> ComplianceCheck | None:
+    """Store a run: the `sanctions` check of `findings` and, with `pep_findings` (the names screened
+    against the organization's PEP lists), a `pep` check. Returns the sanctions check."""
     entity = Entity.objects.select_for_update(no_key=True).filter(pk=entity_id).first()
     if entity is None:
         return None
+    check = _record_check(entity, CheckType.SANCTIONS, subjects, findings, trigger)
+    if pep_findings is not None:
+        _record_check(entity, CheckType.PEP, [s for s in subjects if s.type != HitSubject.WALLET], pep_findings, trigger)
+    flags_recompute(entity=entity)
+    # After the flags, so that the on-chain rows say what the entity is now. A wallet screened again and
+    # found on no list (the publisher delisted the address) is no longer blocked.
+    screened_wallets = {s.wallet_id for s in subjects if s.wallet_id and s.key in findings.hits}
+    _unflag_wallets(entity, screened_wallets, actor=None, reason="address no longer listed (sanctions screening)")
+    risk_recompute(entity=entity, reason=f"sanctions screening ({trigger})")
+    return check
+
+
+def _record_check(entity: Entity, check_type: str, subjects: list[Subject], findings: Findings, trigger: str) -> ComplianceCheck:
     check = ComplianceCheck.objects.create(
-        organization_id=entity.organization_id, mode=entity.mode, entity=entity, check_type=CheckType.SANCTIONS,
+        organization_id=entity.organization_id, mode=entity.mode, entity=entity, check_type=check_type,
         result=CheckResult.ERROR, provider=BUILTIN_PROVIDER, requested_by="system", summary="",
     )
     if findings.lists_missing:
@@ -138,12 +195,6 @@ def screening_record(*, entity_id, subjects: list[Subject], findings: Findings, 
     else:
         hits = _store_hits(entity, check, subjects, findings)
         _conclude(entity, check, subjects, findings, hits, trigger)
-    flags_recompute(entity=entity)
-    # After the flags, so that the on-chain rows say what the entity is now. A wallet screened again and
-    # found on no list (the publisher delisted the address) is no longer blocked.
-    screened_wallets = {s.wallet_id for s in subjects if s.wallet_id and s.key in findings.hits}
-    _unflag_wallets(entity, screened_wallets, actor=None, reason="address no longer listed (sanctions screening)")
-    risk_recompute(entity=entity, reason=f"sanctions screening ({trigger})")
     _notify(entity, check)
     return check
 
@@ -154,18 +205,23 @@ def _subject_details(subjects: list[Subject], findings: Findings) -> list[dict]:
 
 
 def _not_screened(entity: Entity, check: ComplianceCheck, subjects: list[Subject], trigger: str) -> None:
-    check.summary = "Not screened: no sanctions list is loaded (run `manage.py load_sanctions`)."
+    category = ListCategory.PEP if check.check_type == CheckType.PEP else ListCategory.SANCTIONS
+    if get_index().sources_of(category):
+        check.summary = (f"Not screened: none of the {category} lists this organization screens against is loaded (choose them "
+                         "in the console's screening lists).")
+    else:
+        check.summary = "Not screened: no sanctions list is loaded (run `manage.py load_sanctions`)."
     check.details = {"trigger": trigger, "error": "lists_not_loaded", "subjects": _subject_details(subjects, Findings()), "lists": []}
     check.save(update_fields=["summary", "details", "updated_at"])
     audit_record(actor=None, action="entity.screened", object_type="entity", object_id=entity.pk,
                  organization=entity.organization, mode=entity.mode,
-                 after={"check_id": str(check.pk), "result": check.result, "trigger": trigger})
+                 after={"check_id": str(check.pk), "check_type": check.check_type, "result": check.result, "trigger": trigger})
 
 
 def _store_hits(entity: Entity, check: ComplianceCheck, subjects: list[Subject], findings: Findings) -> list[ScreeningHit]:
     screened = [s for s in subjects if s.key in findings.hits]
-    ScreeningHit.objects.filter(entity=entity, active=True, subject_key__in=[s.key for s in screened]).update(
-        active=False, updated_at=timezone.now())
+    ScreeningHit.objects.filter(entity=entity, active=True, subject_key__in=[s.key for s in screened],
+                                check_run__check_type=check.check_type).update(active=False, updated_at=timezone.now())
     cleared = {(fp.source, fp.entry_uid, fp.entry_version_hash): fp for fp in ScreeningFalsePositive.objects.filter(entity=entity)}
     rows = []
     for subject in screened:
@@ -183,41 +239,46 @@ def _store_hits(entity: Entity, check: ComplianceCheck, subjects: list[Subject],
 
 
 def _conclude(entity, check, subjects, findings, hits, trigger) -> None:
+    """The check's result from its open hits. A sanctions check is pass, review or fail by the best
+    score; a PEP check is `review` when a match reaches the review threshold (being a politically
+    exposed person calls for due diligence, as a PEP provider's match does), else pass."""
     open_hits = [hit for hit in hits if hit.status == HitStatus.OPEN]
     best = max((hit.score for hit in open_hits), default=0.0)
-    result = outcome(best)
+    raised = [hit for hit in open_hits if hit.score >= review_threshold()]
+    result = outcome(best) if check.check_type == CheckType.SANCTIONS else CheckResult.REVIEW if raised else CheckResult.PASS
     if result == CheckResult.PASS and findings.errors:
         result = CheckResult.ERROR
-    raised = [hit for hit in open_hits if hit.score >= review_threshold()]
     check.result, check.score = result, round(best, 4)
-    check.summary = _summary(result, raised, hits, findings)
+    label = CHECK_LABELS[check.check_type]
+    check.summary = _summary(label, result, raised, hits, findings)
     check.details = {
-        "trigger": trigger, "subjects": _subject_details(subjects, findings), "lists": screening_lists(),
+        "trigger": trigger, "subjects": _subject_details(subjects, findings), "lists": screening_lists(findings.sources),
         "thresholds": {"review": review_threshold(), "fail": fail_threshold()},
-        "hits": [{"hit_id": str(h.pk), "subject": h.subject_key, "source": h.source, "entry_uid": h.entry_uid,
-                  "primary_name": h.primary_name, "matched_name": h.matched_name, "score": h.score, "outcome": h.outcome,
-                  "status": h.status, "explanation": h.explanation} for h in hits],
+        "hits": [{"hit_id": str(h.pk), "subject": h.subject_key, "source": h.source, "list_name": list_name(h.source),
+                  "entry_uid": h.entry_uid, "primary_name": h.primary_name, "matched_name": h.matched_name, "score": h.score,
+                  "outcome": h.outcome, "status": h.status, "explanation": h.explanation} for h in hits],
     }
     check.save(update_fields=["result", "score", "summary", "details", "updated_at"])
     audit_record(actor=None, action="entity.screened", object_type="entity", object_id=entity.pk,
                  organization=entity.organization, mode=entity.mode,
-                 after={"check_id": str(check.pk), "result": result, "score": check.score, "trigger": trigger,
-                        "hits_raised": len(raised), "hits_suppressed": len(hits) - len(open_hits)})
+                 after={"check_id": str(check.pk), "check_type": check.check_type, "result": result, "score": check.score,
+                        "trigger": trigger, "hits_raised": len(raised), "hits_suppressed": len(hits) - len(open_hits)})
     if raised:
         best_hit = max(raised, key=lambda h: h.score)
-        entity_flag_for_review(entity=entity, reason=f"Sanctions screening: {len(raised)} possible match(es); best "
+        entity_flag_for_review(entity=entity, reason=f"{label} screening: {len(raised)} possible match(es); best "
                                                      f"{best_hit.primary_name} ({best_hit.source}) at {best_hit.score:.2f}.")
-    _flag_wallets(entity, raised)
+    if check.check_type == CheckType.SANCTIONS:
+        _flag_wallets(entity, raised)
 
 
-def _summary(result: str, raised: list, hits: list, findings: Findings) -> str:
+def _summary(label: str, result: str, raised: list, hits: list, findings: Findings) -> str:
     suppressed = sum(1 for h in hits if h.status == HitStatus.SUPPRESSED)
     parts = [f"{len(raised)} possible match(es) at or above review" if raised else "no match at or above review"]
     if suppressed:
         parts.append(f"{suppressed} cleared as false positive(s)")
     if findings.errors:
         parts.append(f"{len(findings.errors)} subject(s) could not be screened")
-    return f"Sanctions screening {result}: " + "; ".join(parts) + "."
+    return f"{label} screening {result}: " + "; ".join(parts) + "."
 
 
 def _flag_wallets(entity: Entity, raised: list[ScreeningHit]) -> None:
@@ -241,7 +302,7 @@ def _flag_wallets(entity: Entity, raised: list[ScreeningHit]) -> None:
 
 def _notify(entity: Entity, check: ComplianceCheck) -> None:
     notification_create(organization=entity.organization, mode=entity.mode, type="screening_complete", entity_id=entity.pk,
-                        title=f"Sanctions screening of {entity.legal_name}: {check.result}", body=check.summary)
+                        title=f"{CHECK_LABELS[check.check_type]} screening of {entity.legal_name}: {check.result}", body=check.summary)
 
 
 def lists_rescreen_done(*, pending: dict) -> int:
