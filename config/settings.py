@@ -388,6 +388,8 @@ COMPLIANCE_STATUS_CACHE_SECONDS = env_int("COMPLIANCE_STATUS_CACHE_SECONDS", 300
 # SANCTIONS_URL_<SOURCE>_<FILE> (upper-cased, anything but letters and digits as "_") overrides one,
 # e.g. SANCTIONS_URL_OFAC_SDN_SDN_CSV for ofac_sdn's sdn.csv (a mirror, an authenticated EU URL).
 SANCTIONS_URLS = SanctionsUrls(os.environ)
+# false: only the URLs set above are used (an air-gapped installation refreshing from its own mirrors)
+SANCTIONS_PUBLISHER_URLS = env_bool("SANCTIONS_PUBLISHER_URLS", True)
 # The lists the beat refreshes; empty: the bundled ones (onboarding.sanctions.refresh.scheduled_sources).
 SANCTIONS_REFRESH_LISTS = env_list("SANCTIONS_REFRESH_LISTS", [])
 SANCTIONS_REFRESH_INTERVAL = env_int("SANCTIONS_REFRESH_INTERVAL", 86400)  # seconds between scheduled refreshes

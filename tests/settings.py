@@ -22,5 +22,9 @@ CELERY_TASK_EAGER_PROPAGATES = True
 if IS_SQLITE:  # noqa: F405
     DATABASES["default"]["TEST"] = {"NAME": os.path.join(DATA_DIR, "test.sqlite3")}  # noqa: F405
 
+# No test may reach a sanctions publisher: a list's files are downloaded only from URLs a test sets
+# (its publisher on loopback, tests/onboarding/publisher.py).
+SANCTIONS_PUBLISHER_URLS = False
+
 # The OpenID Provider the SSO tests start listens on http://127.0.0.1 (tests/accounts/sso_servers.py).
 SSO_ALLOW_HTTP_LOOPBACK = True

@@ -107,11 +107,14 @@ def default_enabled(source: str) -> bool:
 
 def list_urls(spec: ListSpec) -> dict[str, str]:
     """{file: URL}: settings.SANCTIONS_URLS[source][file] where set (the environment's
-    SANCTIONS_URL_<SOURCE>_<FILE> fills it: config.settings), else the publisher's."""
+    SANCTIONS_URL_<SOURCE>_<FILE> fills it: config.settings), else the publisher's, unless
+    SANCTIONS_PUBLISHER_URLS is false (an installation that refreshes from its own mirrors only;
+    the test suite, which must never reach outside this machine)."""
     from django.conf import settings
 
     configured = (getattr(settings, "SANCTIONS_URLS", {}) or {}).get(spec.source, {})
-    return {name: configured.get(name) or spec.urls.get(name, "") for name in spec.files if configured.get(name) or spec.urls.get(name)}
+    official = spec.urls if getattr(settings, "SANCTIONS_PUBLISHER_URLS", True) else {}
+    return {name: configured.get(name) or official[name] for name in spec.files if configured.get(name) or official.get(name)}
 
 
 # --- The bundled snapshot ------------------------------------------------------------------------

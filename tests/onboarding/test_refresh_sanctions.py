@@ -27,6 +27,8 @@ pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("sanctions_load_out
 
 OFAC = list_spec("ofac_sdn")
 UN = list_spec("un_consolidated")
+BUNDLED = registry.bundled_specs()
+BUNDLED_SOURCES = ["bis_dpl", "ofac_consolidated", "ofac_sdn", "un_consolidated", "us_csl"]
 NEW_ROW = b'99999,"TESTOVSKY, Boris Ignatievich","individual","SDGT",-0- ,-0- ,-0- ,-0- ,-0- ,-0- ,-0- ,"DOB 1961; nationality Russia."\r\n'
 BNC = (b"\"a.k.a. 'BNC'.\"", b"\"a.k.a. 'BNC'; a.k.a. 'BANCUBA'.\"")
 OFAC_ENTRIES = 8976
@@ -34,11 +36,11 @@ OFAC_ENTRIES = 8976
 
 @pytest.fixture
 def publisher(settings):
-    """The publisher on loopback serving the bundled snapshot of both lists, and SANCTIONS_URLS pointing at it."""
+    """The publisher on loopback serving the bundled snapshot of every bundled list, and SANCTIONS_URLS pointing at it."""
     with Publisher() as server:
-        server.serve_snapshot(OFAC)
-        server.serve_snapshot(UN)
-        settings.SANCTIONS_URLS = server.urls(OFAC, UN)
+        for spec in BUNDLED:
+            server.serve_snapshot(spec)
+        settings.SANCTIONS_URLS = server.urls(*BUNDLED)
         yield server
 
 
@@ -213,7 +215,7 @@ def test_a_server_error_fails_and_other_lists_are_still_refreshed(publisher):
     publisher.files.pop("/un_consolidated/consolidated.xml")
     out, err, error = run_failing()  # SANCTIONS_REFRESH_LISTS unset: every bundled list, each tried
     assert "ofac_sdn: unchanged" in out
-    assert "un_consolidated: failed: " in err and "HTTP 404" in err and "1 problem(s) refreshing 2 list(s)" in str(error)
+    assert "un_consolidated: failed: " in err and "HTTP 404" in err and "1 problem(s) refreshing 5 list(s)" in str(error)
     assert SanctionsList.objects.get(source="un_consolidated").refresh_failures == 1 and ofac().refresh_failures == 0
 
 
@@ -366,7 +368,7 @@ def test_the_beat_task_refreshes_the_scheduled_lists(publisher, settings, snapsh
     celery_app.finalize()  # as beat does at start
     entry = celery_app.conf.beat_schedule["onboarding.refresh_sanctions"]
     assert entry == {"task": "onboarding.refresh_sanctions", "schedule": 86400.0}
-    assert scheduled_sources() == ["ofac_sdn", "un_consolidated"]  # by default the bundled lists
+    assert sorted(scheduled_sources()) == BUNDLED_SOURCES  # by default the bundled lists
     settings.SANCTIONS_REFRESH_LISTS = ["ofac_sdn"]
     publisher.serve("ofac_sdn", edited(snapshot, append=NEW_ROW))
 
@@ -379,10 +381,11 @@ def test_the_beat_task_refreshes_the_scheduled_lists(publisher, settings, snapsh
     settings.SANCTIONS_REFRESH_LISTS = []
     tasks.refresh_sanctions.delay()
     assert sorted(SanctionsRefresh.objects.filter(outcome="unchanged").values_list("source", "trigger")) == [
-        ("ofac_sdn", "beat"), ("un_consolidated", "beat")]
+        (source, "beat") for source in BUNDLED_SOURCES]
 
 
 def test_urls_come_from_the_environment(settings):
+    settings.SANCTIONS_PUBLISHER_URLS = True  # the suite's default is off: no test may reach a publisher
     settings.SANCTIONS_URLS = SanctionsUrls({"SANCTIONS_URL_OFAC_SDN_SDN_CSV": "https://mirror.example/sdn.csv",
                                             "SANCTIONS_URL_UN_CONSOLIDATED_CONSOLIDATED_XML": " https://mirror.example/un.xml ",
                                             "SANCTIONS_URL_OFAC_SDN_ADD_CSV": "", "PATH": "/usr/bin"})
@@ -391,3 +394,5 @@ def test_urls_come_from_the_environment(settings):
     assert urls["add.csv"] == OFAC.urls["add.csv"] and urls["alt.csv"] == OFAC.urls["alt.csv"]  # unset or empty: the publisher's
     assert list_urls(UN) == {"consolidated.xml": "https://mirror.example/un.xml"}
     assert SanctionsUrls({}).get("ofac_sdn") is None and not SanctionsUrls({"PATH": "/usr/bin"})
+    settings.SANCTIONS_PUBLISHER_URLS = False  # mirrors only: a file without a configured URL has none
+    assert list_urls(OFAC) == {"sdn.csv": "https://mirror.example/sdn.csv"}

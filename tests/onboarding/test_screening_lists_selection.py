@@ -14,10 +14,9 @@ from common.principal import Principal
 from compliance.models import OnchainStatusUpdate
 from onboarding.models import ComplianceCheck, Entity, ScreeningHit, ScreeningListSetting, Wallet
 from onboarding.models.sanctions import ListCategory, SanctionsList
-from onboarding.sanctions.list_names import list_name
 from onboarding.sanctions.loader import sanctions_list_load
 from onboarding.sanctions.records import ParsedDigitalAddress, ParsedEntry, ParsedList, ParsedName, ParseReport
-from onboarding.sanctions.registry import default_enabled
+from onboarding.sanctions.registry import default_enabled, list_name
 from onboarding.screening import screen_address, screen_name
 from onboarding.screening.index import EntryRecord, ListInfo, build_index_from_rows
 from onboarding.screening.matcher import CANDIDATE_LIMIT
