@@ -99,7 +99,7 @@ class TestRegistry:
             assert spec.required_file in blobs and paths
 
     def test_publisher_urls(self, settings):
-        settings.SANCTIONS_URLS = {}
+        settings.SANCTIONS_URLS, settings.SANCTIONS_PUBLISHER_URLS = {}, True
         assert list_urls(list_spec("ofac_consolidated"))["cons_prim.csv"] == (
             "https://sanctionslistservice.ofac.treas.gov/api/PublicationPreview/exports/CONS_PRIM.CSV")
         assert list_urls(list_spec("us_csl")) == {
@@ -456,6 +456,7 @@ class TestUkSanctions:
 
 class TestOpenSanctions:
     def test_dataset_specs(self, settings):
+        settings.SANCTIONS_PUBLISHER_URLS = True
         peps = list_spec("os_peps")
         assert (peps.source, peps.category, peps.publisher, peps.bundled) == ("os_peps", "pep", "OpenSanctions", False)
         assert list_urls(peps) == {"entities.ftm.json": "https://data.opensanctions.org/datasets/latest/peps/entities.ftm.json"}
