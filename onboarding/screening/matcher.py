@@ -34,6 +34,8 @@ from onboarding.screening.thresholds import FAIL, PASS, REVIEW, fail_threshold, 
 CANDIDATE_LIMIT = 60
 # A weak alias ("a.k.a. 'BNC'", UN quality "Low") is too generic to be a confident match on its own.
 WEAK_ALIAS_FACTOR = 0.90
+# A query token shorter than this (an initial) does not look names up; it only scores.
+MIN_BLOCKING_LENGTH = 2
 
 
 class ListsNotLoaded(RuntimeError):
@@ -89,9 +91,7 @@ def _candidates(index: ScreeningIndex, tokens: tuple[str, ...], similarity) -> l
     Mohammed on the lists while still finding them all for a bare "Mohammed".
     """
     explained: dict[int, float] = {}
-    for token in sorted(set(tokens), key=lambda token: (-index.weight(token), token)):
-        if len(token) < 2:
-            continue  # an initial reaches too many names to block on
+    for token in sorted(blocking_tokens(tokens), key=lambda token: (-index.weight(token), token)):
         best: dict[int, float] = {}
         for listed in index.similar_tokens(token):
             value, _how = similarity(token, listed)
@@ -110,6 +110,19 @@ def _candidates(index: ScreeningIndex, tokens: tuple[str, ...], similarity) -> l
             explained[position] = explained.get(position, 0.0) + gain
     size, sizes = len(tokens), index.name_sizes
     return heapq.nlargest(CANDIDATE_LIMIT, explained, key=lambda position: explained[position] - 0.05 * abs(sizes[position] - size))
+
+
+def query_tokens(name: str, *, kind: str | None = None) -> tuple[str, ...]:
+    """The normalised tokens `screen_name` screens for `name` of this `kind`: surname first only for
+    an individual written with a comma ("PUTIN, Vladimir")."""
+    individual = kind is not None and kind.strip().lower() == "individual"
+    return name_tokens(name or "", individual=individual and "," in (name or ""))
+
+
+def blocking_tokens(tokens) -> set[str]:
+    """The query tokens that look listed names up in the index: an initial reaches too many names to block on.
+    A listed name is a candidate only through one of these (see `_candidates`)."""
+    return {token for token in tokens if len(token) >= MIN_BLOCKING_LENGTH}
 
 
 def _score_name(tokens: tuple[str, ...], name: NameRecord, index: ScreeningIndex, similarity) -> NameScore:
@@ -200,8 +213,7 @@ def screen_name(
     """
     index = _loaded_index(index)
     floor = report_threshold() if min_score is None else min_score
-    individual = kind is not None and kind.strip().lower() == "individual"
-    tokens = name_tokens(name or "", individual=individual and "," in (name or ""))
+    tokens = query_tokens(name, kind=kind)
     if not tokens:
         if any(character.isalpha() for character in name or ""):
             raise UnscreenableName(f"cannot read the letters of {name!r}; screen a romanised form of the name")
