@@ -13,6 +13,7 @@ kind move the score a little (evidence.py). Hits come back best first, one per l
 from __future__ import annotations
 
 import heapq
+from collections.abc import Collection
 from dataclasses import asdict, dataclass, field
 from datetime import date
 
@@ -204,12 +205,18 @@ def screen_name(
     limit: int = 10,
     min_score: float | None = None,
     index: ScreeningIndex | None = None,
+    among: Collection[int] | None = None,
 ) -> list[Hit]:
     """Hits for `name` at or above `min_score` (default REPORT_THRESHOLD), best first, one per entry.
 
     `kind` is 'individual' or 'business' (also 'entity', 'company', ...); `country` an ISO alpha-2
     code or a country name. Raises ListsNotLoaded when no list is loaded, and UnscreenableName for
     a name written only in a script the normaliser cannot transliterate (Chinese, Japanese, ...).
+
+    `among`: score these listed names (positions in `index.names`) instead of the candidates the
+    blocking keys lead to, all of them, with no CANDIDATE_LIMIT. Scores and evidence are those of a
+    full screening, so every hit a full screening finds on an entry whose names reachable by the
+    blocking keys are all in `among` is found too (the re-screening pre-filter relies on that).
     """
     index = _loaded_index(index)
     floor = report_threshold() if min_score is None else min_score
@@ -220,7 +227,7 @@ def screen_name(
         return []
     similarity = _similarity_cache(is_abjad(name))
     best: dict[int, tuple[NameScore, NameRecord]] = {}
-    for position in _candidates(index, tokens, similarity):
+    for position in _candidates(index, tokens, similarity) if among is None else among:
         listed = index.names[position]
         scored = _score_name(tokens, listed, index, similarity)
         if listed.entry not in best or scored.score > best[listed.entry][0].score:
