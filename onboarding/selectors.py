@@ -74,14 +74,19 @@ def entity_count_to_rescreen() -> int:
     return _rescreenable_entities().count()
 
 
-def entity_names_to_rescreen():
-    """(entity id, name, kind) of every name a re-screening would screen: each entity's legal name (kind
-    its entity type) and each beneficial owner's (kind individual), of the entities not rejected. Streamed."""
-    entities = _rescreenable_entities().order_by().values_list("pk", "legal_name", "entity_type")
-    yield from entities.iterator(chunk_size=NAME_CHUNK)
-    owners = BeneficialOwner.objects.exclude(entity__status=EntityStatus.REJECTED).order_by().values_list("entity_id", "name")
-    for entity_id, name in owners.iterator(chunk_size=NAME_CHUNK):
-        yield entity_id, name, "individual"
+def entity_name_rows():
+    """(entity id, legal name, entity type, date of birth, jurisdiction) of the entities not rejected: what
+    a re-screening screens of their own names. Streamed."""
+    rows = _rescreenable_entities().order_by().values_list("pk", "legal_name", "entity_type", "date_of_birth", "jurisdiction")
+    return rows.iterator(chunk_size=NAME_CHUNK)
+
+
+def owner_name_rows():
+    """(entity id, owner id, name, date of birth, nationality) of the beneficial owners of the entities not
+    rejected. Streamed."""
+    rows = (BeneficialOwner.objects.exclude(entity__status=EntityStatus.REJECTED).order_by()
+            .values_list("entity_id", "pk", "name", "date_of_birth", "nationality"))
+    return rows.iterator(chunk_size=NAME_CHUNK)
 
 
 def entity_ids_with_active_hits(entries: dict[str, list[str]]) -> set:

@@ -4,14 +4,21 @@ A change (`ListChange`: the added, changed and removed entry uids of one list) c
 screening in three ways; the selection is the union of:
 
 1. hits: an active hit (any status) on a changed or removed entry: it may go away or change score;
-2. names: the entity's legal name, or a beneficial owner's name, reaches the name of an added or
-   changed entry through the index's blocking keys. That is the only way the matcher makes a listed
-   name a candidate (`matcher._candidates`: each query token of two or more letters looks up
-   `index.similar_tokens`; compact and initials scoring only re-score candidates found that way). The
-   listed names' keys are built by the index's own `blocking_keys`, from the tokens the index holds
-   for those names, and the customers' names are normalised as `screen_name` normalises them
-   (`matcher.query_tokens`, `matcher.blocking_tokens`), so the pre-filter selects every entity a
-   full screening could hit on those entries (and more: keys that meet may still score 0);
+2. names: the entity's legal name, or a beneficial owner's name, could now be hit on an added or
+   changed entry. In two steps, both in memory:
+   - keys: the name reaches one of those entries' names through the index's blocking keys. That is
+     the only way the matcher makes a listed name a candidate (`matcher._candidates`: each query token
+     of two or more letters looks up `index.similar_tokens`; compact and initials scoring only
+     re-score candidates found that way). The listed names' keys are built by the index's own
+     `blocking_keys` from the tokens the index holds for them, and the customers' names are
+     normalised as `screen_name` normalises them (`matcher.query_tokens`, `matcher.blocking_tokens`).
+   - score: the name is screened (`screen_name(..., among=...)`) against every listed name of those
+     entries it reaches, with the subject's date of birth, country and kind exactly as the entity's
+     screening passes them. A full screening scores the same names (fewer: its candidates are
+     capped) with the same scores and evidence, so an entry it hits is hit here too.
+   Keys alone let through every "Mohammed" when one changed entry is a Muhammad; the score keeps the
+   ones that could reach the report threshold. For a change of more than SCORED_NAMES_LIMIT listed
+   names (a list's first load) the keys alone decide: a larger selection, found quickly.
 3. wallets: an active wallet at a digital-currency address of an added or changed entry, compared in
    canonical form (onboarding.sanctions.addresses).
 
@@ -22,19 +29,27 @@ by design: a change moves every name's token weights a little (inverse document 
 listed names), so a score against an unchanged entry may drift across a threshold; an operator's
 `manage.py rescreen_entities --all` re-screens everything.
 
-Customers' names are read in bulk (two streamed value queries) and tested in memory, once per
-distinct token; the listed side is read from the process's index, checked against the database first.
+Customers' names are read in bulk (two streamed value queries); the listed side comes from the
+process's index, checked against the database first, which is what the re-screening then uses.
 """
 
 from __future__ import annotations
 
 import time
+from collections import defaultdict
 from dataclasses import dataclass, field
 
 from onboarding import selectors
 from onboarding.screening.hooks import ListChange
 from onboarding.screening.index import ScreeningIndex, blocking_keys, get_index
-from onboarding.screening.matcher import blocking_tokens, query_tokens
+from onboarding.screening.matcher import UnscreenableName, blocking_tokens, query_tokens, screen_name
+from onboarding.services.screening import entity_name_subject, owner_name_subject
+
+# Up to this many listed names (those of the added and changed entries), a customer's name that reaches
+# one of them by a key is scored against them; beyond it (a list's first load: every name is added) the
+# key is enough: scoring each customer against hundreds of reached names would cost more than the
+# re-screening it spares.
+SCORED_NAMES_LIMIT = 5000
 
 
 @dataclass
@@ -48,13 +63,17 @@ class Selection:
     without_lists: int = 0
     listed_names: int = 0  # names of the added and changed entries
     keys: int = 0  # their blocking keys
-    names_read: int = 0  # customers' names tested (entities' and owners')
+    names_read: int = 0  # customers' names read (entities' and owners')
+    names_reached: int = 0  # of those, the ones sharing a key with a listed name
+    scored: bool = True  # those were scored against the listed names they reach (False: more than SCORED_NAMES_LIMIT)
     seconds: float = 0.0
 
     def describe(self) -> str:
         return (f"{len(self.entity_ids)} entities ({self.by_hits} with a hit on a changed or removed entry, {self.by_names} by name, "
                 f"{self.by_wallets} by wallet, {self.without_lists} never screened against a list; {self.listed_names} listed names, "
-                f"{self.keys} keys, {self.names_read} customer names read in {self.seconds:.2f}s)")
+                f"{self.keys} keys; {self.names_read} customer names read, {self.names_reached} reaching a key"
+                f"{', scored' if self.scored else ', not scored (too many listed names)'}; "
+                f"{self.seconds:.2f}s)")
 
 
 def affected_entity_ids(changes: list[ListChange], *, index: ScreeningIndex | None = None) -> set:
@@ -67,20 +86,14 @@ def select_affected(changes: list[ListChange], *, index: ScreeningIndex | None =
     (default: this process's, checked against the database now)."""
     started = time.perf_counter()
     index = index if index is not None else get_index(max_age=0)
-    positions = _entry_positions(index, {(change.source, uid) for change in changes for uid in (*change.added_uids, *change.changed_uids)})
-    selection = Selection()
-    keys: set[str] = set()
-    for name in index.names:
-        if name.entry in positions:
-            selection.listed_names += 1
-            for token in name.tokens:
-                keys |= blocking_keys(token)
-    selection.keys = len(keys)
-    addresses = {record.address for records in index.addresses.values() for record in records if record.entry in positions}
+    entries = _entry_positions(index, {(change.source, uid) for change in changes for uid in (*change.added_uids, *change.changed_uids)})
+    names = [position for position, name in enumerate(index.names) if name.entry in entries]
+    addresses = {record.address for records in index.addresses.values() for record in records if record.entry in entries}
 
+    selection = Selection(listed_names=len(names))
     by_hits = selectors.entity_ids_with_active_hits(
         {change.source: [*change.changed_uids, *change.removed_uids] for change in changes if change.changed_uids or change.removed_uids})
-    by_names, selection.names_read = _entity_ids_reaching(frozenset(keys))
+    by_names = _entity_ids_by_name(index, names, selection) if names else set()
     by_wallets = selectors.entity_ids_with_wallets_at(addresses) if addresses else set()
     without_lists = selectors.entity_ids_screened_without_lists() if any(change.version == 1 for change in changes) else set()
 
@@ -98,26 +111,53 @@ def _entry_positions(index: ScreeningIndex, entries: set[tuple[str, str]]) -> se
     return {position for position, entry in enumerate(index.entries) if (entry.source, entry.uid) in entries}
 
 
-def _entity_ids_reaching(keys: frozenset[str]) -> tuple[set, int]:
-    """Entities with a name (their own or an owner's) one of whose blocking tokens shares a key with `keys`;
-    and how many names were read."""
-    if not keys:
-        return set(), 0
-    reaches: dict[str, bool] = {}  # customers' names share most of their tokens: each is keyed once
+def _customer_names():
+    """(entity id, Subject) of every name a re-screening screens: the entities' own and their owners'."""
+    for entity_id, legal_name, entity_type, date_of_birth, jurisdiction in selectors.entity_name_rows():
+        yield entity_id, entity_name_subject(legal_name=legal_name, entity_type=entity_type, date_of_birth=date_of_birth,
+                                             jurisdiction=jurisdiction)
+    for entity_id, ubo_id, name, date_of_birth, nationality in selectors.owner_name_rows():
+        yield entity_id, owner_name_subject(ubo_id=ubo_id, name=name, date_of_birth=date_of_birth, nationality=nationality)
+
+
+def _entity_ids_by_name(index: ScreeningIndex, names: list[int], selection: Selection) -> set:
+    """Entities with a name (their own or an owner's) that screening could now hit on one of the listed
+    `names` (positions in the index): it reaches them by a blocking key and scores a hit against them.
+    Beyond SCORED_NAMES_LIMIT listed names (a list's first load), reaching a key is enough."""
+    postings: dict[str, set[int]] = defaultdict(set)  # blocking key -> positions of the listed names under it
+    for position in names:
+        for token in index.names[position].tokens:
+            for key in blocking_keys(token):
+                postings[key].add(position)
+    selection.keys = len(postings)
+    scored = selection.scored = len(names) <= SCORED_NAMES_LIMIT
+    reach: dict[str, frozenset[int]] = {}  # customers' names share most of their tokens: each is looked up once
     found: set = set()
-    read = 0
-    for entity_id, name, kind in selectors.entity_names_to_rescreen():
-        read += 1
+    for entity_id, subject in _customer_names():
+        selection.names_read += 1
         if entity_id in found:
             continue
-        for token in blocking_tokens(query_tokens(name, kind=kind)):
-            reached = reaches.get(token)
-            if reached is None:
-                reached = reaches[token] = not keys.isdisjoint(blocking_keys(token))
-            if reached:
-                found.add(entity_id)
+        reached: set[int] = set()
+        for token in blocking_tokens(query_tokens(subject.value, kind=subject.kind)):
+            if token not in reach:
+                reach[token] = frozenset(position for key in blocking_keys(token) for position in postings.get(key, ()))
+            reached |= reach[token]
+            if reached and not scored:
                 break
-    return found, read
+        if not reached:
+            continue
+        selection.names_reached += 1
+        if not scored:
+            found.add(entity_id)
+            continue
+        try:
+            hits = screen_name(subject.value, kind=subject.kind, date_of_birth=subject.date_of_birth, country=subject.country,
+                               index=index, among=reached, limit=1)
+        except UnscreenableName:
+            continue
+        if hits:
+            found.add(entity_id)
+    return found
 
 
 # --- From list versions (the task's JSON arguments) ----------------------------------------------
