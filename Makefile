@@ -47,6 +47,7 @@ lint: deps
 bench: deps
 	@$(PY) bench/platform_overhead.py
 	@$(PY) bench/screening.py
+	@$(PY) bench/rescreen.py
 	@$(PY) bench/status.py
 	@$(PY) bench/rules.py
 	@$(PY) bench/ingest.py --transactions 30000
