@@ -49,6 +49,7 @@ bench: deps
 	@$(PY) bench/platform_overhead.py
 	@$(PY) bench/screening.py
 	@$(PY) bench/sanctions_refresh.py
+	@$(PY) bench/rescreen.py
 	@$(PY) bench/status.py
 	@$(PY) bench/rules.py
 	@$(PY) bench/ingest.py --transactions 30000

@@ -16,8 +16,10 @@ class OnboardingConfig(AppConfig):
 
 
 def rescreen_on_list_change(changes) -> None:
-    """A sanctions list changed (load_sanctions): re-screen existing entities once the load committed."""
+    """Sanctions lists changed (load_sanctions, a refresh): once the loads committed, re-screen the
+    entities their diffs can affect (onboarding.rescreen_for_changes), not every entity."""
     from common.outbox import enqueue_on_commit
-    from onboarding.tasks import rescreen_all
+    from onboarding.screening.rescreen import change_versions
+    from onboarding.tasks import rescreen_for_changes
 
-    enqueue_on_commit(rescreen_all)
+    enqueue_on_commit(rescreen_for_changes, change_versions(changes))

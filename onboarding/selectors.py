@@ -1,5 +1,5 @@
 """Entity, wallet, check, hit, risk-history and audit reads, always scoped to one organization and mode
-(except the two system-wide id lists the re-screening jobs walk)."""
+(except the system-wide reads of the re-screening jobs: sanctions lists are global)."""
 
 import time
 from dataclasses import dataclass
@@ -9,7 +9,7 @@ from django.conf import settings
 from django.db.models import OuterRef, Prefetch, Q, QuerySet, Subquery
 
 from common.models import AuditLogEntry
-from onboarding.choices import CheckResult, CheckType, EntityStatus, HitSubject, RiskTier
+from onboarding.choices import CheckResult, CheckType, EntityStatus, HitSubject, RiskTier, WalletStatus
 from onboarding.kyb import valid_days
 from onboarding.models import (
     BeneficialOwner,
@@ -17,7 +17,9 @@ from onboarding.models import (
     Entity,
     KybPolicy,
     RiskAssessment,
+    SanctionsEntry,
     SanctionsList,
+    SanctionsListVersion,
     ScreeningHit,
     ScreeningListSetting,
     Wallet,
@@ -62,13 +64,113 @@ def entity_ids_to_rescreen() -> list:
     return list(Entity.objects.exclude(status=EntityStatus.REJECTED).order_by("created_at", "id").values_list("pk", flat=True))
 
 
+# --- Re-screening after a list changed (system-wide: lists are global) ----------------------------
+
+_IN_CHUNK = 500  # ids per IN (...) clause: SQLite's parameter limit
+NAME_CHUNK = 5000
+
+
+def _rescreenable_entities() -> QuerySet[Entity]:
+    return Entity.objects.exclude(status=EntityStatus.REJECTED)
+
+
+def entity_count_to_rescreen() -> int:
+    """How many entities a full re-screening would queue (every organization and mode)."""
+    return _rescreenable_entities().count()
+
+
+def entity_name_rows():
+    """(entity id, legal name, entity type, date of birth, jurisdiction) of the entities not rejected: what
+    a re-screening screens of their own names. Streamed."""
+    rows = _rescreenable_entities().order_by().values_list("pk", "legal_name", "entity_type", "date_of_birth", "jurisdiction")
+    return rows.iterator(chunk_size=NAME_CHUNK)
+
+
+def owner_name_rows():
+    """(entity id, owner id, name, date of birth, nationality) of the beneficial owners of the entities not
+    rejected. Streamed."""
+    rows = (BeneficialOwner.objects.exclude(entity__status=EntityStatus.REJECTED).order_by()
+            .values_list("entity_id", "pk", "name", "date_of_birth", "nationality"))
+    return rows.iterator(chunk_size=NAME_CHUNK)
+
+
+def entity_ids_with_active_hits(entries: dict[str, list[str]]) -> set:
+    """Entities (not rejected) with an active screening hit, whatever its status, on one of `entries`
+    ({list source: [entry uid]})."""
+    found: set = set()
+    for source, uids in entries.items():
+        uids = sorted(set(uids))
+        for start in range(0, len(uids), _IN_CHUNK):
+            hits = ScreeningHit.objects.filter(active=True, source=source, entry_uid__in=uids[start:start + _IN_CHUNK])
+            found.update(hits.exclude(entity__status=EntityStatus.REJECTED).order_by().values_list("entity_id", flat=True).distinct())
+    return found
+
+
+def entity_ids_with_wallets_at(addresses: set[str]) -> set:
+    """Entities (not rejected) with an active wallet whose canonical address (onboarding.sanctions.addresses)
+    is one of `addresses` (canonical forms, as the lists store them)."""
+    from django.db.models.functions import Lower
+
+    from onboarding.sanctions.addresses import canonical_address
+
+    found: set = set()
+    lowered = sorted({address.lower() for address in addresses})
+    wallets = (Wallet.objects.filter(status=WalletStatus.ACTIVE).exclude(entity__status=EntityStatus.REJECTED)
+               .annotate(address_lower=Lower("address")).order_by())
+    for start in range(0, len(lowered), _IN_CHUNK):
+        # Case-insensitively first (one read), then exactly as screening compares: a base58 address is case-sensitive.
+        rows = wallets.filter(address_lower__in=lowered[start:start + _IN_CHUNK]).values_list("entity_id", "address", "chain_id")
+        found.update(entity_id for entity_id, address, chain_id in rows if canonical_address(address, chain_id=chain_id) in addresses)
+    return found
+
+
+def entity_ids_screened_without_lists() -> set:
+    """Entities (not rejected) with a sanctions check that could not screen because no list was loaded:
+    a list's first load must reach them whatever their names."""
+    checks = ComplianceCheck.objects.filter(check_type=CheckType.SANCTIONS, result=CheckResult.ERROR, details__error="lists_not_loaded")
+    return set(checks.exclude(entity__status=EntityStatus.REJECTED).order_by().values_list("entity_id", flat=True).distinct())
+
+
+def list_versions(versions: dict[str, int | None]) -> dict[str, SanctionsListVersion | None]:
+    """{source: the list's version of that number} (None number: the latest); None when the list has no
+    such version (a list loaded before versions were recorded, or deleted since)."""
+    found = {}
+    for source, number in versions.items():
+        rows = SanctionsListVersion.objects.filter(sanctions_list__source=source).select_related("sanctions_list")
+        found[source] = (rows.filter(number=number) if number is not None else rows).order_by("-number").first()
+    return found
+
+
+def list_version_number(*, source: str, content_hash: str) -> int | None:
+    """The number of the list's latest version with this content hash (a ListChange that did not say)."""
+    return (SanctionsListVersion.objects.filter(sanctions_list__source=source, content_hash=content_hash)
+            .order_by("-number").values_list("number", flat=True).first())
+
+
+def list_entry_uids(source: str) -> list[str]:
+    return list(SanctionsEntry.objects.filter(sanctions_list__source=source).order_by("uid").values_list("uid", flat=True))
+
+
+def lists_of(sources) -> dict[str, SanctionsList]:
+    return {row.source: row for row in SanctionsList.objects.filter(source__in=list(sources))}
+
+
 def lists_rescreen_pending(*, changed_before=None) -> dict:
     """{list id: rescreen_pending_since} of the sanctions lists whose change has not been re-screened
     against yet (a system-wide job); with `changed_before`, only those changed before then."""
+    return dict(_lists_pending(changed_before).values_list("pk", "rescreen_pending_since"))
+
+
+def list_sources_rescreen_pending(*, changed_before=None) -> list[str]:
+    """The sources of the lists `lists_rescreen_pending` returns."""
+    return list(_lists_pending(changed_before).values_list("source", flat=True))
+
+
+def _lists_pending(changed_before) -> QuerySet[SanctionsList]:
     lists = SanctionsList.objects.filter(rescreen_pending_since__isnull=False)
     if changed_before is not None:
         lists = lists.filter(rescreen_pending_since__lt=changed_before)
-    return dict(lists.order_by("source").values_list("pk", "rescreen_pending_since"))
+    return lists.order_by("source")
 
 
 def entity_ids_unscreened(*, older_than, limit: int = 500) -> list:

@@ -8,6 +8,7 @@ from django.utils import timezone
 
 from onboarding import selectors
 from onboarding.sanctions import refresh
+from onboarding.screening import rescreen
 from onboarding.services import checks, kyb, screening
 
 logger = logging.getLogger(__name__)
@@ -26,22 +27,41 @@ def screen_wallet(wallet_id: str) -> None:
     screening.wallet_screen(wallet_id=wallet_id)
 
 
+def _rescreen(entity_ids) -> None:
+    for entity_id in entity_ids:
+        screen_entity.delay(str(entity_id), trigger="lists_changed", providers=False)
+
+
+@shared_task(name="onboarding.rescreen_for_changes", ignore_result=True, time_limit=900, soft_time_limit=880)
+def rescreen_for_changes(versions: dict) -> None:
+    """After sanctions lists changed ({source: version number}, None for the latest): one sanctions
+    re-screening task per entity the versions' diffs can affect (onboarding.screening.rescreen), then
+    the markers those loads set are cleared."""
+    plan = rescreen.plan_for_versions(versions)
+    _rescreen(sorted(plan.selection.entity_ids, key=str))
+    screening.lists_rescreen_done(pending=plan.markers)
+    logger.info("%s", plan.describe())
+
+
 @shared_task(name="onboarding.rescreen_all", ignore_result=True, time_limit=600)
 def rescreen_all() -> None:
-    """After a sanctions list changed: one sanctions re-screening task per entity still in play; then
-    the lists' rescreen markers seen at the start are cleared."""
+    """Every entity still in play, whatever changed (an operator's `rescreen_entities --all`): one
+    sanctions re-screening task each; then the lists' rescreen markers seen at the start are cleared."""
     pending = selectors.lists_rescreen_pending()
-    for entity_id in selectors.entity_ids_to_rescreen():
-        screen_entity.delay(str(entity_id), trigger="lists_changed", providers=False)
+    entity_ids = selectors.entity_ids_to_rescreen()
+    _rescreen(entity_ids)
     screening.lists_rescreen_done(pending=pending)
+    logger.info("re-screening all %d entities", len(entity_ids))
 
 
 @shared_task(name="onboarding.sweep_rescreen_pending", ignore_result=True, time_limit=60)
 def sweep_rescreen_pending() -> None:
     """Beat: a list changed ten minutes ago or more and still not re-screened against (the loading
-    process died before its lists-changed callbacks, or the message was lost): re-screen now."""
-    if selectors.lists_rescreen_pending(changed_before=timezone.now() - timedelta(minutes=10)):
-        rescreen_all.delay()
+    process died before its lists-changed callbacks, or the message was lost): re-screen now what
+    the list's latest version can affect."""
+    sources = selectors.list_sources_rescreen_pending(changed_before=timezone.now() - timedelta(minutes=10))
+    if sources:
+        rescreen_for_changes.delay(dict.fromkeys(sources))
 
 
 @shared_task(name="onboarding.sweep_unscreened", ignore_result=True, time_limit=300)

@@ -24,7 +24,8 @@
   screen_name raises UnscreenableName for a name only in a script it cannot transliterate (Chinese,
   Japanese, Korean, ...): likewise an error to record, or screen the romanised name.
 - on_lists_changed(callback): called with [ListChange] after `load_sanctions` changed a list
-  (register in your AppConfig.ready(); enqueue the re-screening there).
+  (register in your AppConfig.ready(); enqueue the re-screening there). onboarding.screening.rescreen
+  says which entities a ListChange can affect.
 - Identity: a hit names its entry by (source, entry_uid); entry_version_hash changes when the
   listed entry does, which is when a hit marked false positive should be raised again.
 - screening_lists(sources=None) -> list[dict]: the loaded lists' (or those of `sources`) source,

@@ -8,7 +8,7 @@ AppConfig.ready():
 
     @on_lists_changed
     def rescreen(changes: list[ListChange]) -> None:
-        transaction.on_commit(rescreen_all_entities.delay)   # keep it quick: enqueue, don't screen here
+        enqueue_on_commit(rescreen_for_changes, {c.source: c.version for c in changes})  # enqueue, don't screen here
 
 Callbacks run after the lists' transactions have committed, once per load run that changed at least
 one list, with one `ListChange` per changed list (an unchanged list is not in it). A failing
@@ -32,6 +32,9 @@ class ListChange:
     added_uids: list[str] = field(default_factory=list)
     changed_uids: list[str] = field(default_factory=list)
     removed_uids: list[str] = field(default_factory=list)
+    # The SanctionsListVersion.number the load wrote (None: not known to the caller; the re-screening
+    # finds it by content hash).
+    version: int | None = None
 
 
 ListsChangedCallback = Callable[[list[ListChange]], None]

@@ -125,11 +125,10 @@ class ScreeningIndex:
         found: set[str] = set()
         if token in self.postings:
             found.add(token)
-        if len(token) >= DELETE_MIN_LENGTH:
-            for key in (token, *deletions(token)):
-                found.update(self.deletes.get(key, ()))
-        sound = phonetic_key(token)
-        if len(sound) >= 2:
+        for key in deletion_keys(token):
+            found.update(self.deletes.get(key, ()))
+        sound = sound_key(token)
+        if sound:
             found.update(self.sounds.get(sound, ()))
         return found
 
@@ -138,16 +137,37 @@ def deletions(token: str) -> set[str]:
     return {token[:position] + token[position + 1 :] for position in range(len(token))}
 
 
+def deletion_keys(token: str) -> tuple[str, ...]:
+    """The SymSpell keys of a token (itself and its single-character deletions); none under 4 letters."""
+    return (token, *deletions(token)) if len(token) >= DELETE_MIN_LENGTH else ()
+
+
+def sound_key(token: str) -> str:
+    """The token's phonetic key, or "" when it is too short to block on."""
+    sound = phonetic_key(token)
+    return sound if len(sound) >= 2 else ""
+
+
+def blocking_keys(token: str) -> frozenset[str]:
+    """Every key the index files `token` under, tagged by kind: "t:" the token, "d:" a deletion key,
+    "s:" its sound. The relation is symmetric: `similar_tokens(query)` finds a vocabulary token
+    exactly when the two tokens' blocking keys meet. The re-screening pre-filter
+    (onboarding.screening.rescreen) relies on that to find the customers a changed listed name can reach."""
+    keys = {f"t:{token}", *(f"d:{key}" for key in deletion_keys(token))}
+    sound = sound_key(token)
+    if sound:
+        keys.add(f"s:{sound}")
+    return frozenset(keys)
+
+
 def _blocking_keys(index: ScreeningIndex) -> None:
     deletes: dict[str, set[str]] = defaultdict(set)
     sounds: dict[str, set[str]] = defaultdict(set)
     for token in index.postings:
-        if len(token) >= DELETE_MIN_LENGTH:
-            deletes[token].add(token)
-            for key in deletions(token):
-                deletes[key].add(token)
-        sound = phonetic_key(token)
-        if len(sound) >= 2:
+        for key in deletion_keys(token):
+            deletes[key].add(token)
+        sound = sound_key(token)
+        if sound:
             sounds[sound].add(token)
     index.deletes = {key: sorted(tokens) for key, tokens in deletes.items()}
     index.sounds = {key: sorted(tokens) for key, tokens in sounds.items()}

@@ -17,6 +17,7 @@ cut to CANDIDATE_LIMIT, so a list left out can never push the chosen lists' name
 from __future__ import annotations
 
 import heapq
+from collections.abc import Collection
 from dataclasses import asdict, dataclass, field
 from datetime import date
 
@@ -38,6 +39,8 @@ from onboarding.screening.thresholds import FAIL, PASS, REVIEW, fail_threshold, 
 CANDIDATE_LIMIT = 60
 # A weak alias ("a.k.a. 'BNC'", UN quality "Low") is too generic to be a confident match on its own.
 WEAK_ALIAS_FACTOR = 0.90
+# A query token shorter than this (an initial) does not look names up; it only scores.
+MIN_BLOCKING_LENGTH = 2
 
 
 class ListsNotLoaded(RuntimeError):
@@ -96,9 +99,7 @@ def _candidates(index: ScreeningIndex, tokens: tuple[str, ...], similarity, mask
     ranking and the limit see the chosen lists' names alone.
     """
     explained: dict[int, float] = {}
-    for token in sorted(set(tokens), key=lambda token: (-index.weight(token), token)):
-        if len(token) < 2:
-            continue  # an initial reaches too many names to block on
+    for token in sorted(blocking_tokens(tokens), key=lambda token: (-index.weight(token), token)):
         best: dict[int, float] = {}
         for listed in index.similar_tokens(token):
             value, _how = similarity(token, listed)
@@ -119,6 +120,19 @@ def _candidates(index: ScreeningIndex, tokens: tuple[str, ...], similarity, mask
             explained[position] = explained.get(position, 0.0) + gain
     size, sizes = len(tokens), index.name_sizes
     return heapq.nlargest(CANDIDATE_LIMIT, explained, key=lambda position: explained[position] - 0.05 * abs(sizes[position] - size))
+
+
+def query_tokens(name: str, *, kind: str | None = None) -> tuple[str, ...]:
+    """The normalised tokens `screen_name` screens for `name` of this `kind`: surname first only for
+    an individual written with a comma ("PUTIN, Vladimir")."""
+    individual = kind is not None and kind.strip().lower() == "individual"
+    return name_tokens(name or "", individual=individual and "," in (name or ""))
+
+
+def blocking_tokens(tokens) -> set[str]:
+    """The query tokens that look listed names up in the index: an initial reaches too many names to block on.
+    A listed name is a candidate only through one of these (see `_candidates`)."""
+    return {token for token in tokens if len(token) >= MIN_BLOCKING_LENGTH}
 
 
 def _score_name(tokens: tuple[str, ...], name: NameRecord, index: ScreeningIndex, similarity) -> NameScore:
@@ -204,6 +218,7 @@ def screen_name(
     min_score: float | None = None,
     sources: frozenset[str] | None = None,
     index: ScreeningIndex | None = None,
+    among: Collection[int] | None = None,
 ) -> list[Hit]:
     """Hits for `name` at or above `min_score` (default REPORT_THRESHOLD), best first, one per entry.
 
@@ -211,18 +226,27 @@ def screen_name(
     code or a country name; `sources` the lists to screen against (None: every loaded list).
     Raises ListsNotLoaded when no list (none of `sources`) is loaded, and UnscreenableName for
     a name written only in a script the normaliser cannot transliterate (Chinese, Japanese, ...).
+
+    `among`: score these listed names (positions in `index.names`) instead of the candidates the
+    blocking keys lead to, all of them, with no CANDIDATE_LIMIT. Scores and evidence are those of a
+    full screening, so every hit a full screening finds on an entry whose names reachable by the
+    blocking keys are all in `among` is found too (the re-screening pre-filter relies on that).
     """
     index = _loaded_index(index, sources)
     floor = report_threshold() if min_score is None else min_score
-    individual = kind is not None and kind.strip().lower() == "individual"
-    tokens = name_tokens(name or "", individual=individual and "," in (name or ""))
+    tokens = query_tokens(name, kind=kind)
     if not tokens:
         if any(character.isalpha() for character in name or ""):
             raise UnscreenableName(f"cannot read the letters of {name!r}; screen a romanised form of the name")
         return []
     similarity = _similarity_cache(is_abjad(name))
     best: dict[int, tuple[NameScore, NameRecord]] = {}
-    for position in _candidates(index, tokens, similarity, index.name_mask(sources)):
+    mask = index.name_mask(sources)
+    if among is None:
+        positions = _candidates(index, tokens, similarity, mask)
+    else:
+        positions = among if mask is None else [position for position in among if mask[position]]
+    for position in positions:
         listed = index.names[position]
         scored = _score_name(tokens, listed, index, similarity)
         if listed.entry not in best or scored.score > best[listed.entry][0].score:

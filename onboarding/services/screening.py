@@ -84,12 +84,20 @@ class ScreeningPlan:
 CHECK_LABELS = {CheckType.SANCTIONS: "Sanctions", CheckType.PEP: "PEP"}
 
 
+def entity_name_subject(*, legal_name: str, entity_type: str, date_of_birth, jurisdiction: str) -> Subject:
+    return Subject("entity", HitSubject.ENTITY, legal_name, kind=entity_type, date_of_birth=date_of_birth, country=jurisdiction)
+
+
+def owner_name_subject(*, ubo_id, name: str, date_of_birth, nationality: str) -> Subject:
+    return Subject(f"ubo:{ubo_id}", HitSubject.UBO, name, kind="individual", date_of_birth=date_of_birth, country=nationality or None,
+                   ubo_id=ubo_id)
+
+
 def name_subjects(entity: Entity) -> list[Subject]:
-    subjects = [Subject("entity", HitSubject.ENTITY, entity.legal_name, kind=entity.entity_type,
-                        date_of_birth=entity.date_of_birth, country=entity.jurisdiction)]
+    subjects = [entity_name_subject(legal_name=entity.legal_name, entity_type=entity.entity_type, date_of_birth=entity.date_of_birth,
+                                    jurisdiction=entity.jurisdiction)]
     for ubo in entity.ubos.order_by("created_at", "id"):
-        subjects.append(Subject(f"ubo:{ubo.pk}", HitSubject.UBO, ubo.name, kind="individual", date_of_birth=ubo.date_of_birth,
-                                country=ubo.nationality or None, ubo_id=ubo.pk))
+        subjects.append(owner_name_subject(ubo_id=ubo.pk, name=ubo.name, date_of_birth=ubo.date_of_birth, nationality=ubo.nationality))
     return subjects
 
 

@@ -86,7 +86,8 @@ class Command(BaseCommand):
                     continue
                 if result.changed:
                     changes.append(
-                        ListChange(result.source, result.content_hash, result.added_uids, result.changed_uids, result.removed_uids)
+                        ListChange(result.source, result.content_hash, result.added_uids, result.changed_uids, result.removed_uids,
+                                   version=result.version.number)
                     )
         finally:
             # Whatever failed after it, a list that committed is screened against: otherwise the next run
