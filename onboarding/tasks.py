@@ -39,6 +39,7 @@ def rescreen_for_changes(versions: dict) -> None:
     the markers those loads set are cleared."""
     plan = rescreen.plan_for_versions(versions)
     _rescreen(sorted(plan.selection.entity_ids, key=str))
+    screening.list_versions_rescreened(changes=plan.changes, entities=len(plan.selection.entity_ids))
     screening.lists_rescreen_done(pending=plan.markers)
     logger.info("%s", plan.describe())
 

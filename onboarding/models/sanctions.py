@@ -195,6 +195,9 @@ class SanctionsListVersion(BaseModel):
     added = models.JSONField(default=list, blank=True)
     changed = models.JSONField(default=list, blank=True)
     removed = models.JSONField(default=list, blank=True)
+    rescreened_entities = models.PositiveIntegerField(
+        null=True, blank=True, help_text="Entities queued for re-screening because of this change (those its diff can affect).")
+    rescreened_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["sanctions_list", "-number"]
@@ -216,7 +219,6 @@ class SanctionsRefresh(BaseModel):
     message = models.TextField(blank=True, default="")
     urls = models.JSONField(default=list, blank=True)
     version = models.ForeignKey(SanctionsListVersion, null=True, blank=True, on_delete=models.SET_NULL, related_name="refreshes")
-    rescreened_entities = models.PositiveIntegerField(null=True, blank=True)
 
     class Meta:
         ordering = ["-started_at"]

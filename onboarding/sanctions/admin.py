@@ -140,11 +140,11 @@ class SanctionsListAdmin(ReadOnlyAdmin):
 @admin.register(SanctionsListVersion)
 class SanctionsListVersionAdmin(ReadOnlyAdmin):
     list_display = ("__str__", "number", "origin", "loaded_at", "published_at", "entry_count", "added_count", "changed_count",
-                    "removed_count")
+                    "removed_count", "rescreened_entities")
     list_filter = ("sanctions_list__source", "origin")
     list_select_related = ("sanctions_list",)
     fields = ("sanctions_list", "number", "origin", "loaded_at", "published_at", "publisher_version", "entry_count", "content_hash",
-              "source_files", "made_by", "added_entries", "changed_entries", "removed_entries")
+              "source_files", "made_by", "rescreened_entities", "rescreened_at", "added_entries", "changed_entries", "removed_entries")
     readonly_fields = fields
 
     @admin.display(description="Added")
@@ -196,7 +196,7 @@ class SanctionsRefreshAdmin(ReadOnlyAdmin):
     list_filter = ("source", "outcome", "trigger")
     search_fields = ("source", "message")
     list_select_related = ("version",)
-    fields = ("source", "trigger", "started_at", "finished_at", "outcome", "message", "urls", "version_made", "rescreened_entities")
+    fields = ("source", "trigger", "started_at", "finished_at", "outcome", "message", "urls", "version_made")
     readonly_fields = fields
 
     @admin.display(description="Message")

@@ -30,7 +30,15 @@ from common.principal import Principal
 from compliance.services import onchain_updates_write
 from monitoring.notifications.services import notification_create
 from onboarding.choices import BUILTIN_PROVIDER, CheckResult, CheckType, HitStatus, HitSubject, WalletStatus
-from onboarding.models import ComplianceCheck, Entity, SanctionsList, ScreeningFalsePositive, ScreeningHit, Wallet
+from onboarding.models import (
+    ComplianceCheck,
+    Entity,
+    SanctionsList,
+    SanctionsListVersion,
+    ScreeningFalsePositive,
+    ScreeningHit,
+    Wallet,
+)
 from onboarding.models.sanctions import ListCategory
 from onboarding.risk import risk_recompute
 from onboarding.sanctions.registry import list_name
@@ -311,6 +319,15 @@ def _flag_wallets(entity: Entity, raised: list[ScreeningHit]) -> None:
 def _notify(entity: Entity, check: ComplianceCheck) -> None:
     notification_create(organization=entity.organization, mode=entity.mode, type="screening_complete", entity_id=entity.pk,
                         title=f"{CHECK_LABELS[check.check_type]} screening of {entity.legal_name}: {check.result}", body=check.summary)
+
+
+def list_versions_rescreened(*, changes: list, entities: int) -> None:
+    """Record on each list version of `changes` how many entities its re-screening queued."""
+    now = timezone.now()
+    for change in changes:
+        if change.version:
+            SanctionsListVersion.objects.filter(sanctions_list__source=change.source, number=change.version).update(
+                rescreened_entities=entities, rescreened_at=now)
 
 
 def lists_rescreen_done(*, pending: dict) -> int:

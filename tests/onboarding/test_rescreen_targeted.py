@@ -114,7 +114,10 @@ def test_an_added_entry_rescreens_only_the_entity_whose_name_resembles_it(org, b
     assert hit.status == "open" and hit.score >= 0.85 and hit.subject_type == "entity"
     assert Entity.objects.get(pk=boris.pk).status == "under_review"
     assert Notification.objects.filter(type="screening_complete", entity_id=boris.pk).count() == notified + 1
-    assert SanctionsList.objects.get(source="ofac_sdn").rescreen_pending_since is None
+    ofac = SanctionsList.objects.get(source="ofac_sdn")
+    assert ofac.rescreen_pending_since is None
+    version = ofac.versions.order_by("-number").first()  # the console's version page says what the change re-screened
+    assert (version.added, version.rescreened_entities) == ([{"uid": "99999", "name": "TESTOVSKY, Boris Ignatievich"}], 1)
 
 
 def test_a_removed_entry_rescreens_the_entities_with_a_hit_on_it(org, other_org, bystanders, ofac_copy, selections,
