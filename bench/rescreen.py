@@ -146,8 +146,8 @@ def change_ofac(changed: int, rng: random.Random, workdir: Path):
     of them are entries the near-listed customers were hit on; the others are picked at random."""
     from onboarding.models import ScreeningHit
     from onboarding.sanctions.files import read_blob
+    from onboarding.sanctions.formats.ofac import parse_ofac
     from onboarding.sanctions.loader import sanctions_list_load
-    from onboarding.sanctions.ofac import parse_ofac
     from onboarding.sanctions.registry import SNAPSHOT_DIR
 
     target = workdir / "ofac"

@@ -9,7 +9,7 @@ giving each file's source, date, licence and SHA-256).
 
 A list is identified by its `source` (SanctionsList.source, a hit's `source`). The known lists are in
 `KNOWN`; `register()` adds one (the format modules do, at import). An OpenSanctions dataset is
-`os_<dataset>` and is made on demand by `list_spec` (onboarding.sanctions.opensanctions).
+`os_<dataset>` and is made on demand by `list_spec` (onboarding.sanctions.formats.opensanctions).
 """
 
 from __future__ import annotations
@@ -56,7 +56,7 @@ def register(spec: ListSpec) -> ListSpec:
 
 def _load_formats() -> None:
     """Import the format modules so that they register their lists."""
-    from onboarding.sanctions import csl, dpl, eu, ofac, opensanctions, uk, un  # noqa: F401
+    from onboarding.sanctions.formats import csl, dpl, eu, ofac, opensanctions, uk, un  # noqa: F401
 
 
 class UnknownList(KeyError):
@@ -81,7 +81,7 @@ def list_spec(source: str) -> ListSpec:
     if source in KNOWN:
         return KNOWN[source]
     if source.startswith("os_"):
-        from onboarding.sanctions.opensanctions import dataset_spec
+        from onboarding.sanctions.formats.opensanctions import dataset_spec
 
         return dataset_spec(source.removeprefix("os_"))
     names = ", ".join(spec.source for spec in known_specs())

@@ -10,8 +10,8 @@ from django.core.management.base import CommandError
 from common.models import AuditLogEntry
 from onboarding.models import SanctionsEntry, SanctionsList, SanctionsName
 from onboarding.sanctions import loader
+from onboarding.sanctions.formats.ofac import parse_ofac
 from onboarding.sanctions.loader import sanctions_list_load
-from onboarding.sanctions.ofac import parse_ofac
 from onboarding.screening import on_lists_changed, remove_lists_changed, screen_name
 from onboarding.screening.index import get_index
 

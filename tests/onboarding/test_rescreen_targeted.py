@@ -16,8 +16,8 @@ from django.core.management import call_command
 from common.chain import normalized_address
 from monitoring.models import Notification
 from onboarding.models import BeneficialOwner, ComplianceCheck, Entity, SanctionsList, ScreeningHit, Wallet
+from onboarding.sanctions.formats.ofac import parse_ofac
 from onboarding.sanctions.loader import sanctions_list_load
-from onboarding.sanctions.ofac import parse_ofac
 from onboarding.screening import rescreen
 from onboarding.screening.hooks import ListChange, notify_lists_changed
 from onboarding.services.screening import entity_screen

@@ -22,16 +22,16 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from onboarding.models import SanctionsEntry, SanctionsList
-from onboarding.sanctions.csl import parse_csl
-from onboarding.sanctions.dates import birth_date
-from onboarding.sanctions.dpl import parse_dpl
-from onboarding.sanctions.eu import parse_eu
 from onboarding.sanctions.files import read_blob
-from onboarding.sanctions.ofac import CONSOLIDATED_FILES, parse_ofac
-from onboarding.sanctions.opensanctions import dataset_spec, parse_ftm
-from onboarding.sanctions.parties import derived_uid, guess_kind
+from onboarding.sanctions.formats.csl import parse_csl
+from onboarding.sanctions.formats.dates import birth_date
+from onboarding.sanctions.formats.dpl import parse_dpl
+from onboarding.sanctions.formats.eu import parse_eu
+from onboarding.sanctions.formats.ofac import CONSOLIDATED_FILES, parse_ofac
+from onboarding.sanctions.formats.opensanctions import dataset_spec, parse_ftm
+from onboarding.sanctions.formats.parties import derived_uid, guess_kind
+from onboarding.sanctions.formats.uk import parse_uk
 from onboarding.sanctions.registry import SNAPSHOT_DIR, UnknownList, bundled_specs, known_specs, list_spec, list_urls, snapshot_blobs
-from onboarding.sanctions.uk import parse_uk
 from onboarding.screening import screen_name
 
 SAMPLES = Path(__file__).resolve().parent / "sanctions_samples"

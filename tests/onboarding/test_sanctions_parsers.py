@@ -5,11 +5,11 @@ from datetime import UTC, date, datetime
 
 import pytest
 
-from onboarding.sanctions import ofac_remarks
 from onboarding.sanctions.countries import country_code
 from onboarding.sanctions.files import read_blob
-from onboarding.sanctions.ofac import parse_ofac
-from onboarding.sanctions.un import parse_un
+from onboarding.sanctions.formats import ofac_remarks
+from onboarding.sanctions.formats.ofac import parse_ofac
+from onboarding.sanctions.formats.un import parse_un
 from tests.onboarding.conftest import OFAC_DIR, UN_FILE
 
 

@@ -15,8 +15,8 @@ from compliance.models import OnchainStatusUpdate
 from config.celery import app
 from monitoring.models import Notification
 from onboarding.models import ComplianceCheck, Entity, RiskAssessment, SanctionsList, ScreeningFalsePositive, ScreeningHit, Wallet
+from onboarding.sanctions.formats.ofac import parse_ofac
 from onboarding.sanctions.loader import sanctions_list_load
-from onboarding.sanctions.ofac import parse_ofac
 from onboarding.tasks import screen_entity, sweep_rescreen_pending
 from tests.onboarding.helpers import PLAIN_ETH, SANCTIONED_ETH, entity_url, onboard
 from tests.onboarding.test_load_sanctions import NEW_ROW, edit_sdn

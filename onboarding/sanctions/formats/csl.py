@@ -33,12 +33,12 @@ import re
 
 from onboarding.models.sanctions import EntryKind, NameKind, SanctionsSource
 from onboarding.sanctions.countries import country_code
-from onboarding.sanctions.dates import birth_dates, listing_date
 from onboarding.sanctions.files import decode_text
-from onboarding.sanctions.parties import derived_uid, guess_kind
+from onboarding.sanctions.formats.dates import birth_dates, listing_date
+from onboarding.sanctions.formats.parties import derived_uid, guess_kind
+from onboarding.sanctions.formats.tables import read_table
 from onboarding.sanctions.records import ParsedAddress, ParsedEntry, ParsedList, ParsedName, ParseReport, content_hash
 from onboarding.sanctions.registry import ListSpec, register
-from onboarding.sanctions.tables import read_table
 
 CSL_FILE = "consolidated.csv"
 CSL_URL = "https://data.trade.gov/downloadable_consolidated_screening_list/v1/consolidated.csv"

@@ -35,7 +35,8 @@ import re
 
 from onboarding.models.sanctions import EntryKind, NameKind, SanctionsSource
 from onboarding.sanctions.countries import country_code
-from onboarding.sanctions.dates import birth_date, listing_date, timestamp
+from onboarding.sanctions.formats.dates import birth_date, listing_date, timestamp
+from onboarding.sanctions.formats.xmldoc import check_root, read_document, without_namespaces
 from onboarding.sanctions.records import (
     ParsedAddress,
     ParsedEntry,
@@ -47,7 +48,6 @@ from onboarding.sanctions.records import (
     in_other_script,
 )
 from onboarding.sanctions.registry import ListSpec, register
-from onboarding.sanctions.xmldoc import check_root, read_document, without_namespaces
 
 EU_FILE = "eu_fsf.xml"
 _KINDS = {"person": EntryKind.INDIVIDUAL, "enterprise": EntryKind.ENTITY}

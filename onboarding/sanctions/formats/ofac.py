@@ -29,9 +29,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from onboarding.models.sanctions import EntryKind, NameKind, SanctionsSource
-from onboarding.sanctions import ofac_remarks
 from onboarding.sanctions.countries import country_code
 from onboarding.sanctions.files import decode_text, read_files
+from onboarding.sanctions.formats import ofac_remarks
 from onboarding.sanctions.records import (
     ParsedAddress,
     ParsedDigitalAddress,

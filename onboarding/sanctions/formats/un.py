@@ -20,6 +20,7 @@ from pathlib import Path
 from onboarding.models.sanctions import EntryKind, NameKind, SanctionsSource
 from onboarding.sanctions.countries import country_code
 from onboarding.sanctions.files import read_blob
+from onboarding.sanctions.formats.xmldoc import read_document
 from onboarding.sanctions.records import (
     ParsedAddress,
     ParsedEntry,
@@ -30,7 +31,6 @@ from onboarding.sanctions.records import (
     content_hash,
 )
 from onboarding.sanctions.registry import ListSpec, register
-from onboarding.sanctions.xmldoc import read_document
 
 _NAME_PARTS = ("FIRST_NAME", "SECOND_NAME", "THIRD_NAME", "FOURTH_NAME")
 _ALIAS_KINDS = {

@@ -41,8 +41,8 @@ from django.conf import settings
 from onboarding.models.sanctions import EntryKind, ListCategory, NameKind
 from onboarding.sanctions.addresses import canonical_address
 from onboarding.sanctions.countries import country_code
-from onboarding.sanctions.dates import birth_dates, listing_date, timestamp
 from onboarding.sanctions.files import decode_text
+from onboarding.sanctions.formats.dates import birth_dates, listing_date, timestamp
 from onboarding.sanctions.records import (
     ParsedAddress,
     ParsedDigitalAddress,

@@ -27,12 +27,12 @@ from datetime import date
 
 from onboarding.models.sanctions import NameKind, SanctionsSource
 from onboarding.sanctions.countries import country_code
-from onboarding.sanctions.dates import listing_date
 from onboarding.sanctions.files import decode_text
-from onboarding.sanctions.parties import derived_uid, guess_kind
+from onboarding.sanctions.formats.dates import listing_date
+from onboarding.sanctions.formats.parties import derived_uid, guess_kind
+from onboarding.sanctions.formats.tables import read_table
 from onboarding.sanctions.records import ParsedAddress, ParsedEntry, ParsedList, ParsedName, ParseReport, content_hash
 from onboarding.sanctions.registry import ListSpec, register
-from onboarding.sanctions.tables import read_table
 
 DPL_FILE = "dpl.txt"
 DPL_URL = "https://www.bis.doc.gov/dpl/dpl.txt"

@@ -27,10 +27,10 @@ from __future__ import annotations
 
 from onboarding.models.sanctions import EntryKind, NameKind, SanctionsSource
 from onboarding.sanctions.countries import country_code
-from onboarding.sanctions.dates import birth_dates, listing_date, timestamp
+from onboarding.sanctions.formats.dates import birth_dates, listing_date, timestamp
+from onboarding.sanctions.formats.xmldoc import check_root, read_document, text, texts, without_namespaces
 from onboarding.sanctions.records import ParsedAddress, ParsedEntry, ParsedList, ParsedName, ParseReport, clean, content_hash
 from onboarding.sanctions.registry import ListSpec, register
-from onboarding.sanctions.xmldoc import check_root, read_document, text, texts, without_namespaces
 
 UK_FILE = "UK-Sanctions-List.xml"
 UK_URL = "https://sanctionslist.fcdo.gov.uk/docs/UK-Sanctions-List.xml"
