@@ -32,8 +32,8 @@ class SanctionsSource(models.TextChoices):
 class ListCategory(models.TextChoices):
     """What a match on the list means: a `sanctions` check, or a `pep` check (politically exposed persons)."""
 
-    SANCTIONS = "sanctions"
-    PEP = "pep"
+    SANCTIONS = "sanctions", "Sanctions"
+    PEP = "pep", "PEP"
 
 
 class RefreshOutcome(models.TextChoices):
@@ -69,7 +69,8 @@ class NameKind(models.TextChoices):
 class SanctionsList(BaseModel):
     """One published list, with what is needed to tell whether a reload changed it."""
 
-    source = models.CharField(max_length=64, unique=True, help_text="A SanctionsSource value, or os_<dataset> for OpenSanctions.")
+    source = models.CharField(max_length=64, unique=True, help_text=(
+        "The list's key: ofac_sdn, un_consolidated, …, or os_ and the dataset's name for an OpenSanctions dataset."))
     category = models.CharField(max_length=16, choices=ListCategory.choices, default=ListCategory.SANCTIONS)
     version = models.CharField(max_length=64, blank=True, default="", help_text="Publisher's version or generation stamp, if any.")
     published_at = models.DateTimeField(null=True, blank=True)
@@ -196,8 +197,9 @@ class SanctionsListVersion(BaseModel):
     changed = models.JSONField(default=list, blank=True)
     removed = models.JSONField(default=list, blank=True)
     rescreened_entities = models.PositiveIntegerField(
-        null=True, blank=True, help_text="Entities queued for re-screening because of this change (those its diff can affect).")
-    rescreened_at = models.DateTimeField(null=True, blank=True)
+        "entities re-screened", null=True, blank=True,
+        help_text="Entities queued for re-screening because of this change (those its diff can affect).")
+    rescreened_at = models.DateTimeField("re-screened at", null=True, blank=True)
 
     class Meta:
         ordering = ["sanctions_list", "-number"]

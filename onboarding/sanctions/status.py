@@ -21,7 +21,7 @@ from onboarding.sanctions.registry import list_name
 from onboarding.sanctions.selectors import refresh_failures
 
 STALE_DAYS = 30
-REFRESH_HINT = "python manage.py refresh_sanctions"
+REFRESH_HINT = ".venv/bin/python manage.py refresh_sanctions"
 
 
 def stale_days() -> int:

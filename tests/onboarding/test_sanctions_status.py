@@ -40,7 +40,7 @@ def test_current_lists_are_ok(client):
     assert [(item["source"], item["entries"], item["stale"], item["version"]) for item in body["sanctions_lists"]["lists"]] == [
         ("ofac_sdn", 1, False, 1), ("un_consolidated", 1, False, 1)]
     output = status_output()
-    assert "Sanctions list OFAC Specially Designated Nationals (SDN) (ofac_sdn): published " in output
+    assert "  OFAC Specially Designated Nationals (SDN) (ofac_sdn): published " in output and "entries, 2 days old" in output
     assert "1 entries" in output and "Warning" not in output and "python manage.py refresh_sanctions" in output
 
 
@@ -53,7 +53,7 @@ def test_a_list_older_than_30_days_is_stale_and_health_degraded(client):
     body = response.json()
     assert response.status_code == 200 and body["status"] == "degraded"
     assert body["sanctions_lists"]["problems"] == ["un_consolidated is 45 days old (more than 30)"]
-    assert "Warning: un_consolidated is 45 days old (more than 30)" in status_output()
+    assert "Warning: 1 of 2 lists are more than 30 days old (un_consolidated): screening uses them" in status_output()
     with override_settings(SANCTIONS_STALE_DAYS=60):
         assert client.get("/health").json()["status"] == "ok"
 

@@ -1,5 +1,6 @@
 """`python manage.py sanctions_status`: one line per loaded list (name, publication date, entries,
-how current) and how to refresh; a warning for each stale list. `make run` prints it after loading."""
+how old) under a line saying how to refresh them; one warning naming the stale lists, and one per
+list whose last refresh failed. `make run` prints it after loading."""
 
 from django.core.management.base import BaseCommand
 
@@ -14,18 +15,19 @@ class Command(BaseCommand):
         if not statuses:
             self.stdout.write("Sanctions lists: none loaded; screening records 'lists not loaded'. Run: python manage.py load_sanctions")
             return
+        self.stdout.write(f"Sanctions lists (refresh from the publishers: {REFRESH_HINT}; Celery beat does it daily):")
         for status in statuses:
             published = status.published_at.date().isoformat() if status.published_at else "no date given"
-            refreshed = ""
-            if status.last_refresh_outcome:
-                refreshed = f", last refresh {status.last_refresh_at:%Y-%m-%d %H:%M} {status.last_refresh_outcome}"
-            self.stdout.write(f"Sanctions list {status.name} ({status.source}): published {published}, "
-                              f"{status.entry_count:,} entries, current as of {status.current_as_of.date().isoformat()}{refreshed}")
-        for status in statuses:
-            if status.stale:
-                self.stdout.write(self.style.WARNING(
-                    f"Warning: {status.source} is {status.age_days} days old (more than {stale_days()}); screening uses it, "
-                    "but /health reports degraded until it is refreshed"))
+            age = "today" if status.age_days == 0 else f"{status.age_days:,} day{'s' if status.age_days != 1 else ''} old"
+            current = status.current_as_of.date().isoformat()
+            as_of = f"current as of {current} ({age})" if current != published else age
+            refreshed = f", last refresh {status.last_refresh_outcome}" if status.last_refresh_outcome else ""
+            self.stdout.write(f"  {status.name} ({status.source}): published {published}, {status.entry_count:,} entries, "
+                              f"{as_of}{refreshed}")
+        stale = [status.source for status in statuses if status.stale]
+        if stale:
+            self.stdout.write(self.style.WARNING(
+                f"Warning: {len(stale)} of {len(statuses)} lists are more than {stale_days()} days old ({', '.join(stale)}): "
+                "screening uses them, but /health reports degraded until they are refreshed."))
         for problem in refresh_problems():
             self.stdout.write(self.style.WARNING(f"Warning: {problem}"))
-        self.stdout.write(f"Refresh from the publishers: {REFRESH_HINT} (Celery beat also runs it daily)")
