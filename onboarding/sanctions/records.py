@@ -90,6 +90,15 @@ class ParseReport:
         if len(self.samples) < SKIPPED_SAMPLE_LIMIT:
             self.samples.append({"file": file, "line": line, "reason": reason})
 
+    def keep(self, entries: dict, entry: ParsedEntry, *, file: str, line: int | str, id_name: str) -> None:
+        """Add `entry` to `entries` by uid, or count it skipped: no id, no name, or an id seen before."""
+        if not entry.uid or not entry.primary_name:
+            self.skip(file=file, line=line, reason=f"no {id_name}" if not entry.uid else "no name")
+        elif entry.uid in entries:
+            self.skip(file=file, line=line, reason=f"{id_name} {entry.uid} repeated")
+        else:
+            entries[entry.uid] = entry
+
     def most_malformed(self) -> tuple[str, int, int, float]:
         """(file, skipped rows, rows read, share) of the file with the largest share of skipped rows
         (parser errors count as rows)."""

@@ -173,13 +173,7 @@ def parse_eu(blob: bytes, *, file: str = EU_FILE, source_files: list[str] | None
     if check_root(root, "export", file, report):
         for entity in root.iter("sanctionEntity"):
             report.read(file=file)
-            entry = _entry(entity)
-            if not entry.uid or not entry.primary_name:
-                report.skip(file=file, line=entity.sourceline, reason="no logicalId" if not entry.uid else "no name")
-            elif entry.uid in entries:
-                report.skip(file=file, line=entity.sourceline, reason=f"logicalId {entry.uid} repeated")
-            else:
-                entries[entry.uid] = entry
+            report.keep(entries, _entry(entity), file=file, line=entity.sourceline, id_name="logicalId")
     generated = _attr(root, "generationDate") if root is not None else ""
     return ParsedList(
         source=SanctionsSource.EU_FSF,

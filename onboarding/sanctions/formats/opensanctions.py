@@ -171,13 +171,7 @@ def parse_ftm(blob: bytes, *, source: str, file: str = FTM_FILE, source_files: l
             continue
         if schema not in _KINDS:
             continue  # a fact about parties (a sanction, an address, a relation), not a party
-        entry = _entry(record, _KINDS[schema])
-        if not entry.uid or not entry.primary_name:
-            report.skip(file=file, line=number, reason="no id" if not entry.uid else "no name")
-        elif entry.uid in entries:
-            report.skip(file=file, line=number, reason=f"id {entry.uid} repeated")
-        else:
-            entries[entry.uid] = entry
+        report.keep(entries, _entry(record, _KINDS[schema]), file=file, line=number, id_name="id")
     if last_unreadable:
         report.incomplete.append(f"{file}: the last line is not a whole JSON object: the download was cut short")
     if not report.rows:

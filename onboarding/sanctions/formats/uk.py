@@ -125,13 +125,7 @@ def parse_uk(blob: bytes, *, file: str = UK_FILE, source_files: list[str] | None
     if check_root(root, "Designations", file, report):
         for designation in root.iter("Designation"):
             report.read(file=file)
-            entry = _entry(designation)
-            if not entry.uid or not entry.primary_name:
-                report.skip(file=file, line=designation.sourceline, reason="no UniqueID" if not entry.uid else "no name")
-            elif entry.uid in entries:
-                report.skip(file=file, line=designation.sourceline, reason=f"UniqueID {entry.uid} repeated")
-            else:
-                entries[entry.uid] = entry
+            report.keep(entries, _entry(designation), file=file, line=designation.sourceline, id_name="UniqueID")
     generated = _generated(root) if root is not None else ""
     return ParsedList(
         source=SanctionsSource.UK_SANCTIONS,

@@ -147,13 +147,7 @@ def parse_un_file(blob: bytes, *, file: str = UN_FILE, source_files: list[str] |
     for tag, individual in (("INDIVIDUALS/INDIVIDUAL", True), ("ENTITIES/ENTITY", False)):
         for record in root.findall(tag) if root is not None else []:
             report.read(file=file)
-            entry = _entry(record, individual=individual)
-            if not entry.uid or not entry.primary_name:
-                report.skip(file=file, line=record.sourceline, reason="no DATAID" if not entry.uid else "no name")
-            elif entry.uid in entries:
-                report.skip(file=file, line=record.sourceline, reason=f"DATAID {entry.uid} repeated")
-            else:
-                entries[entry.uid] = entry
+            report.keep(entries, _entry(record, individual=individual), file=file, line=record.sourceline, id_name="DATAID")
     published = _published_at(root) if root is not None else None
     return ParsedList(
         source=SanctionsSource.UN_CONSOLIDATED,
