@@ -35,16 +35,14 @@ import re
 
 from onboarding.models.sanctions import EntryKind, NameKind, SanctionsSource
 from onboarding.sanctions.countries import country_code
-from onboarding.sanctions.formats.dates import birth_date, listing_date, timestamp
-from onboarding.sanctions.formats.xmldoc import check_root, read_document, without_namespaces
+from onboarding.sanctions.formats.dates import birth_date, listing_date
+from onboarding.sanctions.formats.xmldoc import parse_entity_document
 from onboarding.sanctions.records import (
     ParsedAddress,
     ParsedEntry,
     ParsedList,
     ParsedName,
-    ParseReport,
     clean,
-    content_hash,
     in_other_script,
 )
 from onboarding.sanctions.registry import ListSpec, register
@@ -167,24 +165,9 @@ def _entry(entity) -> ParsedEntry:
 
 def parse_eu(blob: bytes, *, file: str = EU_FILE, source_files: list[str] | None = None) -> ParsedList:
     """Read an EU Financial Sanctions File (XML) from its bytes."""
-    report = ParseReport()
-    root = without_namespaces(read_document(blob, file, report))
-    entries: dict[str, ParsedEntry] = {}
-    if check_root(root, "export", file, report):
-        for entity in root.iter("sanctionEntity"):
-            report.read(file=file)
-            report.keep(entries, _entry(entity), file=file, line=entity.sourceline, id_name="logicalId")
-    generated = _attr(root, "generationDate") if root is not None else ""
-    return ParsedList(
-        source=SanctionsSource.EU_FSF,
-        content_hash=content_hash({EU_FILE: blob}),
-        entries=list(entries.values()),
-        report=report,
-        source_files=source_files if source_files is not None else [file],
-        version=generated,
-        published_at=timestamp(generated),
-    )
-
+    return parse_entity_document(blob, file=file, source=SanctionsSource.EU_FSF, root_tag="export", element="sanctionEntity",
+                                 id_name="logicalId", entry=_entry, generated=lambda root: _attr(root, "generationDate"),
+                                 source_files=source_files)
 
 register(ListSpec(
     source=SanctionsSource.EU_FSF, name="EU Financial Sanctions Files (consolidated list)",

@@ -27,9 +27,9 @@ from __future__ import annotations
 
 from onboarding.models.sanctions import EntryKind, NameKind, SanctionsSource
 from onboarding.sanctions.countries import country_code
-from onboarding.sanctions.formats.dates import birth_dates, listing_date, timestamp
-from onboarding.sanctions.formats.xmldoc import check_root, read_document, text, texts, without_namespaces
-from onboarding.sanctions.records import ParsedAddress, ParsedEntry, ParsedList, ParsedName, ParseReport, clean, content_hash
+from onboarding.sanctions.formats.dates import birth_dates, listing_date
+from onboarding.sanctions.formats.xmldoc import parse_entity_document, text, texts
+from onboarding.sanctions.records import ParsedAddress, ParsedEntry, ParsedList, ParsedName, clean
 from onboarding.sanctions.registry import ListSpec, register
 
 UK_FILE = "UK-Sanctions-List.xml"
@@ -119,24 +119,8 @@ def _generated(root) -> str:
 
 def parse_uk(blob: bytes, *, file: str = UK_FILE, source_files: list[str] | None = None) -> ParsedList:
     """Read the UK Sanctions List (XML) from its bytes."""
-    report = ParseReport()
-    root = without_namespaces(read_document(blob, file, report))
-    entries: dict[str, ParsedEntry] = {}
-    if check_root(root, "Designations", file, report):
-        for designation in root.iter("Designation"):
-            report.read(file=file)
-            report.keep(entries, _entry(designation), file=file, line=designation.sourceline, id_name="UniqueID")
-    generated = _generated(root) if root is not None else ""
-    return ParsedList(
-        source=SanctionsSource.UK_SANCTIONS,
-        content_hash=content_hash({UK_FILE: blob}),
-        entries=list(entries.values()),
-        report=report,
-        source_files=source_files if source_files is not None else [file],
-        version=generated,
-        published_at=timestamp(generated),
-    )
-
+    return parse_entity_document(blob, file=file, source=SanctionsSource.UK_SANCTIONS, root_tag="Designations", element="Designation",
+                                 id_name="UniqueID", entry=_entry, generated=_generated, source_files=source_files)
 
 register(ListSpec(
     source=SanctionsSource.UK_SANCTIONS, name="UK Sanctions List", publisher="UK Foreign, Commonwealth and Development Office",

@@ -8,9 +8,12 @@ parser error as a skipped row. Entities are not resolved and nothing is fetched 
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from lxml import etree
 
-from onboarding.sanctions.records import ParseReport, clean
+from onboarding.sanctions.formats.dates import timestamp
+from onboarding.sanctions.records import ParsedEntry, ParsedList, ParseReport, clean, content_hash
 
 
 def _parser(*, recover: bool) -> etree.XMLParser:
@@ -65,3 +68,22 @@ def text(element, path: str) -> str:
 def texts(element, path: str) -> list[str]:
     """The cleaned, non-empty texts of the elements at `path`, in document order."""
     return [value for value in (clean(node.text) for node in element.findall(path)) if value]
+
+
+def parse_entity_document(blob: bytes, *, file: str, source: str, root_tag: str, element: str, id_name: str,
+                          entry: Callable[[object], ParsedEntry], generated: Callable[[object], str],
+                          source_files: list[str] | None) -> ParsedList:
+    """A list published as one XML document whose root `root_tag` holds an `element` per party (the
+    EU's and the UK's files): each read by `entry`, kept by its id (`id_name` in the report's
+    messages); `generated(root)` is the publisher's stamp, the list's version and publication time."""
+    report = ParseReport()
+    root = without_namespaces(read_document(blob, file, report))
+    entries: dict[str, ParsedEntry] = {}
+    if check_root(root, root_tag, file, report):
+        for node in root.iter(element):
+            report.read(file=file)
+            report.keep(entries, entry(node), file=file, line=node.sourceline, id_name=id_name)
+    stamp = generated(root) if root is not None else ""
+    return ParsedList(source=source, content_hash=content_hash({file: blob}), entries=list(entries.values()), report=report,
+                      source_files=source_files if source_files is not None else [file], version=stamp,
+                      published_at=timestamp(stamp))
