@@ -24,6 +24,7 @@ npm-deps: system-deps
 	@scripts/npm-deps
 
 run: deps
+	@scripts/npm-deps compliance/onchain
 	@$(PY) manage.py serve --check-port
 	@$(PY) manage.py migrate --noinput -v0
 	@$(PY) manage.py createcachetable -v0
