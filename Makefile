@@ -58,6 +58,8 @@ bench: deps
 	@$(PY) bench/memory.py celery --passes 4
 	@$(PY) bench/filings.py --all
 	@$(PY) bench/webhooks.py
+	@scripts/npm-deps compliance/onchain
+	@$(PY) bench/oracle_gas.py
 
 clean:
 	rm -rf $(VENV) var
