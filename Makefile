@@ -24,6 +24,7 @@ npm-deps: system-deps
 	@scripts/npm-deps
 
 run: deps
+	@scripts/npm-deps compliance/onchain
 	@$(PY) manage.py serve --check-port
 	@$(PY) manage.py migrate --noinput -v0
 	@$(PY) manage.py createcachetable -v0
@@ -57,6 +58,8 @@ bench: deps
 	@$(PY) bench/memory.py celery --passes 4
 	@$(PY) bench/filings.py --all
 	@$(PY) bench/webhooks.py
+	@scripts/npm-deps compliance/onchain
+	@$(PY) bench/oracle_gas.py
 
 clean:
 	rm -rf $(VENV) var
