@@ -24,7 +24,6 @@ npm-deps: system-deps
 	@scripts/npm-deps
 
 run: deps
-	@scripts/npm-deps compliance/onchain
 	@$(PY) manage.py serve --check-port
 	@$(PY) manage.py migrate --noinput -v0
 	@$(PY) manage.py createcachetable -v0
