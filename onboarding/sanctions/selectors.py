@@ -58,3 +58,25 @@ def refresh_failures() -> list[RefreshFailure]:
                        since=row["since"], last_attempt_at=latest[source].finished_at, failures=row["failures"])
         for source, row in sorted(streaks.items())
     ]
+
+
+def snapshot_superseded(source: str) -> str | None:
+    """Why the bundled snapshot of `source` must not be loaded over the version in force, or None.
+
+    `make run` loads the snapshot on every start; once a list was refreshed from its publisher or
+    loaded from a file, the snapshot is older, and loading it would delist every party designated
+    since (and re-screening would then clear their hits). A version in force that is itself a
+    bundled one, of an older snapshot, is replaced."""
+    from onboarding.models.sanctions import SanctionsListVersion, VersionOrigin
+    from onboarding.sanctions.registry import snapshot_published_at
+
+    current = (SanctionsListVersion.objects.filter(sanctions_list__source=source).order_by("-number")
+               .values("number", "origin", "published_at", "loaded_at").first())
+    if current is None:
+        return None
+    if current["origin"] != VersionOrigin.BUNDLED:
+        return f"version {current['number']} in force came from a {current['origin']} on {current['loaded_at']:%Y-%m-%d}"
+    snapshot = snapshot_published_at(source)
+    if current["published_at"] and snapshot and current["published_at"].date() > snapshot.date():  # the manifest gives a day
+        return f"version {current['number']} in force was published on {current['published_at']:%Y-%m-%d}, after the snapshot"
+    return None

@@ -138,6 +138,27 @@ def test_the_publishers_files_as_bundled_are_unchanged(publisher, calls, django_
     assert sorted(request["path"] for request in publisher.requests) == sorted(f"/ofac_sdn/{name}" for name in OFAC.files)
 
 
+def test_make_runs_bundled_load_does_not_roll_a_refreshed_list_back(publisher, snapshot, calls, django_capture_on_commit_callbacks):
+    publisher.serve("ofac_sdn", edited(snapshot, append=NEW_ROW))  # the publisher designated 99999 since the snapshot
+    with django_capture_on_commit_callbacks(execute=True):
+        run("--list", "ofac_sdn")
+    assert ofac().entry_count == OFAC_ENTRIES + 1
+
+    out = io.StringIO()
+    with django_capture_on_commit_callbacks(execute=True):
+        call_command("load_sanctions", stdout=out)  # what make run does on every start
+
+    assert "ofac_sdn: kept, not replaced by the bundled snapshot: version 2 in force came from a download on " in out.getvalue()
+    assert "un_consolidated: unchanged" in out.getvalue()  # the others are loaded as before
+    after = ofac()
+    assert (after.entry_count, list(after.versions.values_list("number", flat=True))) == (OFAC_ENTRIES + 1, [2, 1])
+    assert SanctionsEntry.objects.filter(sanctions_list__source="ofac_sdn", uid="99999").exists() and len(calls) == 1
+
+    with django_capture_on_commit_callbacks(execute=True):
+        call_command("load_sanctions", "--list", "ofac_sdn", "--replace", "--allow-shrink", stdout=io.StringIO())
+    assert ofac().entry_count == OFAC_ENTRIES and ofac().versions.first().origin == "bundled"  # asked for: the snapshot again
+
+
 def test_a_changed_list_is_loaded_as_a_new_version(publisher, snapshot, calls, django_capture_on_commit_callbacks):
     files = edited(snapshot, drop=["36"], replace=BNC, append=NEW_ROW)
     publisher.serve("ofac_sdn", files)

@@ -12,7 +12,9 @@ single file of a one-file list may have any name.
 
 Files that are empty, cut short or damaged, or that would remove more than a tenth of a list, are
 refused and the list is kept (onboarding.sanctions.loader); `--allow-shrink` accepts a large
-removal the publisher really made. The legacy `--ofac-dir DIR`, `--un-file FILE` and
+removal the publisher really made. The bundled snapshot never replaces a newer version in force (a
+refresh, a file): `make run` would otherwise roll the lists back on every start; `--replace` does.
+The legacy `--ofac-dir DIR`, `--un-file FILE` and
 `--only ofac|un` still work.
 """
 
@@ -27,6 +29,7 @@ from onboarding.models.sanctions import SanctionsSource, VersionOrigin
 from onboarding.sanctions.files import read_blob, read_files
 from onboarding.sanctions.loader import LoadResult, UnsafeLoadError, sanctions_list_load
 from onboarding.sanctions.registry import ListSpec, UnknownList, bundled_specs, list_spec, snapshot_blobs, snapshot_published_at
+from onboarding.sanctions.selectors import snapshot_superseded
 from onboarding.screening.hooks import ListChange, notify_lists_changed
 from onboarding.screening.index import invalidate_index
 
@@ -68,6 +71,8 @@ class Command(BaseCommand):
         parser.add_argument("--ofac-dir", help="Legacy: the SDN CSV set from this folder.")
         parser.add_argument("--un-file", help="Legacy: the UN consolidated XML from this file.")
         parser.add_argument("--only", choices=sorted(_LEGACY), help="Legacy: ofac or un only.")
+        parser.add_argument("--replace", action="store_true",
+                            help="Load the bundled snapshot even over a newer version (refreshed or loaded from a file).")
         parser.add_argument("--allow-shrink", action="store_true",
                             help="Load even if the files remove more than a tenth of a list's entries (a real mass delisting).")
 
@@ -111,7 +116,7 @@ class Command(BaseCommand):
                 if legacy[key]:
                     kwargs = {"directory": legacy[key]} if key == "ofac" else {"files": [legacy[key]]}
                     jobs.append((spec, lambda spec=spec, kwargs=kwargs: local_blobs(spec, **kwargs), VersionOrigin.FILE))
-                else:
+                elif self._not_superseded([spec], options):
                     jobs.append((spec, lambda spec=spec: snapshot_blobs(spec), VersionOrigin.BUNDLED))
             return jobs
         try:
@@ -126,7 +131,18 @@ class Command(BaseCommand):
         missing = [spec.source for spec in specs if not spec.bundled]
         if missing:
             raise CommandError(f"{', '.join(missing)}: no snapshot is bundled; give --file or --dir, or use refresh_sanctions.")
-        return [(spec, lambda spec=spec: snapshot_blobs(spec), VersionOrigin.BUNDLED) for spec in specs]
+        return [(spec, lambda spec=spec: snapshot_blobs(spec), VersionOrigin.BUNDLED) for spec in self._not_superseded(specs, options)]
+
+    def _not_superseded(self, specs: list[ListSpec], options) -> list[ListSpec]:
+        """The lists whose bundled snapshot may be loaded: not those holding a newer version (unless --replace)."""
+        kept = []
+        for spec in specs:
+            reason = None if options["replace"] else snapshot_superseded(spec.source)
+            if reason:
+                self.stdout.write(f"{spec.source}: kept, not replaced by the bundled snapshot: {reason} (--replace loads it anyway)")
+            else:
+                kept.append(spec)
+        return kept
 
     def _load_one(self, spec: ListSpec, read, *, origin: str, allow_shrink: bool) -> LoadResult:
         name = spec.source
