@@ -28,7 +28,7 @@ import time
 from collections.abc import Callable
 from functools import partial
 from pathlib import PurePosixPath
-from urllib.parse import urlsplit
+from urllib.parse import urlsplit, urlunsplit
 
 import requests
 from django.conf import settings
@@ -79,35 +79,46 @@ def url_variable(source: str, file: str) -> str:
 
 # --- Downloading ---------------------------------------------------------------------------------
 
+def shown(url: str) -> str:
+    """`url` as it may be shown and stored (messages, the refresh log, /health, the audit trail): no
+    user name, password or query string, where a mirror or the EU's file URL carries its secret."""
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    if parts.port:
+        host = f"{host}:{parts.port}"
+    return urlunsplit((parts.scheme, host, parts.path, "", "")) if parts.scheme else url
+
+
 def download(url: str, *, session: requests.Session, timeout: float, max_bytes: int) -> bytes:
     """The body of `url` (decoded if the server compressed it in transit). RefreshFailed with the
     reason for anything but a whole 2xx body of at most `max_bytes`; NotServed for a 404. `timeout`
     bounds the connection and every wait for data."""
     if urlsplit(url).scheme.lower() not in ("http", "https"):
-        raise RefreshFailed(f"{url}: only http and https URLs are downloaded")
+        raise RefreshFailed(f"{shown(url)}: only http and https URLs are downloaded")
     try:
         with session.get(url, stream=True, timeout=timeout, allow_redirects=True) as response:
             if response.status_code == 404:
-                raise NotServed(f"{url}: HTTP 404 (not served)")
+                raise NotServed(f"{shown(url)}: HTTP 404 (not served)")
             if not 200 <= response.status_code < 300:
-                raise RefreshFailed(f"{url}: HTTP {response.status_code} {response.reason or ''}".rstrip())
+                raise RefreshFailed(f"{shown(url)}: HTTP {response.status_code} {response.reason or ''}".rstrip())
             declared = response.headers.get("Content-Length", "")
             if declared.isdigit() and int(declared) > max_bytes:
-                raise RefreshFailed(f"{url}: {int(declared):,} bytes, more than the {max_bytes:,} allowed (SANCTIONS_DOWNLOAD_MAX_BYTES)")
+                raise RefreshFailed(
+                    f"{shown(url)}: {int(declared):,} bytes, more than the {max_bytes:,} allowed (SANCTIONS_DOWNLOAD_MAX_BYTES)")
             body = bytearray()
             for chunk in response.iter_content(_CHUNK):
                 body += chunk
                 if len(body) > max_bytes:
-                    raise RefreshFailed(f"{url}: more than the {max_bytes:,} bytes allowed (SANCTIONS_DOWNLOAD_MAX_BYTES)")
+                    raise RefreshFailed(f"{shown(url)}: more than the {max_bytes:,} bytes allowed (SANCTIONS_DOWNLOAD_MAX_BYTES)")
             return bytes(body)
     except requests.Timeout:
-        raise RefreshFailed(f"{url}: timed out (no answer within {timeout:g} s, SANCTIONS_DOWNLOAD_TIMEOUT)") from None
+        raise RefreshFailed(f"{shown(url)}: timed out (no answer within {timeout:g} s, SANCTIONS_DOWNLOAD_TIMEOUT)") from None
     except requests.ConnectionError as error:
         if "timed out" in str(error):  # a read that timed out while streaming the body
-            raise RefreshFailed(f"{url}: timed out (no data within {timeout:g} s, SANCTIONS_DOWNLOAD_TIMEOUT)") from None
-        raise RefreshFailed(f"{url}: connection failed: {_reason(error)}") from None
+            raise RefreshFailed(f"{shown(url)}: timed out (no data within {timeout:g} s, SANCTIONS_DOWNLOAD_TIMEOUT)") from None
+        raise RefreshFailed(f"{shown(url)}: connection failed: {_reason(error)}") from None
     except requests.RequestException as error:
-        raise RefreshFailed(f"{url}: {type(error).__name__}: {_reason(error)}") from None
+        raise RefreshFailed(f"{shown(url)}: {type(error).__name__}: {_reason(error)}") from None
 
 
 def _reason(error: Exception) -> str:
@@ -129,7 +140,7 @@ def _download_files(spec: ListSpec, urls: dict[str, str], say: Progress) -> tupl
             if not url:
                 missing.append(name)
                 continue
-            say(f"{spec.source}: downloading {url}")
+            say(f"{spec.source}: downloading {shown(url)}")
             started = time.perf_counter()
             try:
                 blobs[name] = download(url, session=session, timeout=timeout, max_bytes=max_bytes)
@@ -167,7 +178,7 @@ def _parse(spec: ListSpec, blobs: dict[str, bytes], urls: dict[str, str], say: P
         parsed = spec.parse(blobs)
     except Exception as error:  # any parser error on a publisher's file is that file's problem, not a crash
         raise RefreshFailed(f"the files could not be parsed: {type(error).__name__}: {_reason(error)}") from None
-    parsed.source_files = [urls[name] for name in spec.files if name in blobs]
+    parsed.source_files = [shown(urls[name]) for name in spec.files if name in blobs]
     say(f"{spec.source}: parsed {len(parsed.entries)} entries, {parsed.name_count} names, {parsed.address_count} addresses, "
         f"{parsed.digital_address_count} digital-currency addresses; {parsed.report.skipped} malformed rows skipped "
         f"({time.perf_counter() - started:.2f}s)")
@@ -268,7 +279,7 @@ def sanctions_list_refresh(*, source: str, force: bool = False, trigger: str = "
         urls = list_urls(spec)
     except UnknownList as error:
         spec, unknown, urls = None, error, {}
-    refresh = _started(source=source, trigger=trigger, urls=list(urls.values()))
+    refresh = _started(source=source, trigger=trigger, urls=[shown(url) for url in urls.values()])
     try:
         if unknown is not None:
             raise RefreshFailed(str(unknown))

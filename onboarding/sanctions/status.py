@@ -82,16 +82,18 @@ def lists_status(*, now: datetime | None = None) -> list[ListStatus]:
     return statuses
 
 
-def refresh_problems() -> list[str]:
-    """One line per list whose last refresh failed or was refused (a never-loaded list too)."""
+def refresh_problems(*, with_errors: bool = True) -> list[str]:
+    """One line per list whose last refresh failed or was refused (a never-loaded list too); without
+    the error's text for /health, which anyone may read (it can name an internal mirror)."""
     return [f"{failure.source}: the last refresh {failure.outcome} ({failure.failures} in a row since "
-            f"{failure.since:%Y-%m-%d %H:%M} UTC): {failure.error[:200]}" for failure in refresh_failures()]
+            f"{failure.since:%Y-%m-%d %H:%M} UTC)" + (f": {failure.error[:200]}" if with_errors else "")
+            for failure in refresh_failures()]
 
 
 def health_check() -> dict:
     """/health's `sanctions_lists`: ok unless no list is loaded, a list is stale or its last refresh failed."""
     statuses = lists_status()
-    problems = [status.stale_problem for status in statuses if status.stale] + refresh_problems()
+    problems = [status.stale_problem for status in statuses if status.stale] + refresh_problems(with_errors=False)
     if not statuses:
         problems.insert(0, "no sanctions list is loaded: screening records 'lists not loaded' (python manage.py load_sanctions)")
     return {"ok": not problems, "problems": problems, "lists": [status.as_dict() for status in statuses]}

@@ -217,6 +217,21 @@ def test_a_truncated_file_is_refused_and_the_list_kept(publisher, snapshot, call
     assert calls == []
 
 
+def test_a_urls_user_password_and_query_are_never_shown_or_stored(publisher, snapshot, settings, client):
+    publisher.serve("ofac_sdn", {name: blob for name, blob in snapshot.items() if name != "sdn.csv"})
+    plain = publisher.url("ofac_sdn", "sdn.csv")
+    secret = plain.replace("http://", "http://mirroruser:S3cretPw@") + "?token=abc123"
+    settings.SANCTIONS_URLS = {**settings.SANCTIONS_URLS, "ofac_sdn": {**settings.SANCTIONS_URLS["ofac_sdn"], "sdn.csv": secret}}
+
+    out, err, _error = run_failing("--list", "ofac_sdn")
+
+    refresh = last_refresh()
+    assert err.strip() == f"ofac_sdn: failed: {plain}: HTTP 404 (not served)" and plain in refresh.urls
+    stored = [out, err, refresh.message, str(refresh.urls), ofac().last_refresh_error, client.get("/health").content.decode(),
+              str(list(AuditLogEntry.objects.filter(action__startswith="sanctions_list.refresh").values_list("after", flat=True)))]
+    assert not [text for text in stored if "S3cretPw" in text or "abc123" in text or "mirroruser" in text]
+
+
 def test_a_404_for_the_required_file_fails(publisher, snapshot):
     before = ofac()
     publisher.serve("ofac_sdn", {name: blob for name, blob in snapshot.items() if name != "sdn.csv"})
