@@ -24,6 +24,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from common.audit import audit_record
+from common.bulk import insert_new
 from onboarding.models.sanctions import (
     EntryKind,
     ListCategory,
@@ -126,9 +127,8 @@ def _write_children(pairs: list[tuple[SanctionsEntry, ParsedEntry]]) -> None:
         names += entry_names
         addresses += entry_addresses
         digital += entry_digital
-    SanctionsName.objects.bulk_create(names, batch_size=_CHUNK)
-    SanctionsAddress.objects.bulk_create(addresses, batch_size=_CHUNK)
-    SanctionsDigitalAddress.objects.bulk_create(digital, batch_size=_CHUNK)
+    for model, rows in ((SanctionsName, names), (SanctionsAddress, addresses), (SanctionsDigitalAddress, digital)):
+        insert_new(model, rows)
 
 
 def _delete_children(entry_ids: list) -> None:
