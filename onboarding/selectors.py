@@ -249,10 +249,11 @@ def sanctions_screenings_of(entity: Entity) -> SanctionsScreenings:
     return sanctions_screenings([entity.pk]).get(entity.pk) or SanctionsScreenings(last=None, names=None)
 
 
-def latest_conclusive_check(entity: Entity, check_type: str, **filters) -> ComplianceCheck | None:
+def latest_conclusive_check(entity: Entity, check_type: str, *conditions, **filters) -> ComplianceCheck | None:
     """The latest check of the type that counts toward the entity's status and reached a result
-    (pass, review or fail: not an error or an unconfigured provider)."""
-    return (ComplianceCheck.objects.filter(entity=entity, check_type=check_type, counts_toward_status=True,
+    (pass, review or fail: not an error or an unconfigured provider), among those matching
+    `conditions` (Q objects) and `filters`."""
+    return (ComplianceCheck.objects.filter(*conditions, entity=entity, check_type=check_type, counts_toward_status=True,
                                            result__in=CONCLUSIVE_RESULTS, **filters)
             .order_by("-created_at", "-id").first())
 

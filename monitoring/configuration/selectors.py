@@ -11,6 +11,7 @@ from monitoring.models import AddressTag, AssetPrice, BlockedAddress, CodeListEn
 from monitoring.rules import RULES, EngineSettings, OrgLists, Rule, get_rule
 from monitoring.rules import RuleSetting as EngineRuleSetting
 from onboarding.models import SanctionsDigitalAddress, SanctionsList
+from onboarding.selectors import screening_sources
 
 SANCTIONS_CATEGORY = "sanctions"
 
@@ -36,11 +37,23 @@ def _codes(organization, list_name: str) -> frozenset[str] | None:
     return frozenset(codes) if codes else None
 
 
-def _sanctioned_addresses() -> dict:
-    """Every digital-currency address of the loaded sanctions lists, on every chain (an OFAC EVM
-    address is the same on every EVM chain), named after its list."""
-    rows = SanctionsDigitalAddress.objects.select_related("entry__sanctions_list").values_list(
-        "address", "entry__sanctions_list__source")
+def _screened_lists(organization) -> dict:
+    """ORM filter of the loaded lists that count as sanctions lists for the organization, from a
+    SanctionsList: of category `sanctions` (a PEP dataset's entries are no sanctioned parties) and
+    screened by the organization (onboarding.selectors.screening_sources, kept per process for a few
+    seconds: a list turned on or off applies within SOURCES_CACHE_SECONDS in other processes)."""
+    return {"category": SANCTIONS_CATEGORY, "source__in": sorted(screening_sources(organization))}
+
+
+def _entry_lists(organization) -> dict:
+    """_screened_lists from a SanctionsDigitalAddress."""
+    return {f"entry__sanctions_list__{name}": value for name, value in _screened_lists(organization).items()}
+
+
+def _sanctioned_addresses(organization) -> dict:
+    """Every digital-currency address of the organization's sanctions lists (_screened_lists), on
+    every chain (an OFAC EVM address is the same on every EVM chain), named after its list."""
+    rows = SanctionsDigitalAddress.objects.filter(**_entry_lists(organization)).values_list("address", "entry__sanctions_list__source")
     return {(None, address): source for address, source in rows}
 
 
@@ -58,7 +71,7 @@ def org_lists(organization) -> OrgLists:
     return OrgLists(
         asset_prices=prices,
         address_tags={key: frozenset(value) for key, value in tags.items()},
-        sanctioned_addresses=_sanctioned_addresses(),
+        sanctioned_addresses=_sanctioned_addresses(organization),
         blocked_addresses=frozenset(BlockedAddress.objects.filter(organization=organization).values_list("chain_id", "address")),
         **optional,
     )
@@ -131,25 +144,31 @@ def rule_view_of(organization, rule_id) -> dict:
     return rule_view(rule, _settings_with_users(organization).filter(rule_code=rule.code).first())
 
 
-def sanctions_address_counts() -> dict[str, int]:
-    """Distinct digital-currency addresses per loaded sanctions list: every organization's `sanctions` tags."""
-    return dict(SanctionsDigitalAddress.objects.values_list("entry__sanctions_list__source")
+def sanctions_address_counts(organization=None) -> dict[str, int]:
+    """Distinct digital-currency addresses per loaded list of category `sanctions`: the organization's
+    `sanctions` tags (only the lists it screens against); with None, those of every such list."""
+    addresses = SanctionsDigitalAddress.objects.filter(entry__sanctions_list__category=SANCTIONS_CATEGORY)
+    if organization is not None:
+        addresses = addresses.filter(**_entry_lists(organization))
+    return dict(addresses.values_list("entry__sanctions_list__source")
                 .annotate(n=Count("address", distinct=True)).order_by("entry__sanctions_list__source"))
 
 
 def lists_summary(organization) -> dict:
     """What each list holds: counts, and the codes in force (the engine's defaults for a list the
-    organization left empty). Loaded sanctions addresses count as `sanctions` tags (read-only)."""
+    organization left empty). The addresses of the sanctions lists it screens against count as
+    `sanctions` tags (read-only), and their names are `sanctions_names` (the list rule 34 names)."""
     codes = defaultdict(list)
     for list_name, code in CodeListEntry.objects.filter(organization=organization).values_list("list_name", "code"):
         codes[list_name].append(code)
     categories = AddressTag.objects.filter(organization=organization).values_list("category").annotate(n=Count("id")).order_by("category")
-    by_list = sanctions_address_counts()
+    by_list = sanctions_address_counts(organization)
+    names = SanctionsList.objects.filter(**_screened_lists(organization)).values_list("name_count", flat=True)
     summary = {
         "asset_prices": {"count": AssetPrice.objects.filter(organization=organization).count()},
         "address_tags": {"count": sum(n for _, n in categories), "by_category": dict(categories)},
         "sanctions_addresses": {"count": sum(by_list.values()), "by_list": by_list, "category": SANCTIONS_CATEGORY},
-        "sanctions_names": {"count": sum(SanctionsList.objects.values_list("name_count", flat=True))},
+        "sanctions_names": {"count": sum(names)},
         "blocked_addresses": {"count": BlockedAddress.objects.filter(organization=organization).count()},
     }
     for list_name, defaults in CODE_LISTS.items():

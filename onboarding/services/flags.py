@@ -4,6 +4,7 @@ look-up reads one row (compliance.status); a change that turns a wallet's on-cha
 on-chain status row in the same transaction (docs/architecture.md §6)."""
 
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from compliance.services import onchain_updates_write
@@ -18,16 +19,21 @@ FOUND = (CheckResult.REVIEW, CheckResult.FAIL)
 
 def computed_flags(entity: Entity) -> dict:
     """sanctioned: an open, active built-in sanctions hit at the fail threshold (a hit of a `pep` check
-    never counts), or the latest external sanctions result that counts is `fail`. pep / adverse_media:
-    the latest conclusive check found something (for the built-in PEP-list screening: and one of its
-    matches is still open, not cleared as a false positive)."""
+    never counts), or the latest external sanctions result that counts is `fail`. adverse_media: the
+    latest conclusive check found something. pep: the built-in PEP-list screening and a PEP provider
+    (a configured provider's or a client's external result) are two sources, each judged by its own
+    latest conclusive check: the entity is one when either found one (the built-in check only while
+    one of its matches is still open, not cleared as a false positive). A built-in re-screening that
+    finds nothing on the organization's PEP lists does not undo a provider's finding, nor the reverse."""
     confident_hit = ScreeningHit.objects.filter(entity=entity, active=True, status=HitStatus.OPEN, score__gte=fail_threshold(),
                                                 check_run__check_type=CheckType.SANCTIONS).exists()
     external = latest_conclusive_check(entity, CheckType.SANCTIONS, external=True)
-    pep, media = latest_conclusive_check(entity, CheckType.PEP), latest_conclusive_check(entity, CheckType.ADVERSE_MEDIA)
+    builtin_pep = latest_conclusive_check(entity, CheckType.PEP, provider=BUILTIN_PROVIDER, external=False)
+    provider_pep = latest_conclusive_check(entity, CheckType.PEP, ~Q(provider=BUILTIN_PROVIDER) | Q(external=True))
+    media = latest_conclusive_check(entity, CheckType.ADVERSE_MEDIA)
     return {
         "sanctioned": confident_hit or (external is not None and external.result == CheckResult.FAIL),
-        "pep": _found(pep),
+        "pep": _found(builtin_pep) or _found(provider_pep),
         "adverse_media": media is not None and media.result in FOUND,
     }
 

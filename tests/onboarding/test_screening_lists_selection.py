@@ -303,6 +303,37 @@ class TestPepLists:
         assert latest.result == "pass" and ScreeningHit.objects.get(entity_id=entity["id"], active=True).status == "suppressed"
         assert not Entity.objects.get(pk=entity["id"]).pep
 
+    def test_a_builtin_rescreening_does_not_undo_a_pep_providers_finding(self, client, org, chosen,
+                                                                          django_capture_on_commit_callbacks):
+        """Each source is judged by its own latest check: the built-in PEP-list screening and the
+        provider's results (here a client's, counted toward the status)."""
+        entity = onboard(client, django_capture_on_commit_callbacks, {"legal_name": "Maria Jensen", "entity_type": "individual",
+                                                                       "jurisdiction": "DK"})
+        assert checks(entity["id"], "pep").get().result == "pass" and not Entity.objects.get(pk=entity["id"]).pep
+
+        def provider_says(result):
+            response = client.post("/v1/monitoring/screening", {"entity_id": entity["id"], "check_type": "pep", "provider": "ClientCo",
+                                                                "result": result, "update_compliance_status": True}, format="json")
+            assert response.status_code == 200, response.json()
+
+        provider_says("review")
+        assert Entity.objects.get(pk=entity["id"]).pep
+        entity_screen(entity_id=entity["id"], trigger="lists_chosen")  # the built-in PEP check passes again, later
+        assert checks(entity["id"], "pep").last().result == "pass" and checks(entity["id"], "pep").count() == 2
+        assert Entity.objects.get(pk=entity["id"]).pep
+        provider_says("pass")  # the provider's own latest result: nothing found by either source
+        assert not Entity.objects.get(pk=entity["id"]).pep
+        provider_says("fail")
+        assert Entity.objects.get(pk=entity["id"]).pep
+
+    def test_a_providers_pass_does_not_undo_an_open_builtin_pep_match(self, client, org, chosen, django_capture_on_commit_callbacks):
+        entity = self.onboard_pep(client, django_capture_on_commit_callbacks)
+        assert Entity.objects.get(pk=entity["id"]).pep
+        response = client.post("/v1/monitoring/screening", {"entity_id": entity["id"], "check_type": "pep", "provider": "ClientCo",
+                                                            "result": "pass", "update_compliance_status": True}, format="json")
+        assert response.status_code == 200, response.json()
+        assert Entity.objects.get(pk=entity["id"]).pep
+
 
 # --- The matcher: filtered before the candidate limit -------------------------------------------------------
 
