@@ -64,9 +64,14 @@ def rescreen_all() -> None:
 def rescreen_organization_list(organization_id: str, source: str, enabled: bool) -> None:
     """After an organization turned the list `source` on or off (screening_list_set): re-screen its
     entities (both modes) the choice can affect. Turned on: every entity not rejected (any may be on
-    the list); turned off: those with an active hit on that list (the re-screening deactivates it)."""
+    the list); turned off: those with an active hit on that list (the re-screening deactivates it). Each
+    screening waits until every worker's copy of the organization's lists has expired."""
     entity_ids = selectors.entity_ids_to_rescreen_for_list(organization_id=organization_id, source=source, enabled=enabled)
-    _rescreen(entity_ids)
+    # A worker keeps an organization's lists for up to SOURCES_CACHE_SECONDS (selectors.screening_sources):
+    # screened sooner, an entity could be screened against the lists of before the change.
+    countdown = float(getattr(settings, "SCREENING_SOURCES_CACHE_SECONDS", selectors.SOURCES_CACHE_SECONDS)) + 1
+    for entity_id in entity_ids:
+        screen_entity.apply_async(args=(str(entity_id),), kwargs={"trigger": "lists_changed", "providers": False}, countdown=countdown)
     logger.info("re-screening %d entities of organization %s: list %s turned %s", len(entity_ids), organization_id, source,
                 "on" if enabled else "off")
 
