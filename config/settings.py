@@ -393,6 +393,9 @@ SANCTIONS_PUBLISHER_URLS = env_bool("SANCTIONS_PUBLISHER_URLS", True)
 # The lists the beat refreshes; empty: the bundled ones (onboarding.sanctions.refresh.scheduled_sources).
 SANCTIONS_REFRESH_LISTS = env_list("SANCTIONS_REFRESH_LISTS", [])
 SANCTIONS_REFRESH_INTERVAL = env_int("SANCTIONS_REFRESH_INTERVAL", 86400)  # seconds between scheduled refreshes
+# The beat sweep re-screens a list version whose re-screening never ran if it was loaded within this many days
+# (onboarding.tasks.sweep_rescreen_pending): older versions, from before every re-screening recorded itself, are left alone.
+SANCTIONS_RESCREEN_SWEEP_DAYS = env_int("SANCTIONS_RESCREEN_SWEEP_DAYS", 7)
 # A download fails when the connection or any wait for data takes longer, or a file is larger.
 SANCTIONS_DOWNLOAD_TIMEOUT = float(os.environ.get("SANCTIONS_DOWNLOAD_TIMEOUT") or 60)
 SANCTIONS_DOWNLOAD_MAX_BYTES = env_int("SANCTIONS_DOWNLOAD_MAX_BYTES", 200 * 1024 * 1024)

@@ -331,7 +331,7 @@ class ScreeningListAdmin(admin.ModelAdmin):
         done = "screens against" if enabled == "on" else "no longer screens against"
         run_service(request, partial(services.screening_list_set, actor=admin_principal(request, organization), organization=organization,
                                      source=source, enabled=enabled == "on"),
-                    f"{organization.name} {done} {list_name(source)} ({source}) from its next screening on.")
+                    f"{organization.name} {done} {list_name(source)} ({source}): its customers are being screened again.")
         return HttpResponseRedirect(f"{reverse('admin:onboarding_screeninglistsetting_changelist')}?organization={organization.pk}")
 
 

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 from django.conf import settings
-from django.db.models import OuterRef, Prefetch, Q, QuerySet, Subquery
+from django.db.models import F, OuterRef, Prefetch, Q, QuerySet, Subquery
 
 from common.models import AuditLogEntry
 from onboarding.choices import CheckResult, CheckType, EntityStatus, HitSubject, RiskTier, WalletStatus
@@ -171,6 +171,30 @@ def _lists_pending(changed_before) -> QuerySet[SanctionsList]:
     if changed_before is not None:
         lists = lists.filter(rescreen_pending_since__lt=changed_before)
     return lists.order_by("source")
+
+
+def list_versions_not_rescreened(*, loaded_before, loaded_after, covered_sources=()) -> list[tuple[str, int]]:
+    """(source, number) of the list versions whose targeted re-screening never ran (`rescreened_at` unset:
+    its message was lost, and a later load re-screened only its own diff), loaded between `loaded_after`
+    and `loaded_before`, oldest first (a system-wide job). The latest version of a list in
+    `covered_sources` is left out: the marker sweep re-screens it (as the list's latest)."""
+    latest = SanctionsListVersion.objects.filter(sanctions_list=OuterRef("sanctions_list")).order_by("-number").values("number")[:1]
+    versions = (SanctionsListVersion.objects.filter(rescreened_at__isnull=True, loaded_at__lt=loaded_before, loaded_at__gte=loaded_after)
+                .annotate(latest=Subquery(latest)))
+    if covered_sources:
+        versions = versions.exclude(sanctions_list__source__in=list(covered_sources), number=F("latest"))
+    return list(versions.order_by("loaded_at", "sanctions_list__source", "number").values_list("sanctions_list__source", "number"))
+
+
+def entity_ids_to_rescreen_for_list(*, organization_id, source: str, enabled: bool) -> list:
+    """The entities of one organization (both modes, not rejected) to re-screen once it turned the list
+    `source` on (`enabled`: all of them, any could be on it) or off (those with an active hit on that
+    list: the hit goes at the re-screening). Oldest first."""
+    entities = _rescreenable_entities().filter(organization_id=organization_id)
+    if not enabled:
+        entities = entities.filter(pk__in=ScreeningHit.objects.filter(organization_id=organization_id, active=True, source=source)
+                                   .values("entity_id"))
+    return list(entities.order_by("created_at", "id").values_list("pk", flat=True))
 
 
 def entity_ids_unscreened(*, older_than, limit: int = 500) -> list:

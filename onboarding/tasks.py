@@ -4,6 +4,7 @@ import logging
 from datetime import timedelta
 
 from celery import shared_task
+from django.conf import settings
 from django.utils import timezone
 
 from onboarding import selectors
@@ -47,22 +48,66 @@ def rescreen_for_changes(versions: dict) -> None:
 @shared_task(name="onboarding.rescreen_all", ignore_result=True, time_limit=600)
 def rescreen_all() -> None:
     """Every entity still in play, whatever changed (an operator's `rescreen_entities --all`): one
-    sanctions re-screening task each; then the lists' rescreen markers seen at the start are cleared."""
+    sanctions re-screening task each; then the lists' rescreen markers seen at the start are cleared,
+    and the list versions loaded before the start that were never re-screened are marked re-screened
+    (this covers their diffs: the beat sweep has nothing left to do for them)."""
+    started = timezone.now()
     pending = selectors.lists_rescreen_pending()
     entity_ids = selectors.entity_ids_to_rescreen()
     _rescreen(entity_ids)
     screening.lists_rescreen_done(pending=pending)
+    screening.list_versions_rescreened_all(loaded_before=started, entities=len(entity_ids))
     logger.info("re-screening all %d entities", len(entity_ids))
+
+
+@shared_task(name="onboarding.rescreen_organization_list", ignore_result=True, time_limit=600, soft_time_limit=580)
+def rescreen_organization_list(organization_id: str, source: str, enabled: bool) -> None:
+    """After an organization turned the list `source` on or off (screening_list_set): re-screen its
+    entities (both modes) the choice can affect. Turned on: every entity not rejected (any may be on
+    the list); turned off: those with an active hit on that list (the re-screening deactivates it). Each
+    screening waits until every worker's copy of the organization's lists has expired."""
+    entity_ids = selectors.entity_ids_to_rescreen_for_list(organization_id=organization_id, source=source, enabled=enabled)
+    # A worker keeps an organization's lists for up to SOURCES_CACHE_SECONDS (selectors.screening_sources):
+    # screened sooner, an entity could be screened against the lists of before the change.
+    countdown = float(getattr(settings, "SCREENING_SOURCES_CACHE_SECONDS", selectors.SOURCES_CACHE_SECONDS)) + 1
+    for entity_id in entity_ids:
+        screen_entity.apply_async(args=(str(entity_id),), kwargs={"trigger": "lists_changed", "providers": False}, countdown=countdown)
+    logger.info("re-screening %d entities of organization %s: list %s turned %s", len(entity_ids), organization_id, source,
+                "on" if enabled else "off")
+
+
+# A list version loaded this long ago and not re-screened yet: its re-screening message was lost.
+RESCREEN_GRACE = timedelta(minutes=10)
+# Versions loaded longer ago than this many days are left alone by the sweep (SANCTIONS_RESCREEN_SWEEP_DAYS).
+RESCREEN_SWEEP_DAYS = 7
 
 
 @shared_task(name="onboarding.sweep_rescreen_pending", ignore_result=True, time_limit=60)
 def sweep_rescreen_pending() -> None:
-    """Beat: a list changed ten minutes ago or more and still not re-screened against (the loading
-    process died before its lists-changed callbacks, or the message was lost): re-screen now what
-    the list's latest version can affect."""
-    sources = selectors.list_sources_rescreen_pending(changed_before=timezone.now() - timedelta(minutes=10))
+    """Beat: re-screen what a list change ten minutes ago or more can affect when its re-screening never ran.
+
+    1. Lists still marked (`rescreen_pending_since`: the loading process died before its lists-changed
+       callbacks, or the message was lost): what the list's latest version can affect; the marker is
+       cleared as before (onboarding.screening.rescreen.plan_for_versions).
+    2. List versions never re-screened (`rescreened_at` unset): a version whose message was lost while a
+       later load re-screened its own diff and cleared the marker. One task per version, oldest first,
+       with its number; the latest version of a list already sent in 1 is not sent twice.
+
+    2 looks back SANCTIONS_RESCREEN_SWEEP_DAYS days (default 7) only. The versions loaded before
+    `rescreened_at` was set by every targeted re-screening (or re-screened by `rescreen_entities --all`
+    before it marked them) have it unset forever: without the bound, the first sweep would queue every
+    one of them, a list's first load with the rest. A lost message is found within minutes; a version
+    older than the bound is an operator's `rescreen_entities --list SOURCE --list-version N`. A version
+    sent once is not sent again: its task sets `rescreened_at`."""
+    now = timezone.now()
+    loaded_before = now - RESCREEN_GRACE
+    sources = selectors.list_sources_rescreen_pending(changed_before=loaded_before)
     if sources:
         rescreen_for_changes.delay(dict.fromkeys(sources))
+    days = int(getattr(settings, "SANCTIONS_RESCREEN_SWEEP_DAYS", RESCREEN_SWEEP_DAYS))
+    for source, number in selectors.list_versions_not_rescreened(loaded_before=loaded_before, loaded_after=now - timedelta(days=days),
+                                                                 covered_sources=sources):
+        rescreen_for_changes.delay({source: number})
 
 
 @shared_task(name="onboarding.sweep_unscreened", ignore_result=True, time_limit=300)

@@ -330,6 +330,13 @@ def list_versions_rescreened(*, changes: list, entities: int) -> None:
                 rescreened_entities=entities, rescreened_at=now)
 
 
+def list_versions_rescreened_all(*, loaded_before, entities: int) -> int:
+    """After a re-screening of every entity: mark the versions loaded before it started that were never
+    re-screened (their diffs are covered). Returns how many."""
+    return SanctionsListVersion.objects.filter(rescreened_at__isnull=True, loaded_at__lt=loaded_before).update(
+        rescreened_entities=entities, rescreened_at=timezone.now())
+
+
 def lists_rescreen_done(*, pending: dict) -> int:
     """Clear the rescreen markers read before every entity was queued (`pending`: list id -> marker
     seen). A list loaded again meanwhile carries a newer marker and stays pending. Returns how many."""

@@ -1,7 +1,8 @@
 """Which lists an organization screens against: an admin turns a list on or off for the organization
 (ScreeningListSetting); a list without a setting follows its default (registry.default_enabled).
 Read by onboarding.selectors.screening_sources at every screening run (kept per process for a few
-seconds: this process drops its copy here, the others' expire)."""
+seconds: this process drops its copy here, the others' expire). A change re-screens the organization's
+customers it can affect (onboarding.rescreen_organization_list)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from django.db import transaction
 
 from common.audit import audit_record
 from common.errors import Forbidden, ValidationFailed
+from common.outbox import enqueue_on_commit
 from common.permissions import require_role
 from common.principal import Principal
 from onboarding import selectors
@@ -26,7 +28,11 @@ def _state(view: selectors.ScreeningListView) -> dict:
 
 @transaction.atomic
 def screening_list_set(*, actor: Principal, organization: Organization, source: str, enabled: bool) -> ScreeningListSetting:
-    """Turn the list `source` on or off for `organization`, from its next screening run on.
+    """Turn the list `source` on or off for `organization`, and re-screen its customers the change can
+    affect once committed (onboarding.rescreen_organization_list: turned on, every entity not rejected
+    in both modes; turned off, those with an active hit on the list). Nothing is re-screened when the
+    list's state does not change (already on or off, by choice or by default) or it is not loaded (no
+    screening reads it).
 
     Admin role of that organization. `source` is a list the registry knows or one that is loaded
     (an OpenSanctions dataset, os_<dataset>, once loaded). Turning off the last loaded sanctions
@@ -56,6 +62,10 @@ def screening_list_set(*, actor: Principal, organization: Organization, source: 
     # would have read the rows of before); other processes' copies expire within SOURCES_CACHE_SECONDS.
     selectors.screening_sources_forget(organization)
     transaction.on_commit(lambda: selectors.screening_sources_forget(organization))
+    if view.loaded and view.enabled != enabled:
+        from onboarding import tasks  # the tasks call the services: imported late to break the cycle
+
+        enqueue_on_commit(tasks.rescreen_organization_list, str(organization.pk), source, enabled)
     after = {**_state(view), "enabled": enabled, "chosen": enabled}
     audit_record(actor=actor, action="screening_list.updated", object_type="screening_list_setting", object_id=setting.pk,
                  organization=organization, before=_state(view), after=after)

@@ -9,19 +9,22 @@ import csv
 import io
 import random
 from collections import Counter
+from datetime import timedelta
 
 import pytest
 from django.core.management import call_command
+from django.db.models import F
+from django.utils import timezone
 
 from common.chain import normalized_address
 from monitoring.models import Notification
-from onboarding.models import BeneficialOwner, ComplianceCheck, Entity, SanctionsList, ScreeningHit, Wallet
+from onboarding.models import BeneficialOwner, ComplianceCheck, Entity, SanctionsList, SanctionsListVersion, ScreeningHit, Wallet
 from onboarding.sanctions.formats.ofac import parse_ofac
 from onboarding.sanctions.loader import sanctions_list_load
 from onboarding.screening import rescreen
 from onboarding.screening.hooks import ListChange, notify_lists_changed
 from onboarding.services.screening import entity_screen
-from onboarding.tasks import rescreen_for_changes
+from onboarding.tasks import rescreen_for_changes, sweep_rescreen_pending
 from tests.onboarding.test_load_sanctions import NEW_ROW, edit_sdn
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("sanctions_index", "fresh_index")]
@@ -230,6 +233,54 @@ def test_the_beat_sweep_selects_from_the_latest_version_and_clears_only_its_mark
     with django_capture_on_commit_callbacks(execute=True):
         rescreen_for_changes.delay({"ofac_sdn": None})
     assert SanctionsList.objects.get(pk=ofac.pk).rescreen_pending_since is None
+
+
+def test_the_beat_sweep_rescreens_a_version_whose_rescreening_was_lost_under_a_later_load(org, bystanders, ofac_copy, selections,
+                                                                                            django_capture_on_commit_callbacks):
+    """v2's re-screening message was lost (its callbacks never ran); v3 loaded and re-screened its own diff,
+    clearing the list's marker. Ten minutes on, the sweep re-screens from v2's diff, once."""
+    SanctionsListVersion.objects.filter(rescreened_at__isnull=True).update(rescreened_at=timezone.now())  # the fixture's loads
+    boris = customer(org, "Boris Testovsky", jurisdiction="RU")
+    everyone = [boris, *bystanders]
+    edit_sdn(ofac_copy, append=NEW_ROW)
+    v2 = sanctions_list_load(parse_ofac(ofac_copy)).version  # committed; the callbacks never ran
+    edit_sdn(ofac_copy, append=WALLET_ROW)
+    reload_ofac(ofac_copy, django_capture_on_commit_callbacks)  # v3, re-screened normally
+    ofac = SanctionsList.objects.get(source="ofac_sdn")
+    v3 = ofac.versions.order_by("-number").first()
+    assert v3.number == v2.number + 1 and v3.rescreened_at is not None and ofac.rescreen_pending_since is None
+    assert not active_hits(boris, "99999").exists() and len(selections) == 1
+
+    before = sanctions_checks(everyone)
+    sweep_rescreen_pending()  # within ten minutes of the loads: too early
+    assert len(selections) == 1 and rescreened(everyone, before) == set()
+
+    SanctionsListVersion.objects.filter(pk__in=[v2.pk, v3.pk]).update(loaded_at=F("loaded_at") - timedelta(minutes=11))
+    sweep_rescreen_pending()
+    assert len(selections) == 2 and selections[-1].entity_ids == {boris.pk}
+    assert rescreened(everyone, before) == {boris.pk}
+    assert active_hits(boris, "99999").get().status == "open"
+    v2.refresh_from_db()
+    assert v2.rescreened_at is not None and v2.rescreened_entities == 1
+
+    sweep_rescreen_pending()  # nothing left
+    assert len(selections) == 2
+
+
+def test_the_beat_sweep_leaves_versions_older_than_its_window_alone(org, settings, selections):
+    """Versions loaded before every re-screening recorded itself: no flood of old diffs."""
+    settings.SANCTIONS_RESCREEN_SWEEP_DAYS = 7
+    SanctionsListVersion.objects.update(rescreened_at=None, loaded_at=timezone.now() - timedelta(days=8))
+    SanctionsList.objects.update(rescreen_pending_since=None)
+    sweep_rescreen_pending()
+    assert selections == []
+    settings.SANCTIONS_RESCREEN_SWEEP_DAYS = 9
+    version = SanctionsListVersion.objects.order_by("loaded_at", "pk").first()
+    SanctionsListVersion.objects.exclude(pk=version.pk).update(rescreened_at=timezone.now())
+    sweep_rescreen_pending()
+    assert len(selections) == 1
+    version.refresh_from_db()
+    assert version.rescreened_at is not None
 
 
 def test_a_first_load_reaches_the_entities_screened_with_no_list(org, sanctions_index):

@@ -231,6 +231,64 @@ class TestScreeningFollowsTheChoice:
         assert check.result == "error" and check.details["error"] == "lists_not_loaded" and "screens against" in check.summary
 
 
+class TestChangeRescreens:
+    """Turning a list on or off re-screens, once committed, the organization's customers it can affect."""
+
+    def test_turning_a_list_on_then_off_rescreens_the_organizations_customers(self, org, other_org, csl,
+                                                                             django_capture_on_commit_callbacks):
+        admin = as_member(org)
+        with django_capture_on_commit_callbacks(execute=True) as queued:
+            screening_list_set(actor=admin, organization=org, source="us_csl", enabled=False)  # on by default
+        assert len(queued) == 2  # the cache and the re-screening (nobody to re-screen yet)
+
+        def customer(organization, name, mode="test"):
+            entity = Entity.objects.create(organization=organization, mode=mode, legal_name=name, entity_type="business",
+                                           jurisdiction="PA")
+            entity_screen(entity_id=entity.pk)
+            return entity
+
+        listed, plain = customer(org, CSL_NAME), customer(org, "Blue Harbor Logistics Ltd", mode="live")
+        rejected = customer(org, "Evergreen Dental GmbH")
+        Entity.objects.filter(pk=rejected.pk).update(status="rejected")
+        theirs = customer(other_org, CSL_NAME)  # us_csl on there by default: hit already
+        assert not ScreeningHit.objects.filter(entity=listed).exists()
+        assert ScreeningHit.objects.get(entity=theirs).source == "us_csl"
+
+        with django_capture_on_commit_callbacks(execute=True):
+            screening_list_set(actor=admin, organization=org, source="us_csl", enabled=True)
+        first, second = checks(listed.pk, "sanctions")
+        assert second.details["trigger"] == "lists_changed" and second.result == "fail"
+        hit = ScreeningHit.objects.get(entity=listed, active=True)
+        assert (hit.check_run_id, hit.source, hit.entry_uid) == (second.pk, "us_csl", "CSL-4711")
+        assert Entity.objects.get(pk=listed.pk).sanctioned
+        assert checks(plain.pk, "sanctions").count() == 2  # both modes
+        assert checks(rejected.pk, "sanctions").count() == 1 and checks(theirs.pk, "sanctions").count() == 1
+
+        with django_capture_on_commit_callbacks(execute=True):
+            screening_list_set(actor=admin, organization=org, source="us_csl", enabled=False)
+        third = checks(listed.pk, "sanctions").last()
+        assert third.pk != second.pk and third.details["trigger"] == "lists_changed" and third.result == "pass"
+        assert not ScreeningHit.objects.filter(entity=listed, active=True).exists()
+        assert not Entity.objects.get(pk=listed.pk).sanctioned
+        assert checks(plain.pk, "sanctions").count() == 2  # no hit on the list: not re-screened
+        assert checks(theirs.pk, "sanctions").count() == 1 and ScreeningHit.objects.get(entity=theirs).active
+
+    def test_setting_the_same_state_again_enqueues_nothing(self, org, csl, django_capture_on_commit_callbacks):
+        from onboarding import tasks
+
+        admin = as_member(org)
+        screening_list_set(actor=admin, organization=org, source="us_csl", enabled=False)
+        with django_capture_on_commit_callbacks() as queued:
+            screening_list_set(actor=admin, organization=org, source="us_csl", enabled=False)
+            screening_list_set(actor=admin, organization=org, source="ofac_sdn", enabled=True)  # on by default already
+        sent = [callback.args[0] for callback in queued if getattr(callback, "args", None)]
+        assert tasks.rescreen_organization_list not in sent and len(queued) == 2  # the cache, each time
+        with django_capture_on_commit_callbacks() as queued:
+            screening_list_set(actor=admin, organization=org, source="us_csl", enabled=True)
+        sent = [callback.args for callback in queued if getattr(callback, "args", None)]
+        assert sent == [(tasks.rescreen_organization_list, (str(org.pk), "us_csl", True), {})]
+
+
 class TestPepLists:
     @pytest.fixture
     def chosen(self, org, peps):
