@@ -133,9 +133,13 @@ def refresh_sanctions() -> None:
 
 
 @shared_task(name="onboarding.refresh_sanctions_list", ignore_result=True, time_limit=1800, soft_time_limit=1740)
-def refresh_sanctions_list(source: str, trigger: str = "beat") -> None:
+def refresh_sanctions_list(source: str, trigger: str = "beat", actor_id: str | None = None) -> None:
     """Download and load one list from its publisher (onboarding.sanctions.refresh); the outcome is
-    recorded by the service (refresh log, the list's last refresh, /health)."""
-    done = refresh.sanctions_list_refresh(source=source, trigger=trigger)
+    recorded by the service (refresh log, the list's last refresh, /health). `actor_id`: the console
+    user who asked, for the audit trail."""
+    from accounts.models import User
+
+    actor = User.objects.filter(pk=actor_id).first() if actor_id else None
+    done = refresh.sanctions_list_refresh(source=source, trigger=trigger, actor=actor)
     log = logger.info if done.outcome in refresh.GOOD_OUTCOMES else logger.warning
     log("sanctions refresh: %s", refresh.outcome_line(done))

@@ -10,16 +10,14 @@ from django.utils.html import format_html, format_html_join
 from django.utils.text import Truncator
 
 from common.admin_support import ReadOnlyAdmin
+from common.outbox import enqueue_on_commit
 from onboarding.models import SanctionsList, SanctionsListVersion, SanctionsRefresh
-from onboarding.models.sanctions import RefreshOutcome
-from onboarding.sanctions.refresh import outcome_line, sanctions_list_refresh, url_variable
+from onboarding.sanctions.refresh import url_variable
 from onboarding.sanctions.registry import UnknownList, list_name, list_spec, list_urls
 
 RECENT_VERSIONS = 20
 RECENT_REFRESHES = 10
 DIFF_ROWS = 1000  # entries shown per part of a version's diff (a first load adds every entry)
-MESSAGE_LEVELS = {RefreshOutcome.LOADED: messages.SUCCESS, RefreshOutcome.UNCHANGED: messages.INFO,
-                  RefreshOutcome.REFUSED: messages.WARNING, RefreshOutcome.FAILED: messages.ERROR}
 
 
 def _spec(source: str):
@@ -132,9 +130,14 @@ class SanctionsListAdmin(ReadOnlyAdmin):
 
     @admin.action(description="Refresh now from the publisher", permissions=["refresh"])
     def refresh_now(self, request, queryset):
-        for sanctions_list in queryset:
-            done = sanctions_list_refresh(source=sanctions_list.source, trigger="console", actor=request.user)
-            self.message_user(request, outcome_line(done), MESSAGE_LEVELS.get(done.outcome, messages.ERROR))
+        """Queued for the worker: a download can take minutes, which a web request must not wait for."""
+        from onboarding.tasks import refresh_sanctions_list
+
+        sources = sorted(sanctions_list.source for sanctions_list in queryset)
+        for source in sources:
+            enqueue_on_commit(refresh_sanctions_list, source, "console", str(request.user.pk))
+        self.message_user(request, f"Refreshing {', '.join(sources)} from the publisher in the background: the outcome appears in "
+                                   "each list's last refresh and in the refresh log.", messages.INFO)
 
 
 @admin.register(SanctionsListVersion)
