@@ -390,6 +390,7 @@ COMPLIANCE_STATUS_CACHE_SECONDS = env_int("COMPLIANCE_STATUS_CACHE_SECONDS", 300
 SANCTIONS_URLS = SanctionsUrls(os.environ)
 # false: only the URLs set above are used (an air-gapped installation refreshing from its own mirrors)
 SANCTIONS_PUBLISHER_URLS = env_bool("SANCTIONS_PUBLISHER_URLS", True)
+SANCTIONS_STALE_DAYS = env_int("SANCTIONS_STALE_DAYS", 30)  # older lists: /health degraded, make run warns
 # The lists the beat refreshes; empty: the bundled ones (onboarding.sanctions.refresh.scheduled_sources).
 SANCTIONS_REFRESH_LISTS = env_list("SANCTIONS_REFRESH_LISTS", [])
 SANCTIONS_REFRESH_INTERVAL = env_int("SANCTIONS_REFRESH_INTERVAL", 86400)  # seconds between scheduled refreshes
