@@ -58,6 +58,8 @@ def onchain_updates_write(*, entity, reason: str, wallets=None) -> list[OnchainS
         for wallet in wallets if wallet.status == WalletStatus.ACTIVE
     ]
     created = OnchainStatusUpdate.objects.bulk_create(rows)
+    if not created:
+        return created
     for chain_id in Chain.objects.filter(chain_id__in={row.chain_id for row in created}, enabled=True).values_list("chain_id", flat=True):
         enqueue_on_commit(_tasks().publish_status, chain_id)
     return created
