@@ -230,7 +230,7 @@ def main() -> None:
     names, addresses = figures["names"], figures["addresses"]
     one = figures["names_one_list_chosen"]
     print(
-        f"\nload both lists: {loading['load_seconds']} s (no-op reload {loading['noop_reload_seconds']} s, index build "
+        f"\nload the bundled lists: {loading['load_seconds']} s (no-op reload {loading['noop_reload_seconds']} s, index build "
         f"{loading['index_build_seconds']} s); screen one name: median {names['median_ms']} ms, p99 {names['p99_ms']} ms "
         f"({names['names']} names); against {', '.join(one['sources'])} only: median {one['median_ms']} ms, p99 {one['p99_ms']} ms; "
         f"one address: median {addresses['median_ms']} ms, p99 {addresses['p99_ms']} ms"
