@@ -144,7 +144,6 @@ def _track(chain: Chain, w3: Web3, result: PassResult, say) -> None:
                           .filter(chain=chain, status__in=UNFINISHED).order_by("nonce"))
         if not unfinished:
             return
-        latest = w3.eth.block_number
         for tx in unfinished:
             try:
                 receipt = w3.eth.get_transaction_receipt(tx.tx_hash)
@@ -162,7 +161,9 @@ def _track(chain: Chain, w3: Web3, result: PassResult, say) -> None:
             if tx.status != ChainTxStatus.MINED or tx.block_hash != block_hash:
                 tx.status, tx.block_number, tx.block_hash = ChainTxStatus.MINED, receipt["blockNumber"], block_hash
                 tx.save(update_fields=["status", "block_number", "block_hash", "updated_at"])
-            deep = latest - receipt["blockNumber"] + 1 >= chain.confirmations
+            # The head is read after the receipt: read before it, a block mined in between (a node that
+            # mines just after answering the broadcast) made a confirmed transaction look too shallow.
+            deep = w3.eth.block_number - receipt["blockNumber"] + 1 >= chain.confirmations
             if deep and w3.eth.get_block(receipt["blockNumber"])["hash"].to_0x_hex() == block_hash:
                 tx.status = ChainTxStatus.CONFIRMED
                 tx.save(update_fields=["status", "updated_at"])
