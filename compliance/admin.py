@@ -5,7 +5,8 @@ from django.utils.html import format_html
 
 from common.admin_support import OrganizationFilter, OrganizationPolicyAdmin, ReadOnlyAdmin, TenantAdmin
 from compliance import services
-from compliance.models import OnchainStatusUpdate, TravelRulePolicy, TravelRuleTransfer
+from compliance.models import Chain, OnchainStatus, OnchainStatusUpdate, TravelRulePolicy, TravelRuleTransfer
+from compliance.onchain.publisher import signer_address
 from compliance.vasp_admin import CounterpartyVaspAdmin, InboundTravelRuleTransferAdmin  # noqa: F401 - registers them
 
 
@@ -18,6 +19,53 @@ class OnchainStatusUpdateAdmin(TenantAdmin, ReadOnlyAdmin):
     search_fields = ("address", "entity__legal_name")
     list_select_related = ("entity",)
     ordering = ("-created_at",)
+
+
+@admin.register(Chain)
+class ChainAdmin(admin.ModelAdmin):
+    """The chains the oracle is published to (platform-wide, the operator's). The signer's key is never shown:
+    only the address derived from CHAIN_SIGNER_KEY_<chain_id>. The oracle is deployed with manage.py deploy_oracle."""
+
+    list_display = ("chain_id", "name", "enabled", "signer", "oracle_address", "pending", "published", "confirmed", "last_error")
+    fields = ("chain_id", "name", "rpc_urls", "confirmations", "enabled", "batch_size", "signer", "oracle_address", "next_nonce",
+              "pending", "published", "confirmed", "last_error", "created_at", "updated_at")
+    readonly_fields = ("chain_id", "name", "signer", "oracle_address", "next_nonce", "pending", "published", "confirmed",
+                       "last_error", "created_at", "updated_at")
+    ordering = ("chain_id",)
+
+    def has_module_permission(self, request):  # platform-wide: the operator's (a superuser) alone
+        return request.user.is_active and request.user.is_superuser
+
+    def has_view_permission(self, request, obj=None):
+        return request.user.is_active and request.user.is_superuser
+
+    def has_change_permission(self, request, obj=None):
+        return request.user.is_active and request.user.is_superuser
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+    @admin.display(description="signer address")
+    def signer(self, chain):
+        return signer_address(chain.chain_id) or f"— (CHAIN_SIGNER_KEY_{chain.chain_id} not set)"
+
+    def _count(self, chain, status):
+        return OnchainStatusUpdate.objects.filter(chain_id=chain.chain_id, status=status).count()
+
+    @admin.display(description="pending")
+    def pending(self, chain):
+        return self._count(chain, OnchainStatus.PENDING)
+
+    @admin.display(description="published")
+    def published(self, chain):
+        return self._count(chain, OnchainStatus.PUBLISHED)
+
+    @admin.display(description="confirmed")
+    def confirmed(self, chain):
+        return self._count(chain, OnchainStatus.CONFIRMED)
 
 
 def _json(value) -> str:

@@ -15,6 +15,67 @@ class OnchainStatus(models.TextChoices):
     PENDING = "pending"
     PUBLISHED = "published"
     CONFIRMED = "confirmed"
+    SUPERSEDED = "superseded"  # a later row for the same wallet and chain was published instead
+
+
+# Sensible confirmation depths: L1 testnets 2 blocks, L2s and the local node 1.
+KNOWN_CHAINS = (
+    (11155111, "Sepolia", 2), (17000, "Holesky", 2), (560048, "Hoodi", 2), (84532, "Base Sepolia", 1),
+    (421614, "Arbitrum Sepolia", 1), (80002, "Polygon Amoy", 1), (31337, "Local (anvil)", 1),
+)
+
+
+class Chain(BaseModel):
+    """A chain the oracle is published to (docs/oracle.md). The signer's key is never stored: it comes from
+    the environment (CHAIN_SIGNER_KEY_<chain_id>); CHAIN_RPC_URL_<chain_id> (comma-separated) overrides rpc_urls.
+    `next_nonce` is the signer's next nonce, taken under this row's lock by the publisher."""
+
+    chain_id = models.PositiveBigIntegerField(unique=True)
+    name = models.CharField(max_length=100)
+    rpc_urls = models.JSONField(default=list, blank=True, help_text="JSON-RPC URLs, first first; CHAIN_RPC_URL_<chain_id> overrides.")
+    oracle_address = models.CharField(max_length=42, blank=True, default="", help_text="Blank until deployed (manage.py deploy_oracle).")
+    confirmations = models.PositiveIntegerField(default=2, help_text="Blocks deep a publication must be to count as confirmed.")
+    enabled = models.BooleanField(default=False)
+    batch_size = models.PositiveIntegerField(default=100, help_text="Wallets per setStatuses transaction.")
+    next_nonce = models.PositiveBigIntegerField(null=True, blank=True)
+    last_error = models.TextField(blank=True, default="")
+
+    class Meta:
+        ordering = ["chain_id"]
+
+    def __str__(self):
+        return f"{self.name} ({self.chain_id})"
+
+
+class ChainTxStatus(models.TextChoices):
+    SENT = "sent"  # signed and stored; broadcast (again) until a receipt shows
+    MINED = "mined"  # a successful receipt, not yet deep enough
+    CONFIRMED = "confirmed"
+    REVERTED = "reverted"
+
+
+class ChainTransaction(BaseModel):
+    """One signed setStatuses transaction, stored before it is broadcast: a retry sends the identical bytes."""
+
+    chain = models.ForeignKey(Chain, on_delete=models.CASCADE, related_name="transactions")
+    nonce = models.PositiveBigIntegerField()
+    tx_hash = models.CharField(max_length=66, unique=True)
+    raw = models.TextField(help_text="The signed transaction (hex).")
+    gas = models.PositiveBigIntegerField()
+    max_fee_per_gas = models.PositiveBigIntegerField()
+    max_priority_fee_per_gas = models.PositiveBigIntegerField()
+    status = models.CharField(max_length=10, choices=ChainTxStatus.choices, default=ChainTxStatus.SENT)
+    sent_at = models.DateTimeField(null=True, blank=True)
+    block_number = models.PositiveBigIntegerField(null=True, blank=True)
+    block_hash = models.CharField(max_length=66, blank=True, default="")
+    error = models.TextField(blank=True, default="")
+
+    class Meta:
+        ordering = ["chain", "nonce"]
+        indexes = [models.Index(fields=["chain", "status"])]
+
+    def __str__(self):
+        return f"{self.chain_id} nonce {self.nonce} {self.tx_hash} ({self.status})"
 
 
 class OnchainStatusUpdate(TenantModel):
@@ -24,6 +85,10 @@ class OnchainStatusUpdate(TenantModel):
     address = models.CharField(max_length=200)
     flagged = models.BooleanField()
     reason = models.CharField(max_length=300, blank=True, default="")
+    risk_tier = models.PositiveSmallIntegerField(default=0, help_text="The status word's risk tier (0 none .. 4 critical).")
+    flags = models.PositiveIntegerField(default=0, help_text="The status word's flag bits (compliance.onchain.contracts.Flag).")
+    version = models.PositiveBigIntegerField(null=True, blank=True, help_text="The version published (set when published).")
+    transaction = models.ForeignKey(ChainTransaction, on_delete=models.SET_NULL, null=True, blank=True, related_name="updates")
     status = models.CharField(max_length=10, choices=OnchainStatus.choices, default=OnchainStatus.PENDING)
     tx_hash = models.CharField(max_length=80, blank=True, default="")
     published_at = models.DateTimeField(null=True, blank=True)
@@ -31,7 +96,7 @@ class OnchainStatusUpdate(TenantModel):
 
     class Meta:
         ordering = ["created_at", "id"]
-        indexes = [models.Index(fields=["status", "created_at"])]
+        indexes = [models.Index(fields=["status", "created_at"]), models.Index(fields=["chain_id", "status"])]
         verbose_name = "on-chain status update"
 
     def __str__(self):

@@ -18,6 +18,7 @@ from common.permissions import require_role
 from compliance import selectors
 from compliance.commitment import commitment_of, new_salt
 from compliance.models import (
+    Chain,
     CounterpartyVasp,
     OnchainStatusUpdate,
     TravelRulePolicy,
@@ -25,7 +26,7 @@ from compliance.models import (
     TravelRuleTransfer,
     VaspStatus,
 )
-from compliance.status import wallet_blocked
+from compliance.status import onchain_flags, onchain_risk_tier, wallet_blocked
 from monitoring.ingestion.pricing import PriceBook
 from onboarding.choices import EntityStatus, WalletStatus
 from onboarding.models import Entity, Wallet
@@ -53,10 +54,15 @@ def onchain_updates_write(*, entity, reason: str, wallets=None) -> list[OnchainS
     rows = [
         OnchainStatusUpdate(organization_id=entity.organization_id, mode=entity.mode, wallet=wallet, entity=entity,
                             chain_id=wallet.chain_id, address=wallet.address, flagged=wallet_blocked(entity, wallet),
-                            reason=reason[:300])
+                            risk_tier=onchain_risk_tier(entity), flags=onchain_flags(entity, wallet), reason=reason[:300])
         for wallet in wallets if wallet.status == WalletStatus.ACTIVE
     ]
-    return OnchainStatusUpdate.objects.bulk_create(rows)
+    created = OnchainStatusUpdate.objects.bulk_create(rows)
+    if not created:
+        return created
+    for chain_id in Chain.objects.filter(chain_id__in={row.chain_id for row in created}, enabled=True).values_list("chain_id", flat=True):
+        enqueue_on_commit(_tasks().publish_status, chain_id)
+    return created
 
 
 # --- Travel-rule transfers ---------------------------------------------------------------------

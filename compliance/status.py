@@ -28,6 +28,35 @@ def wallet_blocked(entity, wallet) -> bool:
     return wallet.flagged or entity.sanctioned or entity.status in BLOCKING_STATUSES
 
 
+ONCHAIN_TIERS = {"": 0, RiskTier.LOW: 1, RiskTier.MEDIUM: 2, RiskTier.HIGH: 3, RiskTier.CRITICAL: 4}
+
+
+def onchain_risk_tier(entity) -> int:
+    """The status word's risk tier (docs/oracle.md): 0 none, 1 low .. 4 critical."""
+    return ONCHAIN_TIERS.get(entity.risk_tier or "", 0)
+
+
+def onchain_flags(entity, wallet) -> int:
+    """The status word's flag bits (compliance.onchain.contracts.Flag) for a wallet. Only a blocked wallet
+    (wallet_blocked) carries flags, so `isFlagged` on chain says what `flagged` says here: sanctioned (the entity,
+    or the wallet's own address listed), suspended (the entity suspended or rejected), and, beside one of those,
+    the informative high-risk and PEP bits. PEP and high risk alone are not blocking here, so they publish no bit."""
+    from compliance.onchain.contracts import Flag
+
+    if not wallet_blocked(entity, wallet):
+        return 0
+    flags = Flag(0)
+    if entity.sanctioned or wallet.flagged:
+        flags |= Flag.SANCTIONED
+    if entity.status in BLOCKING_STATUSES:
+        flags |= Flag.SUSPENDED
+    if entity.risk_tier in HIGH_TIERS:
+        flags |= Flag.HIGH_RISK
+    if entity.pep:
+        flags |= Flag.PEP
+    return int(flags)
+
+
 def wallet_view(wallet) -> dict:
     return {"chain_id": wallet.chain_id, "address": wallet.address, "flagged": wallet.flagged, "status": wallet.status}
 

@@ -1,0 +1,195 @@
+"""The oracle's status publisher against a real anvil: rows written by the onboarding services (through the
+API) are published by compliance.onchain.publisher, and the contract says what the rows say."""
+
+import io
+import json
+import secrets
+
+import pytest
+from django.core.management import call_command
+
+from compliance.models import Chain, ChainTransaction, OnchainStatusUpdate
+from compliance.onchain.contracts import Flag, contract_at, unpack_status
+from compliance.onchain.publisher import deploy_oracle, publish_pass
+from tests.onboarding.helpers import PERSON, entity_url, screened
+
+pytestmark = pytest.mark.django_db
+LOCAL = 31337
+# anvil's first default account (its well-known test mnemonic): the signer here, set only in the environment.
+SIGNER_KEY = "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80"
+SIGNER = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266"
+SCREENING_URL = "/v1/monitoring/screening"
+
+
+@pytest.fixture
+def client(api, org, key):
+    return api(key(org, role="l2_investigator"))
+
+
+@pytest.fixture
+def chain(anvil, monkeypatch):
+    """The seeded local chain, enabled, its RPC URL and signer from the environment, a fresh oracle deployed."""
+    monkeypatch.setenv(f"CHAIN_RPC_URL_{LOCAL}", anvil.url)
+    monkeypatch.setenv(f"CHAIN_SIGNER_KEY_{LOCAL}", SIGNER_KEY)
+    Chain.objects.filter(chain_id=LOCAL).update(enabled=True)
+    deploy_oracle(LOCAL)
+    return Chain.objects.get(chain_id=LOCAL)
+
+
+@pytest.fixture
+def oracle(chain, w3):
+    return contract_at(w3, "ComplianceOracle", chain.oracle_address)
+
+
+def new_addresses(count: int) -> list[str]:
+    return ["0x" + secrets.token_hex(20) for _ in range(count)]
+
+
+def onboard(client, addresses) -> dict:
+    response = client.post("/v1/onboarding/entities", {**PERSON, "wallets": [{"chain_id": LOCAL, "address": a} for a in addresses]},
+                           format="json")
+    assert response.status_code == 201, response.json()
+    return response.json()
+
+
+def external_screening(client, entity, result: str) -> None:
+    body = {"entity_id": entity["id"], "check_type": "sanctions", "provider": "ClientCo", "result": result,
+            "score": 0.98 if result == "fail" else 0.1, "update_compliance_status": True}
+    response = client.post(SCREENING_URL, body, format="json")
+    assert response.status_code == 200 and response.json()["compliance_status_updated"] is True
+
+
+def checksum(w3, address):
+    return w3.to_checksum_address(address)
+
+
+def updated_events(oracle, address) -> list:
+    return [log for log in oracle.events.StatusUpdated().get_logs(from_block=0)
+            if log["args"]["wallet"].lower() == address.lower()]
+
+
+def test_the_chain_seeds_and_the_deployment(chain, oracle):
+    assert set(Chain.objects.values_list("chain_id", flat=True)) >= {11155111, 17000, 560048, 84532, 421614, 80002, LOCAL}
+    assert not Chain.objects.filter(enabled=True).exclude(chain_id=LOCAL).exists()
+    assert dict(Chain.objects.values_list("chain_id", "confirmations"))[11155111] == 2
+    assert oracle.functions.owner().call() == SIGNER and oracle.functions.isOperator(SIGNER).call()
+
+
+def test_flagged_wallets_are_published_then_cleared(client, chain, oracle, w3):
+    addresses = new_addresses(2)
+    entity = onboard(client, addresses)
+    external_screening(client, entity, "fail")
+    rows = OnchainStatusUpdate.objects.filter(entity_id=entity["id"], status="pending")
+    assert sorted(r.address for r in rows) == sorted(addresses) and all(r.flagged for r in rows)
+
+    result = publish_pass(LOCAL)
+    assert len(result.signed) == 1 and result.published == 2 and result.confirmed == 2
+    for address in addresses:
+        assert oracle.functions.isFlagged(checksum(w3, address)).call()
+        assert oracle.functions.isSanctioned(checksum(w3, address)).call()
+        status = unpack_status(oracle.functions.packedStatusOf(checksum(w3, address)).call())
+        row = OnchainStatusUpdate.objects.get(entity_id=entity["id"], address=address)
+        assert status.flags & Flag.SANCTIONED and (status.risk_tier, status.version) == (row.risk_tier, row.version)
+    published = {r.address: r for r in OnchainStatusUpdate.objects.filter(entity_id=entity["id"])}
+    assert {r.status for r in published.values()} == {"confirmed"} and all(r.confirmed_at and r.tx_hash == result.signed[0]
+                                                                          for r in published.values())
+
+    external_screening(client, entity, "pass")
+    publish_pass(LOCAL)
+    for address in addresses:
+        assert not oracle.functions.isFlagged(checksum(w3, address)).call()
+        assert not oracle.functions.isSanctioned(checksum(w3, address)).call()
+        status = unpack_status(oracle.functions.packedStatusOf(checksum(w3, address)).call())
+        assert status.flags == 0 and status.version > published[address].version
+    assert not OnchainStatusUpdate.objects.filter(entity_id=entity["id"]).exclude(status="confirmed").exists()
+
+
+def test_a_suspension_is_published_with_the_suspended_bit(client, chain, oracle, w3, django_capture_on_commit_callbacks):
+    [address] = new_addresses(1)
+    entity = onboard(client, [address])
+    screened(entity)
+    assert client.post(entity_url(entity, "approve"), {}, format="json").status_code == 200
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
+        assert client.post(entity_url(entity, "suspend"), {"reason": "court order"}, format="json").status_code == 200
+    # The publisher is enqueued on commit of the rows, for the enabled chain.
+    enqueued = [(cb.args[0].name, cb.args[1]) for cb in callbacks if getattr(cb, "args", None) and hasattr(cb.args[0], "name")]
+    assert ("compliance.publish_status", (LOCAL,)) in enqueued
+    row = OnchainStatusUpdate.objects.get(entity_id=entity["id"])
+    assert row.flagged and row.flags == Flag.SUSPENDED
+
+    out = io.StringIO()
+    call_command("publish_status", "--chain", str(LOCAL), stdout=out)
+    assert "1 transactions signed, 1 rows published" in out.getvalue() and "confirmed" in out.getvalue()
+    assert oracle.functions.isFlagged(checksum(w3, address)).call()
+    assert not oracle.functions.isSanctioned(checksum(w3, address)).call()
+    assert unpack_status(oracle.functions.packedStatusOf(checksum(w3, address)).call()).flags == Flag.SUSPENDED
+
+
+def test_changes_before_a_run_coalesce_into_one_write_of_the_latest(client, chain, oracle, w3):
+    [address] = new_addresses(1)
+    entity = onboard(client, [address])
+    for result in ("fail", "pass", "fail", "pass", "fail"):
+        external_screening(client, entity, result)
+    assert OnchainStatusUpdate.objects.filter(entity_id=entity["id"], status="pending").count() == 5
+
+    result = publish_pass(LOCAL)
+    assert len(result.signed) == 1 and result.published == 1 and result.superseded == 4
+    assert len(updated_events(oracle, address)) == 1
+    assert oracle.functions.isFlagged(checksum(w3, address)).call()
+    rows = OnchainStatusUpdate.objects.filter(entity_id=entity["id"]).order_by("created_at", "id")
+    assert [r.status for r in rows] == ["superseded"] * 4 + ["confirmed"]
+
+
+def test_a_second_run_is_harmless(client, chain, oracle, w3):
+    addresses = new_addresses(3)
+    entity = onboard(client, addresses)
+    external_screening(client, entity, "fail")
+    Chain.objects.filter(pk=chain.pk).update(batch_size=2)
+    first = publish_pass(LOCAL)
+    assert len(first.signed) == 2 and first.published == 3
+    nonces = sorted(ChainTransaction.objects.filter(tx_hash__in=first.signed).values_list("nonce", flat=True))
+    assert nonces[1] == nonces[0] + 1
+    sent = w3.eth.get_transaction_count(SIGNER)
+    assert sent == nonces[1] + 1 and Chain.objects.get(pk=chain.pk).next_nonce == sent
+
+    second = publish_pass(LOCAL)
+    assert second.signed == [] and second.published == 0 and second.rebroadcast == 0
+    assert w3.eth.get_transaction_count(SIGNER) == sent and ChainTransaction.objects.count() == 2
+    assert sum(len(updated_events(oracle, a)) for a in addresses) == 3
+
+
+def test_a_lost_broadcast_is_sent_again_with_the_same_bytes(client, chain, oracle, w3, anvil):
+    """A transaction stored but never broadcast (the worker died between the two) is sent by the next pass, identical."""
+    [address] = new_addresses(1)
+    entity = onboard(client, [address])
+    external_screening(client, entity, "fail")
+    anvil.rpc("evm_setAutomine", [False])
+    try:
+        first = publish_pass(LOCAL)
+        assert len(first.signed) == 1
+        anvil.rpc("anvil_dropAllTransactions")  # the broadcast is lost
+        stored = ChainTransaction.objects.get(tx_hash=first.signed[0])
+        assert stored.status == "sent" and OnchainStatusUpdate.objects.get(entity_id=entity["id"]).status == "published"
+    finally:
+        anvil.rpc("evm_setAutomine", [True])
+    second = publish_pass(LOCAL)
+    assert second.signed == [] and second.rebroadcast == 1
+    assert w3.eth.get_transaction(first.signed[0])["nonce"] == stored.nonce
+    assert oracle.functions.isFlagged(checksum(w3, address)).call()
+    assert ChainTransaction.objects.get(pk=stored.pk).status == "confirmed"
+
+
+def test_the_signer_key_is_never_stored_or_shown(client, chain, admin_client):
+    entity = onboard(client, new_addresses(2))
+    external_screening(client, entity, "fail")
+    publish_pass(LOCAL)
+    dump = io.StringIO()
+    call_command("dumpdata", "compliance", "onboarding", "webhooks", "common", stdout=dump)
+    stored = json.dumps(json.loads(dump.getvalue())).lower()
+    key = SIGNER_KEY.removeprefix("0x")
+    assert key not in stored and SIGNER.lower() not in stored.replace(chain.oracle_address.lower(), "")
+    listing = admin_client.get("/admin/compliance/chain/").content.decode()
+    page = admin_client.get(f"/admin/compliance/chain/{chain.pk}/change/").content.decode()
+    for html in (listing, page):
+        assert SIGNER in html and key not in html.lower()
+    assert "confirmed" in listing
