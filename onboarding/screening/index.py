@@ -192,9 +192,11 @@ def build_index_from_rows(signature: tuple, lists: list[ListInfo], entries: list
     index = ScreeningIndex(signature=signature, lists={info.source: info for info in lists}, entries=list(entries))
     position = {entry.id: number for number, entry in enumerate(index.entries)}
     postings: dict[str, list[int]] = defaultdict(list)
+    # Names in their entries' order (list, then the publisher's id), whatever order the rows came in: the
+    # candidates of a query are cut at a limit, and ties at the cut go by position, so two databases
+    # holding the same lists (with different row ids) must give every name the same position.
+    names = sorted((row for row in names if row[0] in position), key=lambda row: (position[row[0]], row[2], row[1]))
     for entry_id, name, kind in names:
-        if entry_id not in position:
-            continue
         tokens = name_tokens(name, individual=index.entries[position[entry_id]].kind == "individual")
         if not tokens:
             continue

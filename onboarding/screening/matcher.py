@@ -29,9 +29,9 @@ from onboarding.screening.scoring import (
     MAJOR_SHARE_INDIVIDUAL,
     MAJOR_SHARE_ORGANIZATION,
     NameScore,
+    Similarities,
     score_compact,
     score_tokens,
-    token_similarity,
 )
 from onboarding.screening.thresholds import FAIL, PASS, REVIEW, fail_threshold, report_threshold, review_threshold
 
@@ -75,19 +75,7 @@ class Hit:
         return data
 
 
-def _similarity_cache(abjad: bool):
-    cache: dict[tuple[str, str], tuple[float, str]] = {}
-
-    def similarity(query: str, listed: str) -> tuple[float, str]:
-        key = (query, listed)
-        if key not in cache:
-            cache[key] = token_similarity(query, listed, abjad=abjad)
-        return cache[key]
-
-    return similarity
-
-
-def _candidates(index: ScreeningIndex, tokens: tuple[str, ...], similarity, mask: bytes | None = None) -> list[int]:
+def _candidates(index: ScreeningIndex, tokens: tuple[str, ...], similarities: Similarities, mask: bytes | None = None) -> list[int]:
     """Positions of the listed names most worth scoring: ranked by the weighted share of the query
     their tokens can match, then by closeness of length.
 
@@ -102,7 +90,7 @@ def _candidates(index: ScreeningIndex, tokens: tuple[str, ...], similarity, mask
     for token in sorted(blocking_tokens(tokens), key=lambda token: (-index.weight(token), token)):
         best: dict[int, float] = {}
         for listed in index.similar_tokens(token):
-            value, _how = similarity(token, listed)
+            value, _how = similarities[token, listed]
             if value <= 0:
                 continue
             gain = value * index.weight(listed)
@@ -119,7 +107,9 @@ def _candidates(index: ScreeningIndex, tokens: tuple[str, ...], similarity, mask
         for position, gain in best.items():
             explained[position] = explained.get(position, 0.0) + gain
     size, sizes = len(tokens), index.name_sizes
-    return heapq.nlargest(CANDIDATE_LIMIT, explained, key=lambda position: explained[position] - 0.05 * abs(sizes[position] - size))
+    # Ties go to the earlier name (index positions follow the lists' own order), not to the order of a set.
+    return heapq.nlargest(CANDIDATE_LIMIT, explained,
+                          key=lambda position: (explained[position] - 0.05 * abs(sizes[position] - size), -position))
 
 
 def query_tokens(name: str, *, kind: str | None = None) -> tuple[str, ...]:
@@ -135,10 +125,12 @@ def blocking_tokens(tokens) -> set[str]:
     return {token for token in tokens if len(token) >= MIN_BLOCKING_LENGTH}
 
 
-def _score_name(tokens: tuple[str, ...], name: NameRecord, index: ScreeningIndex, similarity) -> NameScore:
+def _score_name(tokens: tuple[str, ...], name: NameRecord, index: ScreeningIndex, similarities: Similarities, *,
+                explain: bool = True) -> NameScore:
+    """The listed name's score; with `explain=False` the score alone (scoring.score_tokens), to rank."""
     individual = index.entries[name.entry].kind == "individual"
     share = MAJOR_SHARE_INDIVIDUAL if individual else MAJOR_SHARE_ORGANIZATION
-    scored = score_tokens(tokens, name.tokens, weight=index.weight, similarity=similarity, major_share=share)
+    scored = score_tokens(tokens, name.tokens, weight=index.weight, similarities=similarities, major_share=share, explain=explain)
     compact = score_compact(tokens, name.tokens)
     if compact > scored.score:
         scored.score, scored.method = compact, "compact"
@@ -239,26 +231,28 @@ def screen_name(
         if any(character.isalpha() for character in name or ""):
             raise UnscreenableName(f"cannot read the letters of {name!r}; screen a romanised form of the name")
         return []
-    similarity = _similarity_cache(is_abjad(name))
-    best: dict[int, tuple[NameScore, NameRecord]] = {}
+    similarities = Similarities(abjad=is_abjad(name))
+    best: dict[int, tuple[NameScore, NameRecord, int]] = {}
     mask = index.name_mask(sources)
     if among is None:
-        positions = _candidates(index, tokens, similarity, mask)
+        positions = _candidates(index, tokens, similarities, mask)
     else:
         positions = among if mask is None else [position for position in among if mask[position]]
     for position in positions:
         listed = index.names[position]
-        scored = _score_name(tokens, listed, index, similarity)
-        if listed.entry not in best or scored.score > best[listed.entry][0].score:
-            best[listed.entry] = (scored, listed)
+        scored = _score_name(tokens, listed, index, similarities, explain=False)
+        kept = best.get(listed.entry)
+        # Of an entry's names, the best; of equals, the first in the index (the same name in every process).
+        if kept is None or scored.score > kept[0].score or (scored.score == kept[0].score and position < kept[2]):
+            best[listed.entry] = (scored, listed, position)
     hits = []
     context = _context(index)
-    for entry_position, (scored, listed) in best.items():
+    for entry_position, (scored, listed, _position) in best.items():
         entry = index.entries[entry_position]
         adjustments = weigh_evidence(entry, kind=kind, date_of_birth=date_of_birth, country=country)
         score = round(min(1.0, max(0.0, scored.score + sum(adjustment.effect for adjustment in adjustments))), 4)
-        if score >= floor:
-            hits.append(_hit(name, tokens, entry, listed, scored, adjustments, score, context))
+        if score >= floor:  # explained in full only now: the same score, with the token matches
+            hits.append(_hit(name, tokens, entry, listed, _score_name(tokens, listed, index, similarities), adjustments, score, context))
     hits.sort(key=lambda hit: (-hit.score, hit.source, hit.entry_uid))
     return hits[:limit]
 

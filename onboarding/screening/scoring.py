@@ -92,11 +92,28 @@ def token_similarity(query: str, listed: str, *, abjad: bool = False) -> tuple[f
     return similarity, how
 
 
-def _align(query: tuple[str, ...], listed: tuple[str, ...], similarity: Callable[[str, str], tuple[float, str]]):
+class Similarities(dict):
+    """token_similarity of (query token, listed token) pairs, computed on first use and kept: one
+    screening compares the same few query tokens with many listed names that share tokens.
+
+        similarities = Similarities(abjad=False)
+        value, how = similarities["vladimr", "vladimir"]
+    """
+
+    def __init__(self, *, abjad: bool = False):
+        super().__init__()
+        self.abjad = abjad
+
+    def __missing__(self, pair: tuple[str, str]) -> tuple[float, str]:
+        found = self[pair] = token_similarity(pair[0], pair[1], abjad=self.abjad)
+        return found
+
+
+def _align(query: tuple[str, ...], listed: tuple[str, ...], similarities: Similarities):
     pairs = []
     for q_position, q_token in enumerate(query):
         for l_position, l_token in enumerate(listed):
-            value, how = similarity(q_token, l_token)
+            value, how = similarities[q_token, l_token]
             if value > 0:
                 pairs.append((value, len(l_token), q_position, l_position, how))
     pairs.sort(key=lambda pair: (-pair[0], -pair[1], pair[2], pair[3]))
@@ -116,25 +133,32 @@ def score_tokens(
     listed: tuple[str, ...],
     *,
     weight: Callable[[str], float],
-    similarity: Callable[[str, str], tuple[float, str]] | None = None,
+    similarities: Similarities | None = None,
     major_share: float = MAJOR_SHARE_INDIVIDUAL,
+    explain: bool = True,
 ) -> NameScore:
-    """Score two token sequences 0-1 (see the module docstring)."""
-    similarity = similarity or token_similarity
+    """Score two token sequences 0-1 (see the module docstring). With `explain=False` only the score and
+    the coverages are filled in (the same numbers, without the token matches a hit shows): what a
+    screening needs to rank its candidates, most of which never become hits."""
+    if similarities is None:
+        similarities = Similarities()
     if not query or not listed:
         return NameScore(0.0, "none", unmatched_query=list(query), unmatched_listed=list(listed))
-    aligned = _align(query, listed, similarity)
+    aligned = _align(query, listed, similarities)
     matched_q = {q for q, _l, _v, _h in aligned}
     matched_l = {listed_position for _q, listed_position, _v, _h in aligned}
     # An aligned pair weighs what the listed token weighs on both sides: a misspelt query token
     # is not in the vocabulary, and would otherwise look rarer than the word it misspells.
-    explained = sum(weight(listed[l_position]) * value for _q, l_position, value, _h in aligned)
-    pair_weight = sum(weight(listed[l_position]) for _q, l_position, _v, _h in aligned)
+    listed_weights = [weight(token) for token in listed]
+    explained = sum(listed_weights[l_position] * value for _q, l_position, value, _h in aligned)
+    pair_weight = sum(listed_weights[l_position] for _q, l_position, _v, _h in aligned)
     query_total = pair_weight + sum(weight(token) for position, token in enumerate(query) if position not in matched_q)
-    listed_total = pair_weight + sum(weight(token) for position, token in enumerate(listed) if position not in matched_l)
+    listed_total = pair_weight + sum(listed_weights[position] for position in range(len(listed)) if position not in matched_l)
     coverage_query = explained / query_total if query_total else 0.0
     coverage_listed = explained / listed_total if listed_total else 0.0
     score = major_share * max(coverage_query, coverage_listed) + (1 - major_share) * min(coverage_query, coverage_listed)
+    if not explain:
+        return NameScore(score=score, method="", coverage_query=coverage_query, coverage_listed=coverage_listed)
     listed_order = [l_position for _q, l_position, _v, _h in aligned]
     matches = [TokenMatch(query[q], listed[l_position], round(value, 4), how) for q, l_position, value, how in aligned]
     exact = score >= 0.9999 and len(query) == len(listed)
