@@ -142,7 +142,8 @@ def _reorganised(tx: ChainTransaction, why: str, result: PassResult, say) -> Non
     """The block holding `tx` is no longer the chain's: not (or no longer) confirmed. It goes back to `sent` and its rows
     to `published` with the reason; its stored bytes are broadcast again (same nonce, same versions)."""
     note = f"block {tx.block_number} of {tx.tx_hash} reorganised away ({why}); sent again"
-    tx.status, tx.block_number, tx.block_hash, tx.sent_at, tx.error = ChainTxStatus.SENT, None, "", None, note
+    # sent_at restarts the stuck timer: the bytes are broadcast again now.
+    tx.status, tx.block_number, tx.block_hash, tx.sent_at, tx.error = ChainTxStatus.SENT, None, "", timezone.now(), note
     tx.save(update_fields=["status", "block_number", "block_hash", "sent_at", "error", "updated_at"])
     rows, now = list(tx.updates.filter(status__in=[OnchainStatus.PUBLISHED, OnchainStatus.CONFIRMED])), timezone.now()
     for row in rows:
