@@ -3,8 +3,8 @@ oracle, entities onboarded and screened through the API, and reads of what the c
 
 import secrets
 
-from compliance.models import KNOWN_CHAINS, Chain
-from compliance.onchain.contracts import unpack_status
+from compliance.models import KNOWN_CHAINS, Chain, OnchainStatusUpdate
+from compliance.onchain.contracts import Flag, unpack_status
 from compliance.onchain.publisher import deploy_oracle
 
 LOCAL = 31337
@@ -58,3 +58,27 @@ def updated_events(oracle, address) -> list:
 def status_on_chain(oracle, address):
     """The status word the contract holds for `address`, unpacked (version 0: never published)."""
     return unpack_status(oracle.functions.packedStatusOf(oracle.w3.to_checksum_address(address)).call())
+
+
+def rows_of(entity) -> list[OnchainStatusUpdate]:
+    return list(OnchainStatusUpdate.objects.filter(entity_id=entity["id"]).select_related("transaction").order_by("address"))
+
+
+def assert_published_on_chain(oracle, entity) -> None:
+    """Every row of the (flagged) entity is confirmed, and the contract holds each wallet's row: flags, tier, version."""
+    for row in rows_of(entity):
+        assert row.status == "confirmed" and row.confirmed_at and row.transaction.status == "confirmed", row
+        assert row.tx_hash == row.transaction.tx_hash
+        status = status_on_chain(oracle, row.address)
+        assert (status.flags, status.risk_tier, status.version) == (row.flags, row.risk_tier, row.version)
+        assert status.flags & Flag.SANCTIONED and oracle.functions.isFlagged(oracle.w3.to_checksum_address(row.address)).call()
+
+
+def transactions_of_nonce(w3, nonce: int) -> list[str]:
+    """The hashes of the signer's mined transactions with `nonce` (scanning the whole local chain)."""
+    found = []
+    for number in range(w3.eth.block_number + 1):
+        for tx in w3.eth.get_block(number, full_transactions=True)["transactions"]:
+            if tx["from"] == SIGNER and tx["nonce"] == nonce:
+                found.append(tx["hash"].to_0x_hex())
+    return found

@@ -13,16 +13,19 @@ from hexbytes import HexBytes
 
 from compliance import tasks
 from compliance.models import Chain, ChainTransaction, OnchainStatusUpdate
-from compliance.onchain.contracts import Flag, contract_at
+from compliance.onchain.contracts import contract_at
 from compliance.onchain.publisher import PublisherError, publish_pass
 from tests.compliance.onchain.publishing import (
     LOCAL,
     SIGNER,
+    assert_published_on_chain,
     enable_local_chain,
     external_screening,
     new_addresses,
     onboard,
+    rows_of,
     status_on_chain,
+    transactions_of_nonce,
     updated_events,
 )
 from tests.compliance.onchain.rpc_proxy import RpcProxy
@@ -65,33 +68,9 @@ def flagged_entity(client, count: int) -> tuple[dict, list[str]]:
     return entity, addresses
 
 
-def rows_of(entity) -> list[OnchainStatusUpdate]:
-    return list(OnchainStatusUpdate.objects.filter(entity_id=entity["id"]).select_related("transaction").order_by("address"))
-
-
-def assert_published_on_chain(oracle, entity) -> None:
-    """Every row of the entity is confirmed, and the contract holds each wallet's row: flags, tier, version."""
-    for row in rows_of(entity):
-        assert row.status == "confirmed" and row.confirmed_at and row.transaction.status == "confirmed", row
-        assert row.tx_hash == row.transaction.tx_hash
-        status = status_on_chain(oracle, row.address)
-        assert (status.flags, status.risk_tier, status.version) == (row.flags, row.risk_tier, row.version)
-        assert status.flags & Flag.SANCTIONED and oracle.functions.isFlagged(oracle.w3.to_checksum_address(row.address)).call()
-
-
 def call_of(tx: ChainTransaction) -> tuple:
     fields = TypedTransaction.from_bytes(HexBytes(tx.raw)).as_dict()
     return fields["to"], fields["data"], fields["gas"], fields["nonce"]
-
-
-def transactions_of_nonce(w3, nonce: int) -> list[str]:
-    """The hashes of the signer's mined transactions with `nonce` (scanning the whole local chain)."""
-    found = []
-    for number in range(w3.eth.block_number + 1):
-        for tx in w3.eth.get_block(number, full_transactions=True)["transactions"]:
-            if tx["from"] == SIGNER and tx["nonce"] == nonce:
-                found.append(tx["hash"].to_0x_hex())
-    return found
 
 
 def test_a_refused_broadcast_fails_the_pass_cleanly_and_the_next_pass_finishes(client, chain, oracle, w3, proxy):
