@@ -124,6 +124,27 @@ def test_a_timed_out_rpc_fails_the_pass_and_the_next_pass_confirms(client, chain
     assert_published_on_chain(oracle, entity)
 
 
+def test_a_nonce_used_by_another_transaction_drops_the_stored_one_and_its_rows_are_published_again(client, chain, oracle, w3,
+                                                                                                      proxy, accounts):
+    entity, _ = flagged_entity(client, 2)
+    proxy.on("eth_sendRawTransaction", "drop")
+    with pytest.raises(PublisherError):
+        publish_pass(LOCAL)
+    lost = ChainTransaction.objects.get(chain=chain, status="sent")
+    # Someone else signs with the same key: the nonce is taken by a transaction the publisher never signed.
+    w3.eth.wait_for_transaction_receipt(w3.eth.send_transaction({"from": SIGNER, "to": accounts[2], "value": 1}))
+    assert w3.eth.get_transaction_count(SIGNER) == lost.nonce + 1
+
+    proxy.clear()
+    result = publish_pass(LOCAL)
+    assert result.reverted == 2 and len(result.signed) == 1 and result.confirmed == 2
+    lost.refresh_from_db()
+    assert lost.status == "dropped" and f"nonce {lost.nonce} was used by a transaction not signed here" in lost.error
+    assert ChainTransaction.objects.get(tx_hash=result.signed[0]).nonce == lost.nonce + 1  # no gap, no reuse
+    assert all(f"{lost.tx_hash} nonce {lost.nonce} was used" in row.reason for row in rows_of(entity))
+    assert_published_on_chain(oracle, entity)
+
+
 def test_a_reverted_batch_goes_back_to_pending_and_is_published_after_the_role_is_restored(client, chain, oracle, w3, proxy,
                                                                                             accounts):
     owner = accounts[1]  # the oracle's owner is not the signer here, so taking the role uses none of the signer's nonces
@@ -235,6 +256,30 @@ def test_a_transaction_without_receipt_past_the_timeout_is_replaced(client, chai
     replacement = ChainTransaction.objects.get(tx_hash=second.replacements[0])
     assert "no receipt 61 s after its broadcast" in ChainTransaction.objects.get(pk=original.pk).error
     assert_replaced(w3, oracle, entity, addresses, original, replacement, 0)
+
+
+def test_when_the_original_is_mined_instead_of_its_replacement_the_original_wins(client, chain, oracle, w3, anvil, proxy, settings):
+    settings.ONCHAIN_STUCK_AFTER = timedelta(seconds=60)
+    entity, addresses = flagged_entity(client, 2)
+    anvil.rpc("evm_setAutomine", [False])
+    original = ChainTransaction.objects.get(tx_hash=publish_pass(LOCAL).signed[0])
+    ChainTransaction.objects.filter(pk=original.pk).update(sent_at=timezone.now() - timedelta(seconds=61))
+    proxy.on("eth_sendRawTransaction", "drop")  # the replacement is signed and stored, but never reaches the node
+    with pytest.raises(PublisherError, match="broadcasting"):
+        publish_pass(LOCAL)
+    replacement = ChainTransaction.objects.get(replaces=original)
+    assert {row.transaction_id for row in rows_of(entity)} == {replacement.pk}
+
+    anvil.rpc("evm_mine")  # the original, still in the node's pool, is mined
+    anvil.rpc("evm_setAutomine", [True])
+    proxy.clear()
+    assert publish_pass(LOCAL).confirmed == 2
+    replacement.refresh_from_db()
+    assert replacement.status == "replaced" and original.tx_hash in replacement.error
+    assert ChainTransaction.objects.get(pk=original.pk).status == "confirmed"
+    assert {(row.transaction_id, row.tx_hash) for row in rows_of(entity)} == {(original.pk, original.tx_hash)}
+    assert transactions_of_nonce(w3, original.nonce) == [original.tx_hash]
+    assert_published_on_chain(oracle, entity)
 
 
 def test_a_transaction_priced_out_by_the_base_fee_is_replaced_at_once(client, chain, oracle, w3, anvil):
