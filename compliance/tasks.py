@@ -41,9 +41,9 @@ def publish_status(chain_id: int | None = None) -> None:
         except Exception:
             logger.exception("publishing statuses to chain %s failed (recorded on the chain's last_error)", each)
             continue
-        if result.signed or result.confirmed or result.reverted:
-            logger.info("chain %s: %d transactions signed, %d rows confirmed, %d reverted", each, len(result.signed),
-                        result.confirmed, result.reverted)
+        if result.signed or result.confirmed or result.reverted or result.replacements or result.reorganised:
+            logger.info("chain %s: %d transactions signed, %d rows confirmed, %d reverted, %d replacements, %d reorganised", each,
+                        len(result.signed), result.confirmed, result.reverted, len(result.replacements), result.reorganised)
 
 
 @shared_task(name="compliance.republish_expiring", ignore_result=True, time_limit=240)

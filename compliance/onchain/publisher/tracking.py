@@ -100,6 +100,16 @@ def _settle(winner: ChainTransaction, others: list[ChainTransaction], say) -> No
 
 def _mined(chain: Chain, w3: Web3, tx: ChainTransaction, receipt, result: PassResult, say) -> None:
     block_hash = receipt["blockHash"].to_0x_hex()
+    if tx.status == ChainTxStatus.MINED and tx.block_hash and tx.block_hash != block_hash:  # mined again in another block
+        note = f"block {tx.block_number} of {tx.tx_hash} reorganised away; mined again in block {receipt['blockNumber']}"
+        tx.error = note
+        tx.save(update_fields=["error", "updated_at"])
+        rows, now = list(tx.updates.filter(status=OnchainStatus.PUBLISHED)), timezone.now()
+        for row in rows:
+            row.reason, row.updated_at = with_reason(row.reason, note), now
+        OnchainStatusUpdate.objects.bulk_update(rows, ["reason", "updated_at"])
+        result.reorganised += len(rows)
+        say(f"nonce {tx.nonce}: {note}")
     if tx.status != ChainTxStatus.MINED or tx.block_hash != block_hash:
         tx.status, tx.block_number, tx.block_hash = ChainTxStatus.MINED, receipt["blockNumber"], block_hash
         tx.save(update_fields=["status", "block_number", "block_hash", "updated_at"])
