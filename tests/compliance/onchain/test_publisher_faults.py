@@ -202,6 +202,28 @@ def test_a_block_reorganised_away_before_confirmation_is_not_confirmed_and_sent_
     assert_published_on_chain(oracle, entity)
 
 
+def test_a_transaction_mined_again_in_another_block_is_confirmed_there_with_the_reason_noted(client, chain, oracle, w3, anvil):
+    Chain.objects.filter(pk=chain.pk).update(confirmations=3)
+    entity, _ = flagged_entity(client, 2)
+    tx = ChainTransaction.objects.get(tx_hash=publish_pass(LOCAL).signed[0])
+    assert tx.status == "mined"
+    ghost = tx.block_hash
+
+    anvil.rpc("anvil_reorg", [1, [[tx.raw, 0]]])  # the block is replaced by one holding the same transaction
+    second = publish_pass(LOCAL)
+    tx.refresh_from_db()
+    assert second.reorganised == 2 and second.confirmed == 0 and second.rebroadcast == 0
+    assert tx.status == "mined" and tx.block_hash not in ("", ghost) and "mined again in block" in tx.error
+    assert all("reorganised away; mined again" in row.reason and row.status == "published" for row in rows_of(entity))
+
+    anvil.rpc("evm_mine")
+    anvil.rpc("evm_mine")
+    assert publish_pass(LOCAL).confirmed == 2
+    assert ChainTransaction.objects.get(pk=tx.pk).block_hash == w3.eth.get_block(tx.block_number)["hash"].to_0x_hex()
+    assert transactions_of_nonce(w3, tx.nonce) == [tx.tx_hash]
+    assert_published_on_chain(oracle, entity)
+
+
 def test_a_confirmed_block_reorganised_away_puts_its_rows_back_and_they_are_published_again(client, chain, oracle, w3, anvil):
     entity, _ = flagged_entity(client, 2)
     first = publish_pass(LOCAL)
