@@ -304,7 +304,7 @@ def test_when_the_original_is_mined_instead_of_its_replacement_the_original_wins
     assert_published_on_chain(oracle, entity)
 
 
-def test_a_transaction_priced_out_by_the_base_fee_is_replaced_at_once(client, chain, oracle, w3, anvil):
+def test_a_transaction_priced_out_by_the_base_fee_is_replaced_at_once(client, chain, oracle, w3, anvil, admin_client, staff, org):
     entity, addresses = flagged_entity(client, 1)
     anvil.rpc("evm_setAutomine", [False])
     first = publish_pass(LOCAL)
@@ -321,6 +321,11 @@ def test_a_transaction_priced_out_by_the_base_fee_is_replaced_at_once(client, ch
     assert "refused for its fees" in ChainTransaction.objects.get(pk=original.pk).error
     # Enough for the next block's base fee (at most 12.5 % below this one's after an empty block).
     assert_replaced(w3, oracle, entity, addresses, original, replacement, base_fee * 7 // 8)
+
+    # The operator sees both in the console, the replaced one with why; an organization's staff does not.
+    listing = admin_client.get("/admin/compliance/chaintransaction/").content.decode()
+    assert original.tx_hash in listing and replacement.tx_hash in listing and "replaced" in listing
+    assert staff(org).get("/admin/compliance/chaintransaction/").status_code in (302, 403)
 
 
 def test_statuses_close_to_expiry_are_published_again(client, chain, oracle, w3, settings):
