@@ -5,7 +5,7 @@ from django.utils.html import format_html
 
 from common.admin_support import OrganizationFilter, OrganizationPolicyAdmin, ReadOnlyAdmin, TenantAdmin
 from compliance import services
-from compliance.models import Chain, OnchainStatus, OnchainStatusUpdate, TravelRulePolicy, TravelRuleTransfer
+from compliance.models import Chain, ChainTransaction, OnchainStatus, OnchainStatusUpdate, TravelRulePolicy, TravelRuleTransfer
 from compliance.onchain.publisher import signer_address
 from compliance.vasp_admin import CounterpartyVaspAdmin, InboundTravelRuleTransferAdmin  # noqa: F401 - registers them
 
@@ -21,19 +21,10 @@ class OnchainStatusUpdateAdmin(TenantAdmin, ReadOnlyAdmin):
     ordering = ("-created_at",)
 
 
-@admin.register(Chain)
-class ChainAdmin(admin.ModelAdmin):
-    """The chains the oracle is published to (platform-wide, the operator's). The signer's key is never shown:
-    only the address derived from CHAIN_SIGNER_KEY_<chain_id>. The oracle is deployed with manage.py deploy_oracle."""
+class OperatorOnlyAdmin(admin.ModelAdmin):
+    """Platform-wide records: the operator's (a superuser) alone."""
 
-    list_display = ("chain_id", "name", "enabled", "signer", "oracle_address", "pending", "published", "confirmed", "last_error")
-    fields = ("chain_id", "name", "rpc_urls", "confirmations", "enabled", "batch_size", "signer", "oracle_address", "next_nonce",
-              "pending", "published", "confirmed", "last_error", "created_at", "updated_at")
-    readonly_fields = ("chain_id", "name", "signer", "oracle_address", "next_nonce", "pending", "published", "confirmed",
-                       "last_error", "created_at", "updated_at")
-    ordering = ("chain_id",)
-
-    def has_module_permission(self, request):  # platform-wide: the operator's (a superuser) alone
+    def has_module_permission(self, request):
         return request.user.is_active and request.user.is_superuser
 
     def has_view_permission(self, request, obj=None):
@@ -47,6 +38,34 @@ class ChainAdmin(admin.ModelAdmin):
 
     def has_delete_permission(self, request, obj=None):
         return False
+
+
+@admin.register(ChainTransaction)
+class ChainTransactionAdmin(OperatorOnlyAdmin):
+    """The publisher's signed transactions (docs/oracle.md "Runbook"): status, fees, the block, why it ended as it did
+    (error) and the transaction a replacement replaces. Read-only: the publisher alone writes them."""
+
+    list_display = ("chain", "nonce", "tx_hash", "status", "max_fee_per_gas", "max_priority_fee_per_gas", "block_number", "error",
+                    "created_at")
+    list_filter = ("status", "chain")
+    search_fields = ("tx_hash",)
+    ordering = ("-created_at",)
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(Chain)
+class ChainAdmin(OperatorOnlyAdmin):
+    """The chains the oracle is published to (platform-wide, the operator's). The signer's key is never shown:
+    only the address derived from CHAIN_SIGNER_KEY_<chain_id>. The oracle is deployed with manage.py deploy_oracle."""
+
+    list_display = ("chain_id", "name", "enabled", "signer", "oracle_address", "pending", "published", "confirmed", "last_error")
+    fields = ("chain_id", "name", "rpc_urls", "confirmations", "enabled", "batch_size", "signer", "oracle_address", "next_nonce",
+              "pending", "published", "confirmed", "last_error", "created_at", "updated_at")
+    readonly_fields = ("chain_id", "name", "signer", "oracle_address", "next_nonce", "pending", "published", "confirmed",
+                       "last_error", "created_at", "updated_at")
+    ordering = ("chain_id",)
 
     @admin.display(description="signer address")
     def signer(self, chain):

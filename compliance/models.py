@@ -52,10 +52,14 @@ class ChainTxStatus(models.TextChoices):
     MINED = "mined"  # a successful receipt, not yet deep enough
     CONFIRMED = "confirmed"
     REVERTED = "reverted"
+    REPLACED = "replaced"  # another transaction of the same nonce (a fee-bumped replacement, or the original) was mined
+    DROPPED = "dropped"  # the nonce was used by a transaction the publisher did not sign: its rows went back to pending
 
 
 class ChainTransaction(BaseModel):
-    """One signed setStatuses transaction, stored before it is broadcast: a retry sends the identical bytes."""
+    """One signed setStatuses transaction, stored before it is broadcast: a retry sends the identical bytes. A stuck one
+    is replaced by another of the same nonce and rows with higher fees (`replaces`); the one mined wins, the others
+    become `replaced`."""
 
     chain = models.ForeignKey(Chain, on_delete=models.CASCADE, related_name="transactions")
     nonce = models.PositiveBigIntegerField()
@@ -69,9 +73,11 @@ class ChainTransaction(BaseModel):
     block_number = models.PositiveBigIntegerField(null=True, blank=True)
     block_hash = models.CharField(max_length=66, blank=True, default="")
     error = models.TextField(blank=True, default="")
+    replaces = models.ForeignKey("self", on_delete=models.SET_NULL, null=True, blank=True, related_name="replacements",
+                                 help_text="The transaction of the same nonce this one replaces with higher fees (stuck).")
 
     class Meta:
-        ordering = ["chain", "nonce"]
+        ordering = ["chain", "nonce", "created_at"]
         indexes = [models.Index(fields=["chain", "status"])]
 
     def __str__(self):

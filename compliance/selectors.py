@@ -20,13 +20,15 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from django.db import connection
-from django.db.models import Q
+from django.db.models import Exists, OuterRef, Q
 from django.utils.dateparse import parse_datetime
 from django.utils.timezone import make_aware
 
 from common import prepared
 from common.chain import is_evm
-from compliance.models import TravelRulePolicy, TravelRuleTransfer
+from compliance.models import OnchainStatus, OnchainStatusUpdate, TravelRulePolicy, TravelRuleTransfer
+from compliance.status import onchain_status_ttl
+from onboarding.choices import WalletStatus
 from onboarding.models import Entity, Wallet
 
 ENTITY_COLUMNS = "e.id, e.status, e.risk_tier, e.sanctioned, e.pep, e.adverse_media, e.updated_at"
@@ -190,3 +192,15 @@ def transfer_for_confirmation(*, transfer_ref: str | None, chain_id: int, tx_has
         except ValueError:
             return transfers.filter(commitment=transfer_ref.lower()).first()
     return transfers.filter(chain_id=chain_id, tx_hash=tx_hash.lower()).order_by("-created_at").first()
+
+
+def onchain_expiring(*, chain_id: int, expiring_before: datetime) -> list[OnchainStatusUpdate]:
+    """Each active wallet's latest row on the chain when it is confirmed and the status it published (decided at the
+    row's creation, current for ONCHAIN_STATUS_TTL) expires before `expiring_before`. A wallet with a newer row
+    (pending, published or confirmed) is left out: that one is on its way."""
+    newer = (OnchainStatusUpdate.objects.filter(chain_id=chain_id, address=OuterRef("address"), created_at__gt=OuterRef("created_at"))
+             .exclude(status=OnchainStatus.SUPERSEDED))
+    rows = (OnchainStatusUpdate.objects.filter(chain_id=chain_id, status=OnchainStatus.CONFIRMED, wallet__status=WalletStatus.ACTIVE,
+                                               created_at__lt=expiring_before - onchain_status_ttl())
+            .exclude(Exists(newer)).order_by("created_at", "id"))
+    return list({row.address.lower(): row for row in rows}.values())

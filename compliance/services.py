@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from decimal import Decimal
 
+from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
@@ -57,12 +58,30 @@ def onchain_updates_write(*, entity, reason: str, wallets=None) -> list[OnchainS
                             risk_tier=onchain_risk_tier(entity), flags=onchain_flags(entity, wallet), reason=reason[:300])
         for wallet in wallets if wallet.status == WalletStatus.ACTIVE
     ]
+    return _onchain_rows_create(rows)
+
+
+def _onchain_rows_create(rows: list[OnchainStatusUpdate]) -> list[OnchainStatusUpdate]:
+    """Stores the pending rows; the publisher runs on commit for each of their chains that is enabled."""
     created = OnchainStatusUpdate.objects.bulk_create(rows)
     if not created:
         return created
     for chain_id in Chain.objects.filter(chain_id__in={row.chain_id for row in created}, enabled=True).values_list("chain_id", flat=True):
         enqueue_on_commit(_tasks().publish_status, chain_id)
     return created
+
+
+@transaction.atomic
+def onchain_republish_expiring(*, chain_id: int, now=None) -> list[OnchainStatusUpdate]:
+    """A fresh pending row (the same status, so a new version and expiry when published) for each wallet whose latest
+    confirmed status on the chain expires within ONCHAIN_REPUBLISH_MARGIN: a clean wallet never turns stale unseen."""
+    now = now or timezone.now()
+    expiring = selectors.onchain_expiring(chain_id=chain_id, expiring_before=now + settings.ONCHAIN_REPUBLISH_MARGIN)
+    return _onchain_rows_create([
+        OnchainStatusUpdate(organization_id=row.organization_id, mode=row.mode, wallet_id=row.wallet_id, entity_id=row.entity_id,
+                            chain_id=row.chain_id, address=row.address, flagged=row.flagged, risk_tier=row.risk_tier, flags=row.flags,
+                            reason=f"republished before expiry (version {row.version})")
+        for row in expiring])
 
 
 # --- Travel-rule transfers ---------------------------------------------------------------------

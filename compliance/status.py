@@ -9,10 +9,19 @@
   suspended or rejected.
 """
 
+from datetime import timedelta
+
+from django.conf import settings
+
 from onboarding.choices import EntityStatus, RiskTier
 
 HIGH_TIERS = frozenset({RiskTier.HIGH, RiskTier.CRITICAL})
 BLOCKING_STATUSES = frozenset({EntityStatus.SUSPENDED, EntityStatus.REJECTED})
+
+
+def onchain_status_ttl() -> timedelta:
+    """How long a published status stays current on chain: its expiresAt is the row's creation plus this."""
+    return getattr(settings, "ONCHAIN_STATUS_TTL", timedelta(days=90))
 
 
 def flags_of(entity) -> dict:

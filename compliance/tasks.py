@@ -1,5 +1,6 @@
 """Travel-rule transfers: the process enqueued on commit of each initiation, and the beat sweep. The oracle's
-status publisher: enqueued on commit where on-chain status rows are written, and on beat for every enabled chain."""
+status publisher: enqueued on commit where on-chain status rows are written, and on beat for every enabled chain; on beat
+too, fresh rows for the statuses close to their on-chain expiry."""
 
 import logging
 
@@ -40,6 +41,18 @@ def publish_status(chain_id: int | None = None) -> None:
         except Exception:
             logger.exception("publishing statuses to chain %s failed (recorded on the chain's last_error)", each)
             continue
-        if result.signed or result.confirmed or result.reverted:
-            logger.info("chain %s: %d transactions signed, %d rows confirmed, %d reverted", each, len(result.signed),
-                        result.confirmed, result.reverted)
+        if result.signed or result.confirmed or result.reverted or result.replacements or result.reorganised:
+            logger.info("chain %s: %d transactions signed, %d rows confirmed, %d reverted, %d replacements, %d reorganised", each,
+                        len(result.signed), result.confirmed, result.reverted, len(result.replacements), result.reorganised)
+
+
+@shared_task(name="compliance.republish_expiring", ignore_result=True, time_limit=240)
+def republish_expiring() -> None:
+    """Beat: for every enabled chain, a fresh pending row for each wallet whose confirmed status expires within
+    ONCHAIN_REPUBLISH_MARGIN (published by compliance.publish_status, enqueued on commit)."""
+    from compliance.models import Chain
+
+    for chain_id in Chain.objects.filter(enabled=True).values_list("chain_id", flat=True):
+        rows = services.onchain_republish_expiring(chain_id=chain_id)
+        if rows:
+            logger.info("chain %s: %d statuses close to expiry written to publish again", chain_id, len(rows))

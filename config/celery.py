@@ -20,6 +20,7 @@ app.conf.beat_schedule = {
     "filings.sweep_sla_breaches": {"task": "filings.sweep_sla_breaches", "schedule": 60.0},
     "compliance.sweep_transfers": {"task": "compliance.sweep_transfers", "schedule": 60.0},
     "compliance.publish_status": {"task": "compliance.publish_status", "schedule": 5.0},  # every enabled chain
+    "compliance.republish_expiring": {"task": "compliance.republish_expiring", "schedule": 3600.0},  # statuses near expiry
     "monitoring.sweep_314a_files": {"task": "monitoring.sweep_314a_files", "schedule": 120.0},
     "monitoring.expire_314b_requests": {"task": "monitoring.expire_314b_requests", "schedule": 300.0},
 }

@@ -6,6 +6,7 @@ DATA_DIR, the database cache for the rate limiter, e-mail printed to the console
 
 import os
 import shutil
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -323,6 +324,19 @@ WEBHOOK_SEND_CONCURRENCY = env_int("WEBHOOK_SEND_CONCURRENCY", 32)
 KYB_WEBHOOK_SECRET = os.environ.get("KYB_WEBHOOK_SECRET", "")
 IDENTITY_WEBHOOK_SECRET = os.environ.get("IDENTITY_WEBHOOK_SECRET", "")
 CHAIN_WEBHOOK_SECRET = os.environ.get("CHAIN_WEBHOOK_SECRET", "")
+
+# --- On-chain oracle (docs/oracle.md) ---------------------------------------------------------
+# A published status expires on chain this long after it was decided; the beat task
+# compliance.republish_expiring writes a fresh row for each wallet whose status expires within the margin.
+ONCHAIN_STATUS_TTL = timedelta(days=env_int("ONCHAIN_STATUS_TTL_DAYS", 90))
+ONCHAIN_REPUBLISH_MARGIN = timedelta(days=env_int("ONCHAIN_REPUBLISH_MARGIN_DAYS", 7))
+# A sent transaction without a receipt this long after its broadcast is replaced (same nonce, fees +12.5 % or more).
+ONCHAIN_STUCK_AFTER = timedelta(seconds=env_int("ONCHAIN_STUCK_AFTER_SECONDS", 180))
+# Confirmed transactions this many blocks deep or less are re-checked each pass (a reorganisation deeper than
+# the chain's confirmations puts their rows back); the seconds and attempts of each JSON-RPC request.
+ONCHAIN_REORG_WATCH_BLOCKS = env_int("ONCHAIN_REORG_WATCH_BLOCKS", 64)
+ONCHAIN_RPC_TIMEOUT = env_int("ONCHAIN_RPC_TIMEOUT_SECONDS", 10)
+ONCHAIN_RPC_ATTEMPTS = env_int("ONCHAIN_RPC_ATTEMPTS", 3)
 
 # --- Locale, static ---------------------------------------------------------------------------
 LANGUAGE_CODE = "en-us"

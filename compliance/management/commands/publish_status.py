@@ -19,4 +19,5 @@ class Command(BaseCommand):
         if result.skipped:
             raise CommandError(f"chain {chain}: {result.skipped}")
         self.stdout.write(f"chain {chain}: {len(result.signed)} transactions signed, {result.published} rows published, "
-                          f"{result.superseded} superseded, {result.confirmed} confirmed, {result.reverted} reverted")
+                          f"{result.superseded} superseded, {result.confirmed} confirmed, {result.reverted} reverted, "
+                          f"{len(result.replacements)} replacements, {result.reorganised} reorganised")

@@ -3,22 +3,27 @@ API) are published by compliance.onchain.publisher, and the contract says what t
 
 import io
 import json
-import secrets
 
 import pytest
 from django.core.management import call_command
 
 from compliance.models import Chain, ChainTransaction, OnchainStatusUpdate
 from compliance.onchain.contracts import Flag, contract_at, unpack_status
-from compliance.onchain.publisher import deploy_oracle, publish_pass
-from tests.onboarding.helpers import PERSON, entity_url, screened
+from compliance.onchain.publisher import publish_pass
+from tests.compliance.onchain.publishing import (
+    LOCAL,
+    SIGNER,
+    SIGNER_KEY,
+    checksum,
+    enable_local_chain,
+    external_screening,
+    new_addresses,
+    onboard,
+    updated_events,
+)
+from tests.onboarding.helpers import entity_url, screened
 
 pytestmark = pytest.mark.django_db
-LOCAL = 31337
-# anvil's first default account (its well-known test mnemonic): the signer here, set only in the environment.
-SIGNER_KEY = "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80"
-SIGNER = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266"
-SCREENING_URL = "/v1/monitoring/screening"
 
 
 @pytest.fixture
@@ -28,44 +33,12 @@ def client(api, org, key):
 
 @pytest.fixture
 def chain(anvil, monkeypatch):
-    """The seeded local chain, enabled, its RPC URL and signer from the environment, a fresh oracle deployed."""
-    monkeypatch.setenv(f"CHAIN_RPC_URL_{LOCAL}", anvil.url)
-    monkeypatch.setenv(f"CHAIN_SIGNER_KEY_{LOCAL}", SIGNER_KEY)
-    Chain.objects.filter(chain_id=LOCAL).update(enabled=True)
-    deploy_oracle(LOCAL)
-    return Chain.objects.get(chain_id=LOCAL)
+    return enable_local_chain(anvil.url, monkeypatch)
 
 
 @pytest.fixture
 def oracle(chain, w3):
     return contract_at(w3, "ComplianceOracle", chain.oracle_address)
-
-
-def new_addresses(count: int) -> list[str]:
-    return ["0x" + secrets.token_hex(20) for _ in range(count)]
-
-
-def onboard(client, addresses) -> dict:
-    response = client.post("/v1/onboarding/entities", {**PERSON, "wallets": [{"chain_id": LOCAL, "address": a} for a in addresses]},
-                           format="json")
-    assert response.status_code == 201, response.json()
-    return response.json()
-
-
-def external_screening(client, entity, result: str) -> None:
-    body = {"entity_id": entity["id"], "check_type": "sanctions", "provider": "ClientCo", "result": result,
-            "score": 0.98 if result == "fail" else 0.1, "update_compliance_status": True}
-    response = client.post(SCREENING_URL, body, format="json")
-    assert response.status_code == 200 and response.json()["compliance_status_updated"] is True
-
-
-def checksum(w3, address):
-    return w3.to_checksum_address(address)
-
-
-def updated_events(oracle, address) -> list:
-    return [log for log in oracle.events.StatusUpdated().get_logs(from_block=0)
-            if log["args"]["wallet"].lower() == address.lower()]
 
 
 def test_the_chain_seeds_and_the_deployment(chain, oracle):
