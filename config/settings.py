@@ -391,6 +391,7 @@ SANCTIONS_URLS = SanctionsUrls(os.environ)
 # false: only the URLs set above are used (an air-gapped installation refreshing from its own mirrors)
 SANCTIONS_PUBLISHER_URLS = env_bool("SANCTIONS_PUBLISHER_URLS", True)
 SANCTIONS_STALE_DAYS = env_int("SANCTIONS_STALE_DAYS", 30)  # older lists: /health degraded, make run warns
+ONCHAIN_PENDING_STALE_SECONDS = env_int("ONCHAIN_PENDING_STALE_SECONDS", 600)  # an older pending update: /health degraded
 # The lists the beat refreshes; empty: the bundled ones (onboarding.sanctions.refresh.scheduled_sources).
 SANCTIONS_REFRESH_LISTS = env_list("SANCTIONS_REFRESH_LISTS", [])
 SANCTIONS_REFRESH_INTERVAL = env_int("SANCTIONS_REFRESH_INTERVAL", 86400)  # seconds between scheduled refreshes
