@@ -181,10 +181,11 @@ def onchain_states(*, organization, mode: str, wallet_ids) -> dict[uuid.UUID, On
     if not ids:
         return {}
     marks = ", ".join(["%s"] * len(ids))
-    rows = _run(f"SELECT * FROM (SELECT {ONCHAIN_COLUMNS}, ROW_NUMBER() OVER (PARTITION BY u.wallet_id "
-                f"ORDER BY u.created_at DESC, u.id DESC) AS n FROM {U} u LEFT JOIN {C} c ON c.chain_id = u.chain_id "
-                f"WHERE u.organization_id = %s AND u.mode = %s AND u.status <> %s AND u.wallet_id IN ({marks})) latest WHERE n = 1",
-                [*_scope(organization, mode), OnchainStatus.SUPERSEDED, *_ids(ids)])
+    fetch = prepared.fetchall if len(ids) == 1 else _run  # a wallet look-up's: one shape, prepared once per connection
+    rows = fetch(f"SELECT * FROM (SELECT {ONCHAIN_COLUMNS}, ROW_NUMBER() OVER (PARTITION BY u.wallet_id "
+                 f"ORDER BY u.created_at DESC, u.id DESC) AS n FROM {U} u LEFT JOIN {C} c ON c.chain_id = u.chain_id "
+                 f"WHERE u.organization_id = %s AND u.mode = %s AND u.status <> %s AND u.wallet_id IN ({marks})) latest WHERE n = 1",
+                 [*_scope(organization, mode), OnchainStatus.SUPERSEDED, *_ids(ids)])
     return {_uuid(row[0]): OnchainState(row[1], row[2], row[3] or "", row[4] and _time(row[4]), row[5] and _time(row[5]),
                                         bool(row[6]), bool(row[7])) for row in rows}
 
