@@ -4,6 +4,8 @@ signer's balance) for /health and the console. The probes never wait longer than
 whatever the number of RPC URLs, and never name a URL or the node's answer (RPC URLs may carry an API key)."""
 
 import time
+from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -66,10 +68,21 @@ def _web3(url: str, timeout: float) -> Web3:
 
 def _first_answering(chain: Chain, timeout: float, ask):
     """(ask(w3), latency ms) on the first of the chain's RPC URLs answering with its chain id within what is left
-    of `timeout`; else (None, why)."""
+    of `timeout`; else (None, why). The look-up runs in a thread waited for `timeout` at most: an HTTP timeout
+    bounds each connect and each read, not a request, nor the two requests a look-up makes."""
     urls = rpc_urls(chain)
     if not urls:
         return None, "no RPC URL configured"
+    pool = ThreadPoolExecutor(max_workers=1)
+    try:
+        return pool.submit(_ask_in_turn, chain, urls, timeout, ask).result(timeout=timeout)
+    except FutureTimeout:
+        return None, f"no answer within {timeout:g} s"
+    finally:
+        pool.shutdown(wait=False)  # a look-up still waiting ends on its own HTTP timeout
+
+
+def _ask_in_turn(chain: Chain, urls: list[str], timeout: float, ask):
     deadline, problems = time.monotonic() + timeout, []
     for index, url in enumerate(urls, 1):
         left = deadline - time.monotonic()
@@ -91,10 +104,10 @@ def _first_answering(chain: Chain, timeout: float, ask):
 
 def rpc_probe(chain: Chain, *, timeout: float = PROBE_TIMEOUT) -> Probe:
     """Whether one of the chain's RPC URLs answers, with the chain's id, within `timeout` seconds."""
-    block, latency = _first_answering(chain, timeout, lambda w3: w3.eth.block_number)
+    block, latency_or_why = _first_answering(chain, timeout, lambda w3: w3.eth.block_number)
     if block is None:
-        return Probe(False, problem=f"unreachable ({latency})")
-    return Probe(True, latency_ms=latency, block_number=block)
+        return Probe(False, problem=f"unreachable ({latency_or_why})")
+    return Probe(True, latency_ms=latency_or_why, block_number=block)
 
 
 @dataclass(frozen=True)

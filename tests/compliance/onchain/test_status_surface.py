@@ -238,6 +238,20 @@ class TestHealth:
         assert str(port) not in response.content.decode() and "secret-key" not in response.content.decode()
 
 
+    def test_an_rpc_that_never_answers_is_cut_at_2_seconds(self, client, chain, monkeypatch):
+        with socket.socket() as silent:  # accepts connections (the kernel's backlog) and never answers
+            silent.bind(("127.0.0.1", 0))
+            silent.listen(8)
+            port = silent.getsockname()[1]
+            monkeypatch.setenv(f"CHAIN_RPC_URL_{LOCAL}", f"http://127.0.0.1:{port},http://127.0.0.1:{port}/second")
+            started = time.monotonic()
+            body = client.get("/health").json()
+            assert time.monotonic() - started < 2.8
+        [local] = body["oracle"]["chains"]
+        assert body["status"] == "degraded" and local["reachable"] is False
+        assert local["problem"] == "unreachable (no answer within 2 s)"
+
+
 class TestConsole:
     def test_the_chain_page(self, client, chain, admin_client):
         entity = onboard(client, new_addresses(2))
