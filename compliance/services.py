@@ -66,7 +66,7 @@ def onchain_updates_write(*, entity, reason: str, wallets=None) -> list[OnchainS
         for other in others.get((wallet.chain_id, wallet.address), ()):
             other_flagged, other_flags = wallet_blocked(other.entity, other), onchain_flags(other.entity, other)
             if other_flagged and not flagged:
-                note = f"{reason} (the address stays flagged: another registration of it flags it)"
+                note = f"{reason[:230]} (the address stays flagged: another registration of it flags it)"
             flagged, flags, tier = flagged or other_flagged, flags | other_flags, max(tier, onchain_risk_tier(other.entity))
         rows.append(OnchainStatusUpdate(organization_id=entity.organization_id, mode=entity.mode, wallet=wallet, entity=entity,
                                         chain_id=wallet.chain_id, address=wallet.address, flagged=flagged, risk_tier=tier,
