@@ -58,6 +58,7 @@ def onchain_flags(entity, wallet) -> int:
 
 
 NOT_PUBLISHED = "not_published"
+ONCHAIN_STATES = (NOT_PUBLISHED, "pending", "published", "confirmed")  # a wallet's `onchain.state`
 
 
 def onchain_view(state) -> dict:

@@ -262,6 +262,7 @@ SPECTACULAR_SETTINGS = {
         "DeliveryStatusEnum": "webhooks.models.DeliveryStatus",
         "InboundCallbackStatusEnum": "webhooks.models.InboundStatus",
         "OnchainStatusEnum": "compliance.models.OnchainStatus",
+        "OnchainWalletStateEnum": "compliance.status.ONCHAIN_STATES",  # a wallet's onchain.state in the status responses
         "TravelRuleStatusEnum": "compliance.models.TravelRuleStatus",
         "CounterpartyVaspStatusEnum": "compliance.models.VaspStatus",
         "TransferReplyDecisionEnum": ["approved", "rejected", "pending"],

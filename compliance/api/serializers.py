@@ -3,6 +3,7 @@ from rest_framework import serializers
 
 from common.api.serializers import StrictSerializer
 from common.chain import MAX_CHAIN_ID
+from compliance.status import ONCHAIN_STATES
 
 MAX_BATCH_ITEMS = 1000
 
@@ -11,7 +12,7 @@ class OnchainWalletStatus(serializers.Serializer):
     """What the on-chain oracle holds for the wallet on its chain (docs/oracle.md, "In the API")."""
 
     state = serializers.ChoiceField(
-        choices=["not_published", "pending", "published", "confirmed"],
+        choices=ONCHAIN_STATES,
         help_text="not_published: no update was written for this wallet, or it waits on a chain that is not enabled; pending: "
                   "to be sent; published: in a transaction (tx_hash) not yet deep enough; confirmed: the chain's confirmations "
                   "deep (confirmed_at).")
