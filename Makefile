@@ -32,6 +32,7 @@ run: deps
 	@$(PY) manage.py load_sanctions > "$${DATA_DIR:-var}/load_sanctions.log" 2>&1 \
 		|| echo "Sanctions lists: a list could not be loaded (see $${DATA_DIR:-var}/load_sanctions.log)"
 	@$(PY) manage.py sanctions_status
+	@NPM_DEPS_OPTIONAL=1 scripts/npm-deps compliance/onchain || true  # the oracle's anvil and solc: never stops the server
 	-@$(PY) manage.py seed_demo
 	@$(PY) manage.py serve
 

@@ -1,5 +1,5 @@
-"""/health (readiness: database, cache and broker; and whether the sanctions lists are current) and
-/health/live (liveness: constant JSON)."""
+"""/health (readiness: database, cache and broker; whether the sanctions lists are current; the on-chain oracle's
+enabled chains) and /health/live (liveness: constant JSON)."""
 
 import time
 
@@ -46,15 +46,25 @@ def _sanctions_lists():
     return health_check()
 
 
+def _oracle():
+    from compliance.onchain.health import health_check
+
+    return health_check()
+
+
 @require_GET
 def health(request):
     """200 `ok`; 200 `degraded` when the service runs but needs an operator (sanctions lists missing,
-    stale or failing to refresh); 503 `unavailable` when the database, cache or broker is down."""
+    stale or failing to refresh; an enabled chain's RPC unreachable or an on-chain update pending too long);
+    503 `unavailable` when the database, cache or broker is down."""
     checks = {"database": _timed(_database), "cache": _timed(_cache), "broker": _timed(_broker)}
     available = all(check["ok"] for check in checks.values())
-    lists = _timed(_sanctions_lists) if checks["database"]["ok"] else {"ok": False, "error": "database unavailable"}
-    status = "unavailable" if not available else "ok" if lists["ok"] else "degraded"
-    body = {"status": status, "version": settings.SPECTACULAR_SETTINGS["VERSION"], **checks, "sanctions_lists": lists}
+    unread = {"ok": False, "error": "database unavailable"}
+    lists = _timed(_sanctions_lists) if checks["database"]["ok"] else unread
+    oracle = _timed(_oracle) if checks["database"]["ok"] else unread
+    status = "unavailable" if not available else "ok" if lists["ok"] and oracle["ok"] else "degraded"
+    body = {"status": status, "version": settings.SPECTACULAR_SETTINGS["VERSION"], **checks, "sanctions_lists": lists,
+            "oracle": oracle}
     return JsonResponse(body, status=200 if available else 503)
 
 

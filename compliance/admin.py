@@ -1,11 +1,14 @@
 import json
 
 from django.contrib import admin
-from django.utils.html import format_html
+from django.utils.formats import localize
+from django.utils.html import format_html, format_html_join
+from django.utils.timezone import localtime
 
 from common.admin_support import OrganizationFilter, OrganizationPolicyAdmin, ReadOnlyAdmin, TenantAdmin
 from compliance import services
-from compliance.models import Chain, ChainTransaction, OnchainStatus, OnchainStatusUpdate, TravelRulePolicy, TravelRuleTransfer
+from compliance.models import Chain, ChainTransaction, OnchainStatusUpdate, TravelRulePolicy, TravelRuleTransfer
+from compliance.onchain import selectors as onchain_selectors
 from compliance.onchain.publisher import signer_address
 from compliance.vasp_admin import CounterpartyVaspAdmin, InboundTravelRuleTransferAdmin  # noqa: F401 - registers them
 
@@ -58,33 +61,50 @@ class ChainTransactionAdmin(OperatorOnlyAdmin):
 @admin.register(Chain)
 class ChainAdmin(OperatorOnlyAdmin):
     """The chains the oracle is published to (platform-wide, the operator's). The signer's key is never shown:
-    only the address derived from CHAIN_SIGNER_KEY_<chain_id>. The oracle is deployed with manage.py deploy_oracle."""
+    only the address derived from CHAIN_SIGNER_KEY_<chain_id>, and on the change page its balance, read from the
+    RPC (2 s at most). The oracle is deployed with manage.py deploy_oracle."""
 
     list_display = ("chain_id", "name", "enabled", "signer", "oracle_address", "pending", "published", "confirmed", "last_error")
-    fields = ("chain_id", "name", "rpc_urls", "confirmations", "enabled", "batch_size", "signer", "oracle_address", "next_nonce",
-              "pending", "published", "confirmed", "last_error", "created_at", "updated_at")
-    readonly_fields = ("chain_id", "name", "signer", "oracle_address", "next_nonce", "pending", "published", "confirmed",
-                       "last_error", "created_at", "updated_at")
+    fields = ("chain_id", "name", "rpc_urls", "confirmations", "enabled", "batch_size", "signer", "balance", "oracle_address",
+              "next_nonce", "pending", "published", "confirmed", "last_error", "transactions", "created_at", "updated_at")
+    readonly_fields = ("chain_id", "name", "signer", "balance", "oracle_address", "next_nonce", "pending", "published", "confirmed",
+                       "last_error", "transactions", "created_at", "updated_at")
     ordering = ("chain_id",)
+
+    def get_queryset(self, request):
+        return onchain_selectors.with_counts(super().get_queryset(request))
 
     @admin.display(description="signer address")
     def signer(self, chain):
         return signer_address(chain.chain_id) or f"— (CHAIN_SIGNER_KEY_{chain.chain_id} not set)"
 
-    def _count(self, chain, status):
-        return OnchainStatusUpdate.objects.filter(chain_id=chain.chain_id, status=status).count()
+    @admin.display(description="signer balance")
+    def balance(self, chain):
+        """Read from the chain's RPC: on the change page only (never for the list), 2 s at most."""
+        return str(onchain_selectors.signer_balance(chain))
 
-    @admin.display(description="pending")
+    @admin.display(description="pending", ordering="pending_count")
     def pending(self, chain):
-        return self._count(chain, OnchainStatus.PENDING)
+        return chain.pending_count
 
-    @admin.display(description="published")
+    @admin.display(description="published", ordering="published_count")
     def published(self, chain):
-        return self._count(chain, OnchainStatus.PUBLISHED)
+        return chain.published_count
 
-    @admin.display(description="confirmed")
+    @admin.display(description="confirmed", ordering="confirmed_count")
     def confirmed(self, chain):
-        return self._count(chain, OnchainStatus.CONFIRMED)
+        return chain.confirmed_count
+
+    @admin.display(description="recent transactions")
+    def transactions(self, chain):
+        recent = onchain_selectors.recent_transactions(chain)
+        if not recent:
+            return "none yet"
+        rows = format_html_join("", "<tr><td>{}</td><td><code>{}</code></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                                ((tx.nonce, tx.tx_hash, tx.status, tx.wallets, tx.block_number or "—",
+                                  localize(localtime(tx.sent_at)) if tx.sent_at else "—", tx.error or "") for tx in recent))
+        return format_html("<table><thead><tr><th>nonce</th><th>transaction</th><th>status</th><th>wallets</th><th>block</th>"
+                           "<th>sent</th><th>error</th></tr></thead><tbody>{}</tbody></table>", rows)
 
 
 def _json(value) -> str:

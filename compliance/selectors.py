@@ -4,7 +4,9 @@
   address) index);
 - one entity: the entity row left-joined to its wallets (1 query);
 - a batch: all asked wallets in one query (joined to their entities), all asked entities in one, and
-  the wallets of those entities in one (3 queries for up to 1,000 items).
+  the wallets of those entities in one (3 queries for up to 1,000 items);
+- what the on-chain oracle holds for the wallets of a response: one more query, whatever their number
+  (each wallet's latest row that is not superseded, joined to its chain).
 
 The hot paths run precompiled SQL and return small row objects (StatusEntity, StatusWallet) rather
 than model instances: compiling an ORM query with a join costs more than the query itself. The
@@ -26,7 +28,7 @@ from django.utils.timezone import make_aware
 
 from common import prepared
 from common.chain import is_evm
-from compliance.models import OnchainStatus, OnchainStatusUpdate, TravelRulePolicy, TravelRuleTransfer
+from compliance.models import Chain, OnchainStatus, OnchainStatusUpdate, TravelRulePolicy, TravelRuleTransfer
 from compliance.status import onchain_status_ttl
 from onboarding.choices import WalletStatus
 from onboarding.models import Entity, Wallet
@@ -34,6 +36,8 @@ from onboarding.models import Entity, Wallet
 ENTITY_COLUMNS = "e.id, e.status, e.risk_tier, e.sanctioned, e.pep, e.adverse_media, e.updated_at"
 WALLET_COLUMNS = "w.id, w.entity_id, w.chain_id, w.address, w.flagged, w.status, w.updated_at"
 W, E = Wallet._meta.db_table, Entity._meta.db_table
+U, C = OnchainStatusUpdate._meta.db_table, Chain._meta.db_table
+ONCHAIN_COLUMNS = "u.wallet_id, u.status, u.version, u.tx_hash, u.published_at, u.confirmed_at, u.flagged, c.enabled"
 ENTITY_LOOKUP = (f"SELECT {ENTITY_COLUMNS}, {WALLET_COLUMNS} FROM {E} e LEFT JOIN {W} w ON w.entity_id = e.id "
                  "WHERE e.organization_id = %s AND e.mode = %s AND e.id = %s ORDER BY w.created_at, w.id")
 WALLET_LOOKUP = (f"SELECT {WALLET_COLUMNS}, {ENTITY_COLUMNS} FROM {W} w JOIN {E} e ON e.id = w.entity_id "
@@ -61,6 +65,19 @@ class StatusWallet:
     status: str
     updated_at: datetime
     entity: StatusEntity | None = None
+
+
+@dataclass(frozen=True)
+class OnchainState:
+    """A wallet's latest on-chain status update that is not superseded, and whether its chain is enabled."""
+
+    status: str
+    version: int | None
+    tx_hash: str
+    published_at: datetime | None
+    confirmed_at: datetime | None
+    flagged: bool
+    chain_enabled: bool
 
 
 def _uuid(value) -> uuid.UUID:
@@ -156,6 +173,23 @@ def wallets_by_key(*, organization, mode: str, keys: set[tuple[int, str]]) -> di
         if (wallet.chain_id, wallet.address) in keys:
             found[(wallet.chain_id, wallet.address)] = wallet
     return found
+
+
+def onchain_states(*, organization, mode: str, wallet_ids) -> dict[uuid.UUID, OnchainState]:
+    """What the oracle holds (or will) for each wallet of `wallet_ids` in the organization and mode: its latest row
+    that is not superseded, with its chain's `enabled` (False for a chain not configured). One query for any number
+    of wallets; a wallet without a row is absent."""
+    ids = sorted(set(wallet_ids), key=str)
+    if not ids:
+        return {}
+    marks = ", ".join(["%s"] * len(ids))
+    fetch = prepared.fetchall if len(ids) == 1 else _run  # a wallet look-up's: one shape, prepared once per connection
+    rows = fetch(f"SELECT * FROM (SELECT {ONCHAIN_COLUMNS}, ROW_NUMBER() OVER (PARTITION BY u.wallet_id "
+                 f"ORDER BY u.created_at DESC, u.id DESC) AS n FROM {U} u LEFT JOIN {C} c ON c.chain_id = u.chain_id "
+                 f"WHERE u.organization_id = %s AND u.mode = %s AND u.status <> %s AND u.wallet_id IN ({marks})) latest WHERE n = 1",
+                 [*_scope(organization, mode), OnchainStatus.SUPERSEDED, *_ids(ids)])
+    return {_uuid(row[0]): OnchainState(row[1], row[2], row[3] or "", row[4] and _time(row[4]), row[5] and _time(row[5]),
+                                        bool(row[6]), bool(row[7])) for row in rows}
 
 
 # --- Travel-rule transfers (ORM: none of these is on a hot path) --------------------------------

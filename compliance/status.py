@@ -66,14 +66,31 @@ def onchain_flags(entity, wallet) -> int:
     return int(flags)
 
 
-def wallet_view(wallet) -> dict:
-    return {"chain_id": wallet.chain_id, "address": wallet.address, "flagged": wallet.flagged, "status": wallet.status}
+NOT_PUBLISHED = "not_published"
+ONCHAIN_STATES = (NOT_PUBLISHED, "pending", "published", "confirmed")  # a wallet's `onchain.state`
 
 
-def status_response(entity, wallets, *, wallet=None) -> dict:
+def onchain_view(state) -> dict:
+    """A wallet's `onchain` (docs/oracle.md, "In the API"): from its latest row that is not superseded
+    (compliance.selectors.onchain_states), or None. `not_published` when there is no row, or the row waits on a
+    chain that is disabled or not configured (nothing will send it); else the row's status: `pending` (to be sent),
+    `published` (in a transaction, `tx_hash`), `confirmed` (deep enough, `confirmed_at`)."""
+    if state is None or (state.status == "pending" and not state.chain_enabled):
+        return {"state": NOT_PUBLISHED, "flagged": None, "version": None, "tx_hash": None, "published_at": None,
+                "confirmed_at": None}
+    return {"state": state.status, "flagged": state.flagged, "version": state.version, "tx_hash": state.tx_hash or None,
+            "published_at": state.published_at, "confirmed_at": state.confirmed_at}
+
+
+def wallet_view(wallet, onchain: dict | None = None) -> dict:
+    return {"chain_id": wallet.chain_id, "address": wallet.address, "flagged": wallet.flagged, "status": wallet.status,
+            "onchain": onchain_view((onchain or {}).get(wallet.pk))}
+
+
+def status_response(entity, wallets, *, wallet=None, onchain: dict | None = None) -> dict:
     """ComplianceStatusResponse. With `wallet`, the look-up was by that wallet: it alone is listed and
-    its flag counts toward `compliant`."""
+    its flag counts toward `compliant`. `onchain` maps wallet ids to their OnchainState."""
     compliant = entity_compliant(entity) and not (wallet is not None and wallet.flagged)
     updated = max([entity.updated_at, *(w.updated_at for w in wallets)])
     return {"entity_id": str(entity.pk), "status": entity.status, "compliant": compliant, "flags": flags_of(entity),
-            "risk_tier": entity.risk_tier or None, "wallets": [wallet_view(w) for w in wallets], "updated_at": updated}
+            "risk_tier": entity.risk_tier or None, "wallets": [wallet_view(w, onchain) for w in wallets], "updated_at": updated}

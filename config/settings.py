@@ -263,6 +263,7 @@ SPECTACULAR_SETTINGS = {
         "DeliveryStatusEnum": "webhooks.models.DeliveryStatus",
         "InboundCallbackStatusEnum": "webhooks.models.InboundStatus",
         "OnchainStatusEnum": "compliance.models.OnchainStatus",
+        "OnchainWalletStateEnum": "compliance.status.ONCHAIN_STATES",  # a wallet's onchain.state in the status responses
         "TravelRuleStatusEnum": "compliance.models.TravelRuleStatus",
         "CounterpartyVaspStatusEnum": "compliance.models.VaspStatus",
         "TransferReplyDecisionEnum": ["approved", "rejected", "pending"],
@@ -405,6 +406,7 @@ SANCTIONS_URLS = SanctionsUrls(os.environ)
 # false: only the URLs set above are used (an air-gapped installation refreshing from its own mirrors)
 SANCTIONS_PUBLISHER_URLS = env_bool("SANCTIONS_PUBLISHER_URLS", True)
 SANCTIONS_STALE_DAYS = env_int("SANCTIONS_STALE_DAYS", 30)  # older lists: /health degraded, make run warns
+ONCHAIN_PENDING_STALE_SECONDS = env_int("ONCHAIN_PENDING_STALE_SECONDS", 600)  # an older pending update: /health degraded
 # The lists the beat refreshes; empty: the bundled ones (onboarding.sanctions.refresh.scheduled_sources).
 SANCTIONS_REFRESH_LISTS = env_list("SANCTIONS_REFRESH_LISTS", [])
 SANCTIONS_REFRESH_INTERVAL = env_int("SANCTIONS_REFRESH_INTERVAL", 86400)  # seconds between scheduled refreshes

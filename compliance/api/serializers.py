@@ -3,8 +3,24 @@ from rest_framework import serializers
 
 from common.api.serializers import StrictSerializer
 from common.chain import MAX_CHAIN_ID
+from compliance.status import ONCHAIN_STATES
 
 MAX_BATCH_ITEMS = 1000
+
+
+class OnchainWalletStatus(serializers.Serializer):
+    """What the on-chain oracle holds for the wallet on its chain (docs/oracle.md, "In the API")."""
+
+    state = serializers.ChoiceField(
+        choices=ONCHAIN_STATES,
+        help_text="not_published: no update was written for this wallet, or it waits on a chain that is not enabled; pending: "
+                  "to be sent; published: in a transaction (tx_hash) not yet deep enough; confirmed: the chain's confirmations "
+                  "deep (confirmed_at).")
+    flagged = serializers.BooleanField(allow_null=True, help_text="Whether the update flags the wallet (isFlagged on chain).")
+    version = serializers.IntegerField(allow_null=True, help_text="The status version published (null until published).")
+    tx_hash = serializers.CharField(allow_null=True, help_text="The setStatuses transaction (null until published).")
+    published_at = serializers.DateTimeField(allow_null=True)
+    confirmed_at = serializers.DateTimeField(allow_null=True)
 
 
 class WalletStatus(serializers.Serializer):
@@ -12,6 +28,7 @@ class WalletStatus(serializers.Serializer):
     address = serializers.CharField()
     flagged = serializers.BooleanField()
     status = serializers.CharField()
+    onchain = OnchainWalletStatus()
 
 
 class Flags(serializers.Serializer):

@@ -1,7 +1,8 @@
 """Compliance status: per entity, per wallet, and in batches of up to 1,000 items (viewer and above).
 
 Built for speed: responses are plain dicts from compliance.status (no model serializer on the hot
-path), from a constant number of indexed queries (compliance.selectors)."""
+path), from a constant number of indexed queries (compliance.selectors): the status's, and one for what the
+on-chain oracle holds for the response's wallets."""
 
 from drf_spectacular.utils import extend_schema
 from rest_framework.response import Response
@@ -18,6 +19,11 @@ NOT_FOUND_ITEM = {"entity_id": None, "status": None, "compliant": None, "flags":
                   "updated_at": None}
 
 
+def _onchain(principal, wallets) -> dict:
+    """What the oracle holds for `wallets`, in the caller's organization and mode (one query)."""
+    return selectors.onchain_states(organization=principal.organization, mode=principal.mode, wallet_ids=[w.pk for w in wallets])
+
+
 class EntityStatusView(V1APIView):
     @extend_schema(operation_id="compliance_status_entity", tags=["compliance"], responses={200: s.ComplianceStatusResponse})
     def get(self, request, entity_id):
@@ -25,7 +31,8 @@ class EntityStatusView(V1APIView):
         found = selectors.entity_with_wallets(organization=principal.organization, mode=principal.mode, entity_id=entity_id)
         if found is None:
             raise NotFound("No entity of yours has this id.")
-        return Response(status_response(*found))
+        entity, wallets = found
+        return Response(status_response(entity, wallets, onchain=_onchain(principal, wallets)))
 
 
 class WalletStatusView(V1APIView):
@@ -44,7 +51,7 @@ class WalletStatusView(V1APIView):
                                               address=address)
         if wallet is None:
             raise NotFound("No wallet of yours is registered with this chain and address.")
-        return Response(status_response(wallet.entity, [wallet], wallet=wallet))
+        return Response(status_response(wallet.entity, [wallet], wallet=wallet, onchain=_onchain(principal, [wallet])))
 
 
 class BatchStatusView(V1APIView):
@@ -57,9 +64,10 @@ class BatchStatusView(V1APIView):
         keys = [self._key(item) for item in body["wallets"]]
         wallets = selectors.wallets_by_key(**scope, keys={key for key in keys if not isinstance(key, AddressError)})
         entities = selectors.entities_with_wallets(**scope, entity_ids=set(body["entity_ids"]))
-        results = [self._wallet_item(item, key, wallets.get(key) if not isinstance(key, AddressError) else None)
+        onchain = _onchain(principal, [*wallets.values(), *(w for _, listed in entities.values() for w in listed)])
+        results = [self._wallet_item(item, key, wallets.get(key) if not isinstance(key, AddressError) else None, onchain)
                    for item, key in zip(body["wallets"], keys, strict=True)]
-        results += [self._entity_item(entity_id, entities.get(entity_id)) for entity_id in body["entity_ids"]]
+        results += [self._entity_item(entity_id, entities.get(entity_id), onchain) for entity_id in body["entity_ids"]]
         return Response(results)
 
     @staticmethod
@@ -72,18 +80,18 @@ class BatchStatusView(V1APIView):
             return exc
 
     @staticmethod
-    def _wallet_item(item: dict, key, wallet) -> dict:
+    def _wallet_item(item: dict, key, wallet, onchain: dict) -> dict:
         query = {"chain_id": item["chain_id"], "address": item["address"]}
         if isinstance(key, AddressError):
             return {"query": query, "found": False, "error": f"address: {key}", **NOT_FOUND_ITEM}
         if wallet is None:
             return {"query": query, "found": False, "error": "No wallet of yours is registered with this chain and address.",
                     **NOT_FOUND_ITEM}
-        return {"query": query, "found": True, **status_response(wallet.entity, [wallet], wallet=wallet)}
+        return {"query": query, "found": True, **status_response(wallet.entity, [wallet], wallet=wallet, onchain=onchain)}
 
     @staticmethod
-    def _entity_item(entity_id, found) -> dict:
+    def _entity_item(entity_id, found, onchain: dict) -> dict:
         query = {"entity_id": str(entity_id)}
         if found is None:
             return {"query": query, "found": False, "error": "No entity of yours has this id.", **NOT_FOUND_ITEM}
-        return {"query": query, "found": True, **status_response(*found)}
+        return {"query": query, "found": True, **status_response(*found, onchain=onchain)}

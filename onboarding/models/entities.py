@@ -111,6 +111,9 @@ class Wallet(TenantModel):
         constraints = [
             models.UniqueConstraint(fields=["organization", "mode", "chain_id", "address"], name="wallet_unique_address"),
         ]
+        # Every registration of an address, across organizations and modes: the on-chain status is the most
+        # restrictive of them (compliance.services.onchain_updates_write).
+        indexes = [models.Index(fields=["chain_id", "address"], name="wallet_chain_address")]
 
     def __str__(self):
         return f"{self.chain_id}:{self.address}"

@@ -13,6 +13,9 @@ from tests.onboarding.helpers import PERSON, entity_url, screened
 pytestmark = pytest.mark.django_db
 EVM = "0x52908400098527886E0F7030069857D2E4169EE7"
 BATCH = "/v1/compliance/batch/status"
+# No on-chain update was written for these wallets (tests/compliance/onchain/test_status_surface.py has the others).
+NOT_PUBLISHED = {"state": "not_published", "flagged": None, "version": None, "tx_hash": None, "published_at": None,
+                 "confirmed_at": None}
 
 
 @pytest.fixture
@@ -38,8 +41,9 @@ class TestEntityStatus:
         assert body["entity_id"] == entity["id"] and body["status"] == "pending" and body["compliant"] is False
         assert body["flags"] == {"sanctioned": False, "pep": False, "adverse_media": False, "high_risk": False, "suspended": False}
         assert body["risk_tier"] == "low" and body["updated_at"]
-        assert body["wallets"] == [{"chain_id": 1, "address": EVM.lower(), "flagged": False, "status": "active"},
-                                   {"chain_id": 0, "address": "Acct-7", "flagged": False, "status": "active"}]
+        assert body["wallets"] == [
+            {"chain_id": 1, "address": EVM.lower(), "flagged": False, "status": "active", "onchain": NOT_PUBLISHED},
+            {"chain_id": 0, "address": "Acct-7", "flagged": False, "status": "active", "onchain": NOT_PUBLISHED}]
 
     def test_approved_then_suspended(self, client, entity):
         screened(entity)
@@ -66,7 +70,7 @@ class TestWalletStatus:
             assert response.status_code == 200, address
             body = response.json()
             assert body["entity_id"] == entity["id"] and body["wallets"] == [
-                {"chain_id": 1, "address": EVM.lower(), "flagged": False, "status": "active"}]
+                {"chain_id": 1, "address": EVM.lower(), "flagged": False, "status": "active", "onchain": NOT_PUBLISHED}]
 
     def test_offchain_identifiers_are_exact(self, client, entity):
         assert client.get(wallet_url(0, "Acct-7")).status_code == 200
