@@ -77,7 +77,7 @@ class EntityInsightsViewSet(EntityScopedViewSet):
     def compliance_report(self, request, entity_id=None):
         query = validated_query(s.ReportQuery, request)
         entity = self.entity()
-        body = compliance_report_csv(entity, start=query.get("from_date"), end=query.get("to_date"))
+        body = compliance_report_csv(entity, start=query.get("from_date"), end=query.get("to_date"), reader=request.auth)
         response = HttpResponse(body.encode("utf-8"), content_type="text/csv; charset=utf-8")
         response["Content-Disposition"] = f'attachment; filename="compliance-report-{entity.pk}-{dt.date.today():%Y%m%d}.csv"'
         return response
