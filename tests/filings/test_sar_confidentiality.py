@@ -64,7 +64,7 @@ def world(org, officer, onboard, priced, api, key, django_capture_on_commit_call
         organization=org, mode="test", entity=entity, check_type="kyc", result="pass", provider="manual", summary="Manual KYC.")
     vasp = CounterpartyVasp.objects.create(organization=org, mode="test", name="Partner VASP", inquiry_url="https://vasp.example.com/tr",
                                            shared_secret="s" * 32)
-    connection = SSOConnection.objects.create(organization=org, name="Acme", protocol="oidc", oidc_issuer="https://idp.example.com",
+    connection = SSOConnection.objects.create(organization=org, name="Acme", protocol="oidc", oidc_issuer="https://127.0.0.1:9",
                                               oidc_client_id="client")
     now = timezone.now()
     file_314a = Fincen314aFile.objects.create(organization=org, mode="test", filename="314a_2026-11-03.csv", period="2026-11-03",
@@ -232,3 +232,18 @@ def test_unfillable_operations_are_still_in_the_document(api):
     """An UNFILLABLE entry names an operation of the document: a stale one is removed."""
     paths = {path for path, _ in get_operations(api())}
     assert {path for path, _ in UNFILLABLE} <= paths
+
+
+def test_the_policy_names_what_the_filings_and_webhooks_apps_use():
+    """common.confidentiality names the suspicious-activity kinds and the event and notification types
+    as strings (common sits below the apps): they are the apps' own."""
+    from common.confidentiality import SAR_CASE_FILING_STATUSES, SAR_EVENT_TYPES, SAR_KINDS, SAR_NOTIFICATION_TYPES
+    from filings.choices import FilingStatus
+    from filings.renderers.generic import GenericStrRenderer
+    from filings.renderers.registry import SUSPICIOUS_ACTIVITY
+    from monitoring.models import NotificationType
+    from webhooks.catalogue import CATALOGUE
+
+    assert set(SAR_KINDS) == {renderer.kind for renderer in SUSPICIOUS_ACTIVITY.values()} | {GenericStrRenderer.kind}
+    assert SAR_EVENT_TYPES <= set(CATALOGUE) and SAR_NOTIFICATION_TYPES <= set(NotificationType.values)
+    assert set(SAR_CASE_FILING_STATUSES) == set(FilingStatus.values) - {FilingStatus.NONE, FilingStatus.NOT_FILED}
