@@ -247,3 +247,16 @@ def test_the_policy_names_what_the_filings_and_webhooks_apps_use():
     assert set(SAR_KINDS) == {renderer.kind for renderer in SUSPICIOUS_ACTIVITY.values()} | {GenericStrRenderer.kind}
     assert set(CATALOGUE) >= SAR_EVENT_TYPES and set(NotificationType.values) >= SAR_NOTIFICATION_TYPES
     assert set(SAR_CASE_FILING_STATUSES) == set(FilingStatus.values) - {FilingStatus.NONE, FilingStatus.NOT_FILED}
+
+
+def test_large_transaction_reports_stay_in_the_compliance_report(api, org, key, world):
+    """A CTR is not confidential in this sense: a viewer's compliance report lists it, not the SAR."""
+    sar, entity = world["record"], world["entity"]
+    ctr = FilingRecord.objects.get(pk=sar.pk)
+    ctr.pk, ctr.kind, ctr.family, ctr.case = None, "CTR", "large_transaction", None
+    ctr.tracking_id, ctr.bsa_id, ctr.document_sha256 = "CTR-US-20261128-0000BEEF", "", "c" * 64
+    ctr.save()
+    report = api(key(org, role="viewer")).get(f"{BASE}/entities/{entity.pk}/compliance-report").content.decode()
+    assert '"filing","CTR","CTR CTR-US-20261128-0000BEEF' in report and sar.tracking_id not in report
+    assert f'"{world["case"].reference} (' in report and "filing filed" not in report
+    assert FilingRecord.objects.filter(entity=entity).count() == 2
