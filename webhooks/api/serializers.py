@@ -29,6 +29,8 @@ class EndpointResponse(serializers.ModelSerializer):
         fields = ["id", "url", "description", "event_types", "enabled", "mode", "created_at", "updated_at",
                   "secret_rotated_at"]
         read_only_fields = fields
+        extra_kwargs = {"event_types": {"help_text": "The subscribed event types; below l2_investigator without sar.filed "
+                                                     "(SAR confidentiality, docs/cases.md)."}}
 
     def to_representation(self, endpoint):
         data = super().to_representation(endpoint)
