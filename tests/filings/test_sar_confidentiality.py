@@ -19,11 +19,12 @@ from django.utils import timezone
 
 from accounts.models import SSOConnection
 from common.models import AuditLogEntry
-from compliance.models import CounterpartyVasp
+from compliance.models import CounterpartyVasp, TravelRuleTransfer
 from filings.models import FilingRecord
 from monitoring.models import FiatEvent, Fincen314aFile, Notification
 from onboarding.models import ComplianceCheck
 from organizations.models import Invitation, Membership
+from tests.compliance.travel_rule_helpers import INITIATE, customers, transfer_body
 from tests.filings.conftest import BASE, ingest_fiat, open_case, with_filer
 from webhooks.models import Delivery, Event, WebhookEndpoint
 
@@ -31,10 +32,8 @@ pytestmark = pytest.mark.django_db
 
 BELOW_L2 = ("viewer", "l1_analyst")
 SAR_WORD = re.compile(r"\bsar\b|suspicious[- ]activity report", re.IGNORECASE)
-UNFILLABLE = {
-    ("/v1/compliance/transfer/{transfer_id}", "transfer_id"):
-        "a travel-rule transfer is made by an inquiry to a counterparty VASP over the network; its status names no filing",
-}
+UNFILLABLE: dict[tuple[str, str], str] = {}
+"""(path, parameter) → why no object of this test can fill it; the operation is then not called."""
 QUERY_VALUES = {"code": "x", "state": "x", "token": "x", "q": "Nova"}
 
 
@@ -71,12 +70,16 @@ def world(org, officer, onboard, priced, api, key, django_capture_on_commit_call
                                               subjects_count=0, status="completed", content_sha256="0" * 64, estimated_completion=now,
                                               response_deadline=now, enqueued_at=now)
     Invitation.objects.create(organization=org, email="new@acme.example", role="viewer", expires_at=now)
+    with django_capture_on_commit_callbacks(execute=True):
+        initiated = admin.post(INITIATE, transfer_body(*customers(admin)), format="json")
+    assert initiated.status_code == 200, initiated.json()
     assert Notification.objects.filter(type="sar_filed").exists() and Event.objects.filter(type="sar.filed").exists()
     assert Delivery.objects.filter(event__type="sar.filed").exists()
     assert AuditLogEntry.objects.filter(action="report.filed").exists()
     path_values = {
         "entity_id": entity.pk, "case_id": case.pk, "alert_id": alert.pk, "filing_id": record.pk, "check_id": check.pk,
-        "event_id": FiatEvent.objects.get(entity=entity).pk, "transfer_id": transaction.pk, "tx_hash": transaction.tx_hash,
+        "event_id": FiatEvent.objects.get(entity=entity).pk, "transfer_id": transaction.pk,
+        "transfer/{transfer_id}": TravelRuleTransfer.objects.get().pk, "tx_hash": transaction.tx_hash,
         "chain_id": wallet.chain_id, "address": wallet.address, "rule_id": alert.rule_code, "file_id": file_314a.pk,
         "connection_id": connection.pk, "vasps/{id}": vasp.pk, "webhook-endpoints/{id}": WebhookEndpoint.objects.get().pk,
     }
