@@ -2,20 +2,25 @@ from django.contrib import admin
 from django.contrib.auth.models import Group
 from django.contrib.sites.models import Site
 
-from common.admin_support import OrganizationFilter, PlatformAdmin, ReadOnlyAdmin, TenantAdmin, operator_only
+from common.admin_support import OrganizationFilter, PlatformAdmin, ReadOnlyAdmin, TenantAdmin, operator_only, sar_confined
+from common.confidentiality import sar_audit_entries
 from common.models import AuditLogEntry, OutboundEmail
 
 
 @admin.register(AuditLogEntry)
 class AuditLogEntryAdmin(TenantAdmin, ReadOnlyAdmin):
-    """Needs the model's view permission; a member sees their organizations' entries, and the
-    platform's own entries (no organization) are the operator's."""
+    """Needs the model's view permission; a member sees their organizations' entries (those that
+    record a SAR from l2_investigator, common.confidentiality), and the platform's own entries (no
+    organization) are the operator's."""
 
     list_display = ("created_at", "organization", "mode", "actor_label", "action", "object_type", "object_id", "ip_address")
     list_filter = ("action", "object_type", "actor_type", "mode", OrganizationFilter)
     search_fields = ("actor_label", "object_id", "action", "request_id")
     date_hierarchy = "created_at"
     list_select_related = ("organization",)
+
+    def get_queryset(self, request):
+        return sar_confined(super().get_queryset(request), request, sar_audit_entries())
 
 
 @admin.register(OutboundEmail)

@@ -43,6 +43,27 @@ def of_members(queryset, request, via: str = "organization", minimum_role: str |
     return queryset.filter(**conditions)  # one filter(): both conditions on the same membership
 
 
+def sar_confined(queryset, request, hidden, via: str = "organization"):
+    """Leave out the rows matching `hidden` (a Q of SAR-revealing rows, common.confidentiality) in the
+    organizations where the console user is below SAR_ROLE; the platform operator sees them all."""
+    from common.confidentiality import cleared_roles
+    from organizations.models import Membership
+
+    if request.user.is_superuser:
+        return queryset
+    cleared = Membership.objects.filter(user=request.user, role__in=cleared_roles()).values("organization_id")
+    confined = queryset.model.objects.filter(hidden).exclude(**{f"{via}__in": cleared})
+    return queryset.exclude(pk__in=confined.values("pk"))
+
+
+def sar_cleared_anywhere(request) -> bool:
+    """Is the console user cleared for SARs (SAR_ROLE or above) in at least one organization?"""
+    from common.confidentiality import cleared_roles
+    from organizations.models import Membership
+
+    return request.user.is_superuser or Membership.objects.filter(user=request.user, role__in=cleared_roles()).exists()
+
+
 class OrganizationFilter(admin.SimpleListFilter):
     """The list filter by organization, offering only the organizations the console user may see
     (Django's own filter would name every organization). Its parameter is the one Django's filter

@@ -4,7 +4,9 @@ filings. Registered in FilingsConfig.ready() (the searcher not yet: see `registe
 
 The activity feed leaves out drafts, filings and comments: the existence of a SAR is confidential
 (31 CFR 1020.320(e)) and the feed is readable by every role. The compliance report, made for
-auditors and examiners, lists them.
+auditors and examiners, lists cases with their filing status and the filings for a reader of
+l2_investigator or above; below, it lists no SAR, STR or SMR and no case's filing status
+(common.confidentiality), and still lists large-transaction reports.
 """
 
 from __future__ import annotations
@@ -13,6 +15,8 @@ import re
 
 from django.db.models import Q
 
+from common.confidentiality import sar_visible
+from filings.cases.selectors import visible_filings
 from filings.choices import CaseEventKind
 from filings.models import Case, CaseEvent, FilingRecord
 from onboarding.interfaces.activity import ActivityItem, register_activity_source
@@ -63,14 +67,16 @@ def _in_range(queryset, field: str, start, end):
     return queryset
 
 
-def case_rows(entity, *, start, end) -> list[ReportRow]:
+def case_rows(entity, *, start, end, reader) -> list[ReportRow]:
     cases = _in_range(Case.objects.filter(entity=entity), "created_at", start, end).order_by("created_at", "number")
-    return [ReportRow(case.created_at, "case", case.status, f"{case.reference} ({case.priority} priority, filing {case.filing_status})",
-                      str(case.pk), case.opened_by_label) for case in cases]
+    filing = sar_visible(reader)
+    return [ReportRow(case.created_at, "case", case.status, f"{case.reference} ({case.priority} priority"
+                      + (f", filing {case.filing_status})" if filing else ")"), str(case.pk), case.opened_by_label) for case in cases]
 
 
-def filing_rows(entity, *, start, end) -> list[ReportRow]:
-    records = _in_range(FilingRecord.objects.filter(entity=entity), "filed_at", start, end).defer("document", "form_data", "attachments")
+def filing_rows(entity, *, start, end, reader) -> list[ReportRow]:
+    records = visible_filings(_in_range(FilingRecord.objects.filter(entity=entity), "filed_at", start, end), reader)
+    records = records.defer("document", "form_data", "attachments")
     return [ReportRow(record.filed_at, "filing", record.kind, f"{record.kind} {record.tracking_id}: {record.amount} {record.currency}",
                       str(record.pk), record.filed_by_label, {"jurisdiction": record.jurisdiction, "sha256": record.document_sha256})
             for record in records.order_by("filed_at", "id")]

@@ -163,7 +163,7 @@ def alert_activity(entity, limit: int) -> list[ActivityItem]:
     return items
 
 
-def alert_report_rows(entity, *, start, end) -> list[ReportRow]:
+def alert_report_rows(entity, *, start, end, reader) -> list[ReportRow]:
     alerts = Alert.objects.filter(entity=entity).order_by("created_at")
     if start:
         alerts = alerts.filter(created_at__gte=start)

@@ -5,6 +5,7 @@ from functools import partial
 
 from django import forms
 from django.contrib import admin
+from django.db.models import Q
 from django.template.response import TemplateResponse
 
 from common.admin_support import (
@@ -16,7 +17,9 @@ from common.admin_support import (
     admin_principal,
     of_members,
     run_service,
+    sar_confined,
 )
+from common.confidentiality import SAR_EVENT_TYPES, sar_visible, visible_event_types
 from webhooks import catalogue, selectors, services
 from webhooks.inbound import services as inbound
 from webhooks.models import Delivery, DeliveryAttempt, Event, InboundCallback, WebhookEndpoint
@@ -42,16 +45,28 @@ class WebhookEndpointAdmin(TenantAdmin, ServiceSaveAdmin):
     list_select_related = ("organization",)
     actions = ["rotate_secret"]
 
+    @staticmethod
+    def _confined(request, obj) -> bool:
+        """Below l2_investigator in the endpoint's organization a subscription to sar.filed is not shown."""
+        return obj is not None and not sar_visible(admin_principal(request, obj.organization, obj.mode))
+
     def get_readonly_fields(self, request, obj=None):
-        return () if obj is None else ("organization", "mode", "created_at", "secret_rotated_at")
+        fields = () if obj is None else ("organization", "mode", "created_at", "secret_rotated_at")
+        return (*fields, "subscribed_event_types") if self._confined(request, obj) else fields
 
     def get_fields(self, request, obj=None):
-        fields = ("organization", "mode", "url", "description", "event_types", "enabled")
+        types = "subscribed_event_types" if self._confined(request, obj) else "event_types"
+        fields = ("organization", "mode", "url", "description", types, "enabled")
         return fields if obj is None else (*fields, "created_at", "secret_rotated_at")
+
+    @admin.display(description="event types")
+    def subscribed_event_types(self, obj):
+        return ", ".join(visible_event_types(obj.event_types, None))
 
     def save_model(self, request, obj, form, change):
         principal = admin_principal(request, obj.organization, obj.mode)
-        values = {field: form.cleaned_data[field] for field in ("url", "description", "event_types", "enabled")}
+        values = {field: form.cleaned_data[field] for field in ("url", "description", "event_types", "enabled")
+                  if field in form.cleaned_data}  # a confined reader's form has no event_types
         if change:
             self.save_through(request, partial(services.endpoint_update, principal=principal, endpoint_id=obj.pk, changes=values))
             return
@@ -126,7 +141,8 @@ class DeliveryAdmin(ReadOnlyAdmin):
     actions = ["retry"]
 
     def get_queryset(self, request):
-        return of_members(selectors.failed_first(Delivery.objects.all()), request)  # annotated before the list orders by the rank
+        deliveries = of_members(selectors.failed_first(Delivery.objects.all()), request)  # annotated before the list orders by the rank
+        return sar_confined(deliveries, request, Q(event__type__in=SAR_EVENT_TYPES))
 
     def get_ordering(self, request):
         return ("status_rank", "-created_at", "id")
@@ -158,6 +174,9 @@ class EventAdmin(TenantAdmin, ReadOnlyAdmin):
     list_select_related = ("organization",)
     readonly_fields = ("public_id", "type", "organization", "mode", "data", "created_at")
     inlines = [DeliveryInline]
+
+    def get_queryset(self, request):
+        return sar_confined(super().get_queryset(request), request, Q(type__in=SAR_EVENT_TYPES))
 
 
 @admin.register(InboundCallback)

@@ -2,6 +2,7 @@
 
 from django.db.models import Case, IntegerField, Prefetch, QuerySet, Value, When
 
+from common.confidentiality import SAR_EVENT_TYPES, sar_visible
 from webhooks.models import Delivery, DeliveryAttempt, DeliveryStatus, WebhookEndpoint
 
 
@@ -18,6 +19,11 @@ def deliveries_of(*, endpoint: WebhookEndpoint, status: str | None = None) -> Qu
         .prefetch_related(Prefetch("attempt_log", queryset=DeliveryAttempt.objects.order_by("number")))
         .order_by("-created_at", "id")
     )
+
+
+def visible_deliveries(deliveries: QuerySet[Delivery], reader) -> QuerySet[Delivery]:
+    """Deliveries as `reader` may read them: those of `sar.filed` from l2_investigator (common.confidentiality)."""
+    return deliveries if sar_visible(reader) else deliveries.exclude(event__type__in=SAR_EVENT_TYPES)
 
 
 def delivery_of(*, endpoint: WebhookEndpoint, delivery_id) -> Delivery | None:

@@ -8,7 +8,7 @@ from django.http import Http404, HttpResponse
 from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 
-from common.admin_support import OrganizationFilter, ReadOnlyAdmin, of_members
+from common.admin_support import OrganizationFilter, ReadOnlyAdmin, of_members, sar_cleared_anywhere
 from filings.cases.selectors import FILINGS_ROLE
 from filings.models import FilingRecord
 
@@ -27,7 +27,7 @@ class FilingRecordAdmin(ReadOnlyAdmin):
     readonly_fields = fields
 
     def has_view_permission(self, request, obj=None):
-        return request.user.is_staff
+        return request.user.is_staff and sar_cleared_anywhere(request)  # below l2_investigator everywhere: not even the list
 
     def get_queryset(self, request):
         # Only where the console user may read filings through the API too (the histories' role).

@@ -85,7 +85,7 @@ class CaseSummaryView(FilingsView):
                                "OpenAI-compatible model is configured. `generator` names what wrote it.")
     def get(self, request, case_id):
         case = case_of(request.auth, case_id)
-        result = generated(case, purpose="summary")
+        result = generated(case, purpose="summary", reader=request.auth)
         return Response(s.SummaryResponse({**result, "case_id": case.pk, "summary": result["text"]}).data)
 
 
@@ -97,5 +97,5 @@ class CaseNarrativeView(FilingsView):
                                "It is not stored: put it in the draft's activity.narrative after review.")
     def post(self, request, case_id):
         case = case_of(request.auth, case_id)
-        result = generated(case, purpose="narrative")
+        result = generated(case, purpose="narrative", reader=request.auth)
         return Response(s.NarrativeResponse({**result, "case_id": case.pk, "narrative": result["text"]}).data)

@@ -5,21 +5,29 @@ from __future__ import annotations
 from django.db.models import Count, Prefetch, Q, QuerySet
 from django.utils import timezone
 
+from common.confidentiality import SAR_KINDS, SAR_ROLE, sar_visible
 from filings.choices import CaseEventKind, CaseStatus
 from filings.models import Case, CaseAlert, CaseEvent, FilingRecord
 from monitoring.alerts.selectors import with_transaction_count
 from monitoring.models import Alert, FiatEvent, Transaction
-from organizations.choices import Role
 
 DETAIL_TRANSACTIONS = 500  # the detail shows the first 500 of each kind; the entity's transfer list pages the rest
-FILINGS_ROLE = Role.L2_INVESTIGATOR
+FILINGS_ROLE = SAR_ROLE
 """Who sees a case's reports (its filing records, drafts and filing status): the existence of a SAR
-is confidential (31 CFR 1020.320(e)), so, as for the filing histories, not analysts and viewers."""
+is confidential (31 CFR 1020.320(e), common.confidentiality), so, as for the filing histories, not
+analysts and viewers."""
 FILING_KINDS = (CaseEventKind.DRAFT_SAVED, CaseEventKind.REPORT_FILED)
 
 
-def filings_visible(role: str | None) -> bool:
-    return Role.at_least(role, FILINGS_ROLE)
+def filings_visible(reader) -> bool:
+    """May `reader` (a Principal or a role) see a case's reports? The SAR policy, common.confidentiality."""
+    return sar_visible(reader)
+
+
+def visible_filings(records: QuerySet[FilingRecord], reader) -> QuerySet[FilingRecord]:
+    """Filing records as `reader` may read them where every role reads (the compliance report): no
+    SAR, STR or SMR below l2_investigator; large-transaction reports are not confidential."""
+    return records if sar_visible(reader) else records.exclude(kind__in=SAR_KINDS)
 
 
 def cases_of(*, organization, mode: str) -> QuerySet[Case]:

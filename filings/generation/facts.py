@@ -29,12 +29,14 @@ def _day(moment) -> str | None:
     return moment.date().isoformat() if moment else None
 
 
-def case_facts(case) -> dict:
+def case_facts(case, *, with_filings: bool = True) -> dict:
+    """The case's facts; `with_filings` False (a reader below l2_investigator, common.confidentiality)
+    leaves the filings out: the key is absent, not empty."""
     alerts = list(selectors.case_alerts(case))
     transactions = list(selectors.case_transactions(case).select_related("from_entity", "to_entity"))
     fiat = list(selectors.case_fiat_events(case))
     entity = case.entity
-    return {
+    facts = {
         "case": {"reference": case.reference, "status": case.status, "priority": case.priority, "opened_on": _day(case.created_at),
                  "detected_on": _day(case.detected_at), "report_due_on": _day(case.report_due_at),
                  "assigned_to": case.assigned_to.email if case.assigned_to_id else None},
@@ -44,9 +46,11 @@ def case_facts(case) -> dict:
         "why": {"alerts": [_alert(alert) for alert in alerts],
                 "categories": [TYPOLOGIES[c["typology"]].label for c in categories_for(alerts)]},
         "what": _activity(case, entity.pk, transactions, fiat),
-        "filings": [{"kind": f.kind, "tracking_id": f.tracking_id, "filed_on": _day(f.filed_at)}
-                    for f in case.filings.order_by("filed_at", "id")],
     }
+    if with_filings:
+        facts["filings"] = [{"kind": f.kind, "tracking_id": f.tracking_id, "filed_on": _day(f.filed_at)}
+                            for f in case.filings.order_by("filed_at", "id")]
+    return facts
 
 
 def _alert(alert) -> dict:

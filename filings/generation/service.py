@@ -9,6 +9,7 @@ import logging
 from django.conf import settings
 
 from common import llm
+from common.confidentiality import sar_visible
 from filings.generation import text
 from filings.generation.facts import case_facts
 
@@ -27,9 +28,10 @@ PROMPTS = {
 DETERMINISTIC_TEXT = {"narrative": text.sar_narrative, "summary": text.case_summary}
 
 
-def generated(case, *, purpose: str) -> dict:
-    """{"text", "generator", "model", "fallback_reason", "facts"} for purpose "narrative" or "summary"."""
-    facts = case_facts(case)
+def generated(case, *, purpose: str, reader) -> dict:
+    """{"text", "generator", "model", "fallback_reason", "facts"} for purpose "narrative" or "summary";
+    for a `reader` below l2_investigator the facts leave the case's filings out (common.confidentiality)."""
+    facts = case_facts(case, with_filings=sar_visible(reader))
     result = {"generator": DETERMINISTIC, "model": None, "fallback_reason": None, "facts": facts}
     if llm.llm_configured():
         try:

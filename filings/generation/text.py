@@ -102,9 +102,12 @@ def case_summary(facts: dict) -> str:
     """For the investigator: where the case stands, then the same facts as the narrative."""
     case = facts["case"]
     standing = (f"Case {case['reference']} is {case['status'].replace('_', ' ')} with {case['priority']} priority, "
-                f"{'assigned to ' + case['assigned_to'] if case['assigned_to'] else 'not assigned'}. "
-                f"Its suspicious-activity report is due on {case['report_due_on']}.")
-    filings = facts["filings"]
+                f"{'assigned to ' + case['assigned_to'] if case['assigned_to'] else 'not assigned'}. ")
+    if "filings" not in facts:  # a reader below l2_investigator: no word of a report (common.confidentiality)
+        standing += f"Its reporting deadline is {case['report_due_on']}."
+    else:
+        standing += f"Its suspicious-activity report is due on {case['report_due_on']}."
+    filings = facts.get("filings")
     if filings:
         standing += " Filed: " + _join([f"{f['kind']} {f['tracking_id']} on {f['filed_on']}" for f in filings]) + "."
     return "\n\n".join(part for part in (standing, _who(facts), _what(facts), _why(facts), _where_how(facts)) if part)

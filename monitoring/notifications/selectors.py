@@ -1,16 +1,13 @@
 from django.db.models import QuerySet
 
-from monitoring.models import Notification, NotificationType
-from organizations.choices import Role
-
-CONFIDENTIAL = {NotificationType.SAR_FILED: Role.L2_INVESTIGATOR}
-"""Notification types only some roles may read: that a SAR was filed is itself confidential (31 CFR
-1020.320(e)), so analysts and viewers, who do not see filed reports, do not see these either."""
+from common.confidentiality import SAR_NOTIFICATION_TYPES, sar_visible
+from monitoring.models import Notification
 
 
 def visible_notifications(*, organization, mode: str, role: str | None) -> QuerySet[Notification]:
-    hidden = [kind for kind, needed in CONFIDENTIAL.items() if not Role.at_least(role, needed)]
-    return Notification.objects.filter(organization=organization, mode=mode).exclude(type__in=hidden)
+    """That a SAR was filed is itself confidential (common.confidentiality): `sar_filed` from l2_investigator."""
+    notifications = Notification.objects.filter(organization=organization, mode=mode)
+    return notifications if sar_visible(role) else notifications.exclude(type__in=SAR_NOTIFICATION_TYPES)
 
 
 def notifications_of(*, organization, mode: str, role: str | None, unread_only: bool = False) -> QuerySet[Notification]:

@@ -12,6 +12,7 @@ from common.api.pagination import page_parameters, page_params, paged
 from common.api.schema import ANSWERS_NULL
 from common.api.serializers import validated_query
 from common.api.views import V1APIView
+from common.confidentiality import visible_audit_entries
 from onboarding import selectors, services
 from onboarding.api import insight_serializers as s
 from onboarding.api.base import ENTITY_ID, EntityScopedViewSet
@@ -67,7 +68,7 @@ class EntityInsightsViewSet(EntityScopedViewSet):
     @action(detail=True, methods=["get"], url_path="audit")
     def audit(self, request, entity_id=None):
         limit, offset = page_params(request, default=100, maximum=500)
-        entries = selectors.audit_of_entity(self.entity())[offset:offset + limit]
+        entries = visible_audit_entries(selectors.audit_of_entity(self.entity()), request.auth)[offset:offset + limit]
         return Response(s.AuditLogResponse(entries, many=True).data)
 
     @extend_schema(operation_id="compliance_report_csv", tags=["onboarding"],
@@ -77,7 +78,7 @@ class EntityInsightsViewSet(EntityScopedViewSet):
     def compliance_report(self, request, entity_id=None):
         query = validated_query(s.ReportQuery, request)
         entity = self.entity()
-        body = compliance_report_csv(entity, start=query.get("from_date"), end=query.get("to_date"))
+        body = compliance_report_csv(entity, start=query.get("from_date"), end=query.get("to_date"), reader=request.auth)
         response = HttpResponse(body.encode("utf-8"), content_type="text/csv; charset=utf-8")
         response["Content-Disposition"] = f'attachment; filename="compliance-report-{entity.pk}-{dt.date.today():%Y%m%d}.csv"'
         return response

@@ -4,7 +4,10 @@ empty here and replaced by their apps:
 
     register_report_section("alerts", alert_rows)
 
-    def alert_rows(entity, *, start, end) -> list[ReportRow]: ...
+    def alert_rows(entity, *, start, end, reader) -> list[ReportRow]: ...
+
+`reader` is who asks (a Principal): a section leaves out what the reader may not see, such as a SAR
+below l2_investigator (common.confidentiality).
 """
 
 from __future__ import annotations
@@ -47,13 +50,13 @@ def _in_range(queryset, start, end, field_name="created_at"):
     return queryset
 
 
-def _checks(entity, *, start, end):
+def _checks(entity, *, start, end, reader):
     return [ReportRow(check.created_at, "compliance_check", f"{check.check_type}:{check.result}", check.summary, str(check.pk),
                       check.requested_by, {"provider": check.provider, "score": check.score})
             for check in _in_range(entity.checks.all(), start, end).order_by("created_at", "id")]
 
 
-def _status_changes(entity, *, start, end):
+def _status_changes(entity, *, start, end, reader):
     entries = _in_range(AuditLogEntry.objects.filter(organization=entity.organization_id, object_type="entity",
                                                      object_id=str(entity.pk), action__startswith="entity."), start, end)
     rows = []
@@ -69,14 +72,14 @@ def _status_changes(entity, *, start, end):
     return rows
 
 
-def _risk_changes(entity, *, start, end):
+def _risk_changes(entity, *, start, end, reader):
     return [ReportRow(row.created_at, "risk_change", row.tier,
                       f"{row.previous_score if row.previous_score is not None else '—'} → {row.score}: {row.reason}", str(row.pk),
                       row.actor_label)
             for row in _in_range(entity.risk_history.all(), start, end).order_by("created_at", "id")]
 
 
-def _none_yet(entity, *, start, end):
+def _none_yet(entity, *, start, end, reader):
     return []
 
 

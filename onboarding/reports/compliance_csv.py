@@ -20,8 +20,9 @@ def safe_cell(value) -> str:
     return "'" + text if text.startswith(FORMULA_START) else text
 
 
-def compliance_report_csv(entity, *, start, end) -> str:
-    rows = [row for section in report_sections().values() for row in section(entity, start=start, end=end)]
+def compliance_report_csv(entity, *, start, end, reader) -> str:
+    """`reader` (a Principal) is handed to every section: below l2_investigator no SAR is listed."""
+    rows = [row for section in report_sections().values() for row in section(entity, start=start, end=end, reader=reader)]
     rows.sort(key=lambda row: (row.at, row.section))
     out = io.StringIO()
     out.write("\ufeff")

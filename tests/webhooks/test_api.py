@@ -108,7 +108,9 @@ class TestList:
         assert body["total"] == 1 and [e["id"] for e in body["data"]] == [str(endpoint.pk)]
         assert "signing_secret" not in body["data"][0]
         live = api(key(org, role="viewer", mode="live")).get(BASE).json()
-        assert live["total"] == 1 and live["data"][0]["event_types"] == ["sar.filed"]
+        assert live["total"] == 1 and live["data"][0]["event_types"] == []  # a SAR's event is not named below l2_investigator
+        investigator = api(key(org, role="l2_investigator", mode="live")).get(BASE).json()
+        assert investigator["data"][0]["event_types"] == ["sar.filed"]
 
     def test_bad_limit(self, viewer_client):
         assert_error(viewer_client.get(f"{BASE}?limit=101"), 422, "VALIDATION_ERROR")
@@ -125,9 +127,12 @@ class TestRetrieve:
     def test_not_a_uuid(self, viewer_client):
         assert_error(viewer_client.get(f"{BASE}/nope"), 404, "NOT_FOUND")
 
-    def test_success(self, viewer_client, endpoint):
+    def test_success(self, viewer_client, api, key, org, endpoint):
         body = viewer_client.get(f"{BASE}/{endpoint.pk}").json()
-        assert body["id"] == str(endpoint.pk) and body["event_types"] == ["alert.created", "sar.filed"]
+        assert body["id"] == str(endpoint.pk) and body["event_types"] == ["alert.created"]  # sar.filed from l2_investigator
+        investigator = api(key(org, role="l2_investigator")).get(f"{BASE}/{endpoint.pk}").json()
+        assert investigator["event_types"] == ["alert.created", "sar.filed"]
+        assert WebhookEndpoint.objects.get(pk=endpoint.pk).event_types == ["alert.created", "sar.filed"]
 
 
 class TestUpdate:

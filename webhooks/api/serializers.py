@@ -2,6 +2,7 @@ from rest_framework import serializers
 
 from common.api.fields import ChoiceField, StrictBooleanField
 from common.api.serializers import StrictSerializer
+from common.confidentiality import visible_event_types
 from webhooks.models import Delivery, DeliveryAttempt, DeliveryStatus, WebhookEndpoint
 
 EVENT_TYPES_HELP = "Event type names of the catalogue (docs/webhooks.md), for example alert.created."
@@ -28,6 +29,15 @@ class EndpointResponse(serializers.ModelSerializer):
         fields = ["id", "url", "description", "event_types", "enabled", "mode", "created_at", "updated_at",
                   "secret_rotated_at"]
         read_only_fields = fields
+        extra_kwargs = {"event_types": {"help_text": "The subscribed event types; below l2_investigator without sar.filed "
+                                                     "(SAR confidentiality, docs/cases.md)."}}
+
+    def to_representation(self, endpoint):
+        data = super().to_representation(endpoint)
+        request = self.context.get("request")  # the reads; the writes answer an admin
+        if request is not None:
+            data["event_types"] = visible_event_types(data["event_types"], request.auth)
+        return data
 
 
 class EndpointWithSecretResponse(EndpointResponse):

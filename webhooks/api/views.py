@@ -75,7 +75,8 @@ class WebhookEndpointViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, V
     @action(detail=True, methods=["get"], url_path="deliveries")
     def deliveries(self, request, pk=None):
         query = validated_query(s.DeliveryQuery, request, also=PAGE_PARAMETERS)
-        deliveries = selectors.deliveries_of(endpoint=self.get_object(), status=query.get("status"))
+        deliveries = selectors.visible_deliveries(selectors.deliveries_of(endpoint=self.get_object(), status=query.get("status")),
+                                                  request.auth)
         page = self.paginate_queryset(deliveries)
         return self.get_paginated_response(s.DeliveryResponse(page, many=True).data)
 
