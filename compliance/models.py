@@ -38,6 +38,8 @@ class Chain(BaseModel):
     enabled = models.BooleanField(default=False)
     batch_size = models.PositiveIntegerField(default=100, help_text="Wallets per setStatuses transaction.")
     next_nonce = models.PositiveBigIntegerField(null=True, blank=True)
+    nonce_signer = models.CharField(max_length=42, blank=True, default="",
+                                    help_text="The signer address next_nonce counts for; a new key starts from the node's count.")
     last_error = models.TextField(blank=True, default="")
 
     class Meta:
@@ -73,6 +75,7 @@ class ChainTransaction(BaseModel):
     block_number = models.PositiveBigIntegerField(null=True, blank=True)
     block_hash = models.CharField(max_length=66, blank=True, default="")
     error = models.TextField(blank=True, default="")
+    sender = models.CharField(max_length=42, blank=True, default="", help_text="The signer address that signed it.")
     replaces = models.ForeignKey("self", on_delete=models.SET_NULL, null=True, blank=True, related_name="replacements",
                                  help_text="The transaction of the same nonce this one replaces with higher fees (stuck).")
 

@@ -41,5 +41,6 @@ def deploy_oracle(chain_id: int, *, progress=None) -> str:
     _send_signed(w3, account, oracle.functions.addOperator(account.address).build_transaction(
         {"from": account.address, "nonce": nonce + 1, "chainId": chain_id}))
     say(f"operator {account.address} added")
-    Chain.objects.filter(pk=chain.pk).update(oracle_address=address, next_nonce=nonce + 2, updated_at=timezone.now())
+    Chain.objects.filter(pk=chain.pk).update(oracle_address=address, next_nonce=nonce + 2, nonce_signer=account.address,
+                                             updated_at=timezone.now())
     return address

@@ -33,9 +33,10 @@ def current_fees(w3: Web3) -> tuple[int, int]:
     return 2 * base_fee + priority, priority
 
 
-def _store(chain: Chain, raw: bytes, *, nonce: int, gas: int, max_fee: int, priority: int, replaces=None) -> ChainTransaction:
-    return ChainTransaction.objects.create(chain=chain, nonce=nonce, tx_hash=Web3.keccak(raw).to_0x_hex(), raw=raw.to_0x_hex(), gas=gas,
-                                           max_fee_per_gas=max_fee, max_priority_fee_per_gas=priority, replaces=replaces)
+def _store(chain: Chain, raw: bytes, *, sender: str, nonce: int, gas: int, max_fee: int, priority: int, replaces=None) -> ChainTransaction:
+    return ChainTransaction.objects.create(
+        chain=chain, sender=sender, nonce=nonce, tx_hash=Web3.keccak(raw).to_0x_hex(), raw=raw.to_0x_hex(), gas=gas,
+        max_fee_per_gas=max_fee, max_priority_fee_per_gas=priority, replaces=replaces)
 
 
 def _latest_per_wallet(chain: Chain, result: PassResult, say) -> list[OnchainStatusUpdate]:
@@ -74,7 +75,9 @@ def sign_pending(chain: Chain, w3: Web3, result: PassResult, say) -> None:
         if not rows:
             return
         versions, ttl = _versions(chain, rows), int(onchain_status_ttl().total_seconds())
-        nonce = max(chain.next_nonce or 0, w3.eth.get_transaction_count(account.address, "pending"))
+        # next_nonce counts for the key that set it: after a key rotation the new key starts from the node's count.
+        counted = chain.next_nonce if chain.nonce_signer.lower() == account.address.lower() else None
+        nonce = max(counted or 0, w3.eth.get_transaction_count(account.address, "pending"))
         max_fee, priority = current_fees(w3)
         size = max(1, chain.batch_size)
         for start in range(0, len(rows), size):
@@ -88,8 +91,8 @@ def sign_pending(chain: Chain, w3: Web3, result: PassResult, say) -> None:
             gas = int(call.estimate_gas({"from": account.address}) * 1.25) + 10_000
             unsigned = call.build_transaction({"from": account.address, "nonce": nonce, "gas": gas, "chainId": chain.chain_id,
                                                "maxFeePerGas": max_fee, "maxPriorityFeePerGas": priority})
-            tx = _store(chain, account.sign_transaction(unsigned).raw_transaction, nonce=nonce, gas=gas, max_fee=max_fee,
-                        priority=priority)
+            tx = _store(chain, account.sign_transaction(unsigned).raw_transaction, sender=account.address, nonce=nonce, gas=gas,
+                        max_fee=max_fee, priority=priority)
             now = timezone.now()
             for row in batch:
                 row.status, row.version, row.tx_hash, row.transaction, row.published_at, row.updated_at = (
@@ -100,8 +103,8 @@ def sign_pending(chain: Chain, w3: Web3, result: PassResult, say) -> None:
             result.published += len(batch)
             say(f"nonce {nonce}: {tx.tx_hash} signed for {len(batch)} wallets")
             nonce += 1
-        chain.next_nonce = nonce
-        chain.save(update_fields=["next_nonce", "updated_at"])
+        chain.next_nonce, chain.nonce_signer = nonce, account.address
+        chain.save(update_fields=["next_nonce", "nonce_signer", "updated_at"])
     for tx in signed:  # stored (committed) first: a failure here is retried by the next pass with the same bytes
         if broadcast(w3, tx):
             say(f"nonce {tx.nonce}: {tx.tx_hash} broadcast")
@@ -120,13 +123,19 @@ def replace(chain: Chain, w3: Web3, stuck_pk, why: str, result: PassResult, say)
                  .filter(pk=stuck_pk, status=ChainTxStatus.SENT).first())
         if stuck is None or stuck.replacements.exists():
             return None
+        if stuck.sender and stuck.sender.lower() != account.address.lower():
+            # Signed with a key rotated out since: only that key can replace it (docs/oracle.md "Rotating the key").
+            stuck.error = f"{why}; signed by {stuck.sender}, not the current key: not replaced, broadcast again"[:2000]
+            stuck.save(update_fields=["error", "updated_at"])
+            say(f"nonce {stuck.nonce}: {stuck.tx_hash} {why}, but signed by the previous key {stuck.sender}: not replaced")
+            return None
         fields = {key: value for key, value in TypedTransaction.from_bytes(HexBytes(stuck.raw)).as_dict().items()
                   if key not in SIGNATURE_FIELDS}
         priority = max(bumped(stuck.max_priority_fee_per_gas), floor_priority)
         max_fee = max(bumped(stuck.max_fee_per_gas), floor_fee, priority)
         fields.update(maxFeePerGas=max_fee, maxPriorityFeePerGas=priority)
-        tx = _store(chain, account.sign_transaction(fields).raw_transaction, nonce=stuck.nonce, gas=stuck.gas, max_fee=max_fee,
-                    priority=priority, replaces=stuck)
+        tx = _store(chain, account.sign_transaction(fields).raw_transaction, sender=account.address, nonce=stuck.nonce, gas=stuck.gas,
+                    max_fee=max_fee, priority=priority, replaces=stuck)
         stuck.error = f"replaced by {tx.tx_hash}: {why}"[:2000]
         stuck.save(update_fields=["error", "updated_at"])
         stuck.updates.filter(status=OnchainStatus.PUBLISHED).update(transaction=tx, tx_hash=tx.tx_hash, updated_at=timezone.now())

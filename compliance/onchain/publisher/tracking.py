@@ -33,11 +33,15 @@ def track(chain: Chain, w3: Web3, result: PassResult, say) -> None:
         unfinished = list(ChainTransaction.objects.select_for_update(skip_locked=True)
                           .filter(chain=chain, status__in=UNFINISHED).order_by("nonce", "created_at"))
         if unfinished:
-            # Read before the receipts: a nonce used by then and none of its transactions mined is someone else's.
-            used = w3.eth.get_transaction_count(signer_address(chain.chain_id), "latest")
-            for _nonce, attempts in groupby(unfinished, key=lambda tx: tx.nonce):
+            # Each key's count is read before the receipts: a nonce used by then and none of its transactions mined is
+            # someone else's. The transactions of a key rotated out are tracked by that key's own count.
+            current = signer_address(chain.chain_id)
+            unfinished.sort(key=lambda tx: ((tx.sender or current).lower(), tx.nonce, tx.created_at))
+            used = {sender: w3.eth.get_transaction_count(Web3.to_checksum_address(sender), "latest")
+                    for sender in {(tx.sender or current).lower() for tx in unfinished}}
+            for (sender, _nonce), attempts in groupby(unfinished, key=lambda tx: ((tx.sender or current).lower(), tx.nonce)):
                 attempts = list(attempts)
-                why = _track_nonce(chain, w3, attempts, used, result, say)
+                why = _track_nonce(chain, w3, attempts, used[sender], result, say)
                 if why:
                     to_replace.append((attempts[-1].pk, why))
     for pk, why in to_replace:  # each replacement is stored and committed before it is broadcast

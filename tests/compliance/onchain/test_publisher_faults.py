@@ -355,3 +355,35 @@ def test_statuses_close_to_expiry_are_published_again(client, chain, oracle, w3,
     assert_published_on_chain(oracle, fresh)
     tasks.republish_expiring()
     assert not OnchainStatusUpdate.objects.filter(status="pending").exists()
+
+
+# anvil's second default account: the key rotated in.
+NEW_SIGNER_KEY = "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d"
+NEW_SIGNER = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8"
+
+
+def test_a_rotated_key_signs_from_its_own_nonce_and_the_old_keys_transaction_still_settles(client, chain, oracle, w3, proxy,
+                                                                                             monkeypatch):
+    w3.eth.wait_for_transaction_receipt(oracle.functions.addOperator(NEW_SIGNER).transact({"from": SIGNER}))  # step 1 of the runbook
+    before, _ = flagged_entity(client, 2)
+    proxy.on("eth_sendRawTransaction", "drop")
+    with pytest.raises(PublisherError):
+        publish_pass(LOCAL)
+    old = ChainTransaction.objects.get(chain=chain, status="sent")
+    assert old.sender == SIGNER and Chain.objects.get(pk=chain.pk).next_nonce == old.nonce + 1
+
+    monkeypatch.setenv(f"CHAIN_SIGNER_KEY_{LOCAL}", NEW_SIGNER_KEY)  # the key rotated while its transaction was unsent
+    proxy.clear()
+    after, _ = flagged_entity(client, 2)
+    new_nonce = w3.eth.get_transaction_count(NEW_SIGNER)
+    assert new_nonce < old.nonce + 1  # the old key's count would leave a gap for the new key
+    result = publish_pass(LOCAL)
+
+    assert result.rebroadcast == 1 and result.reverted == 0 and len(result.signed) == 1 and result.confirmed == 4
+    old.refresh_from_db()
+    new = ChainTransaction.objects.get(tx_hash=result.signed[0])
+    assert (old.status, old.sender) == ("confirmed", SIGNER) and (new.status, new.sender, new.nonce) == ("confirmed", NEW_SIGNER, new_nonce)
+    assert (Chain.objects.get(pk=chain.pk).nonce_signer, Chain.objects.get(pk=chain.pk).next_nonce) == (NEW_SIGNER, new_nonce + 1)
+    assert w3.eth.get_transaction(old.tx_hash)["from"] == SIGNER and w3.eth.get_transaction(new.tx_hash)["from"] == NEW_SIGNER
+    assert_published_on_chain(oracle, before)
+    assert_published_on_chain(oracle, after)
