@@ -9,14 +9,15 @@ removed at the end; the user's database is never opened. Prints:
 1. The contract's gas (bench/oracle_gas.py's figures): setStatuses per wallet at batch sizes 1, 10,
    100 and 200, and what a statusOf read costs a calling contract.
 2. Publishing --wallets wallet updates through the real publisher (compliance.onchain.publisher.
-   publish_pass, repeated until every row is confirmed), on an anvil that mines a block per
-   transaction, at each chain batch size 1, 10, 100 and 200 (new wallets each time, so first writes):
-   wallets confirmed per second from the first pass's start to the last row confirmed, the passes'
-   time split into signing, broadcasting and tracking receipts (from the publisher's own progress
-   lines), and gas per wallet from the receipts (what the chain charged, 21,000 per transaction
-   included). The rows are written as an entity-level change writes them: entities and wallets
-   bulk-created, then compliance.services.onchain_updates_write per entity (the chain disabled while
-   they are written, so no task is enqueued: nothing but the bench runs the publisher then).
+   publish_pass, again at each new block until every row is confirmed), on an anvil mining a block
+   every --block-time seconds, at each chain batch size 1, 10, 100 and 200 (new wallets each time, so
+   first writes): wallets confirmed per second from the first pass's start to the last row confirmed,
+   the time to the last transaction signed and the first pass's time (from the publisher's progress
+   lines), the transactions broadcast again by later passes, and gas per wallet from the receipts
+   (what the chain charged, 21,000 per transaction included). The rows are written as an entity-level
+   change writes them: entities and wallets bulk-created, then compliance.services.onchain_updates_write
+   per entity (the chain disabled while they are written, so no task is enqueued: nothing but the bench
+   runs the publisher then).
 3. Latency: a real Celery worker (concurrency 2) and beat, started as `make run` starts them, with the
    default beat interval (config/celery.py), and an anvil mining a block every --block-time seconds;
    --changes entities are suspended through onboarding.services.entity_review (its transaction
