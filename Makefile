@@ -59,7 +59,7 @@ bench: deps
 	@$(PY) bench/filings.py --all
 	@$(PY) bench/webhooks.py
 	@scripts/npm-deps compliance/onchain
-	@$(PY) bench/oracle_gas.py
+	@$(PY) bench/oracle.py
 
 clean:
 	rm -rf $(VENV) var
