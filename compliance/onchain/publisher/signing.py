@@ -97,7 +97,10 @@ def sign_pending(chain: Chain, w3: Web3, result: PassResult, say) -> None:
             for row in batch:
                 row.status, row.version, row.tx_hash, row.transaction, row.published_at, row.updated_at = (
                     OnchainStatus.PUBLISHED, versions[row.address], tx.tx_hash, tx, now, now)
-            OnchainStatusUpdate.objects.bulk_update(batch, ["status", "version", "tx_hash", "transaction", "published_at", "updated_at"])
+            # What the batch shares in one UPDATE; only the versions differ row by row (a CASE per row for one column).
+            OnchainStatusUpdate.objects.filter(pk__in=[row.pk for row in batch]).update(
+                status=OnchainStatus.PUBLISHED, tx_hash=tx.tx_hash, transaction=tx, published_at=now, updated_at=now)
+            OnchainStatusUpdate.objects.bulk_update(batch, ["version"])
             signed.append(tx)
             result.signed.append(tx.tx_hash)
             result.published += len(batch)
