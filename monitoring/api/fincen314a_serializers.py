@@ -86,7 +86,9 @@ class MatchedEntityResponse(serializers.Serializer):
     entity_id = serializers.UUIDField(source="entity.pk")
     legal_name = serializers.CharField(source="entity.legal_name")
     jurisdiction = serializers.CharField(source="entity.jurisdiction")
-    match_score = serializers.FloatField(source="score")
+    match_score = serializers.FloatField(source="score", help_text=(
+        "1.0 for an identification number that agrees; else by name: exact 0.90-0.99, reordered 0.80-0.89, partial 0.70-0.79, "
+        "fuzzy 0.50-0.69, the fields that agree adding within the band (docs/information-sharing.md)."))
     match_fields = serializers.ListField(child=serializers.CharField())
 
 

@@ -1,19 +1,20 @@
 """Matching 314(a) subjects against an organization's entities: pure functions over prepared rows.
 
-Deterministic scoring (docs/information-sharing.md):
+Deterministic scoring, one table (SCORING here, the same table in docs/information-sharing.md):
 
 - An identification number that agrees (the subject's SSN/ITIN or EIN, digits only, against the
   entity's tax id through its keyed hash, or an EIN against the registration number): 1.0.
-- Otherwise the name decides whether there is a match at all, and the other fields add to it:
-  - partial name match (case-, accent- and punctuation-insensitive; every meaningful word of the
-    shorter name is in the longer one, at least two words or the whole name): 0.7, field `name`;
-  - fuzzy name match (token-sorted similarity of the normalised names ≥ FUZZY_MIN): 0.7 × the
-    similarity, field `name_fuzzy`;
-  - date of birth equal: +0.15 (`dob`); both known and different: −0.2;
-  - street address equal: +0.1 (`address`), else ZIP equal or city and state equal: +0.05
-    (`zip`, `city`, `state` list what agreed);
-  - e-mail equal +0.05 (`email`), telephone (last 10 digits) equal +0.05 (`phone`);
-  - capped at 0.99 (only an identification number gives certainty), reported from REPORT_MIN.
+- Otherwise the best pair of names sets a tier, whose score is the base (names are compared
+  normalised: case, accents, punctuation, "SURNAME, Given", legal forms and honorifics):
+  exact (the same words in the same order) 0.9 > reordered (the same words) 0.8 > partial (every
+  word of the shorter name is in the longer one, at least two words or the whole name) 0.7 >
+  fuzzy (token-sorted similarity ≥ FUZZY_MIN) 0.5 to below 0.6.
+- Corroborating fields that agree add points: date of birth, street address (else ZIP, or city and
+  state), e-mail, telephone. They add 0.09 at most, less than the 0.1 between tiers, so a stronger
+  name always outranks a weaker one whatever corroborates it, and the score stays ≤ CAP = 0.99.
+- A field known on both sides that differs neither adds nor subtracts (a contradiction does not
+  lower: a lowered score could drop a real subject under REPORT_MIN or below a weaker name; the
+  reviewer sees both records). So adding a field never lowers a score.
   Alternative names of the subject are scored too; the best name counts (`alt_name` is added).
 
 Blocking: entities are indexed by the phonetic keys of their name words (onboarding's screening
@@ -33,11 +34,32 @@ from rapidfuzz import fuzz
 from common.crypto import keyed_hash
 from onboarding.screening.normalize import fold, name_tokens, phonetic_key
 
-PARTIAL_NAME = 0.7
+
+@dataclass(frozen=True)
+class Evidence:
+    points: float  # a name tier's base score, or what a corroborating field adds to it
+    match_fields: str  # what it puts in `match_fields`
+    when: str
+
+
+# The scoring table. docs/information-sharing.md shows the same rows (a test holds them equal).
+SCORING: dict[str, Evidence] = {
+    "id_number": Evidence(1.0, "ssn_itin, ein", "SSN/ITIN or EIN equal to the entity's tax id (digits), or EIN equal to its "
+                                                "registration number: 1.0 whatever the name and the other fields"),
+    "exact_name": Evidence(0.9, "name", "the normalised names are the same words in the same order"),
+    "reordered_name": Evidence(0.8, "name", "the same words in another order"),
+    "partial_name": Evidence(0.7, "name", "every word of the shorter name is in the longer (at least two words, or the whole name)"),
+    "fuzzy_name": Evidence(0.5, "name_fuzzy", "token-sorted similarity s ≥ 0.8: 0.5 + 0.1 × (s − 0.8) / 0.2, below 0.6"),
+    "dob": Evidence(0.04, "dob", "date of birth equal"),
+    "address": Evidence(0.03, "address", "street address equal (with `city`, `state`, `zip` that agree)"),
+    "place": Evidence(0.01, "zip / city, state", "else ZIP equal, or city and state equal"),
+    "email": Evidence(0.01, "email", "e-mail equal"),
+    "phone": Evidence(0.01, "phone", "telephone (last 10 digits) equal"),
+}
+NAME_TIERS = ("exact_name", "reordered_name", "partial_name", "fuzzy_name")  # strongest first
+TIER_GAP = 0.1  # from one name tier to the next: more than corroboration adds (0.09); the span of the fuzzy tier
 FUZZY_MIN = 0.8
 REPORT_MIN = 0.5
-DOB_AGREES, DOB_DIFFERS = 0.15, -0.2
-STREET_AGREES, PLACE_AGREES, CONTACT_AGREES = 0.1, 0.05, 0.05
 CAP = 0.99
 _DIGITS = re.compile(r"\D")
 
@@ -149,13 +171,19 @@ class EntityIndex:
         return {position for position, count in counts.items() if count >= needed}
 
 
-def _name_score(subject: tuple[str, ...], entity: tuple[str, ...]) -> tuple[float, str] | None:
+def name_tier(subject: tuple[str, ...], entity: tuple[str, ...]) -> tuple[str, float] | None:
+    """The tier of two normalised names (a key of NAME_TIERS) and its score, or None when they do not match."""
+    if subject == entity:
+        return "exact_name", SCORING["exact_name"].points
+    if sorted(subject) == sorted(entity):
+        return "reordered_name", SCORING["reordered_name"].points
     shorter, longer = sorted((subject, entity), key=len)
     if set(shorter) <= set(longer) and (len(shorter) >= 2 or len(shorter) == len(longer)):
-        return PARTIAL_NAME, "name"
+        return "partial_name", SCORING["partial_name"].points
     similarity = fuzz.token_sort_ratio(" ".join(subject), " ".join(entity)) / 100
     if similarity >= FUZZY_MIN:
-        return round(PARTIAL_NAME * similarity, 4), "name_fuzzy"
+        # similarity < 1 here (1 is the same words: exact or reordered), so the fuzzy tier stays below 0.5 + TIER_GAP
+        return "fuzzy_name", SCORING["fuzzy_name"].points + TIER_GAP * (similarity - FUZZY_MIN) / (1 - FUZZY_MIN)
     return None
 
 
@@ -163,28 +191,26 @@ def _best_name(subject: Party, entity: Party) -> tuple[float, list[str]] | None:
     best = None
     for index, subject_name in enumerate(subject.names):
         for entity_name in entity.names:
-            scored = _name_score(subject_name, entity_name)
-            if scored and (best is None or scored[0] > best[0]):
-                best = (scored[0], [scored[1]] + (["alt_name"] if index else []))
+            scored = name_tier(subject_name, entity_name)
+            if scored and (best is None or scored[1] > best[0]):
+                best = (scored[1], [SCORING[scored[0]].match_fields] + (["alt_name"] if index else []))
     return best
 
 
 def _corroboration(subject: Party, entity: Party) -> tuple[float, list[str]]:
+    """What the fields other than names and numbers add: only agreements count (a difference adds and subtracts nothing)."""
     points, fields = 0.0, []
-    if subject.dob and entity.dob:
-        if subject.dob == entity.dob:
-            points, fields = points + DOB_AGREES, [*fields, "dob"]
-        else:
-            points += DOB_DIFFERS
+    if subject.dob and subject.dob == entity.dob:
+        points, fields = points + SCORING["dob"].points, [*fields, "dob"]
     place = [name for name, a, b in (("city", subject.city, entity.city), ("state", subject.state, entity.state),
                                      ("zip", subject.zip5, entity.zip5)) if a and a == b]
     if subject.street and subject.street == entity.street:
-        points, fields = points + STREET_AGREES, [*fields, "address", *place]
+        points, fields = points + SCORING["address"].points, [*fields, "address", *place]
     elif "zip" in place or {"city", "state"} <= set(place):
-        points, fields = points + PLACE_AGREES, [*fields, *place]
+        points, fields = points + SCORING["place"].points, [*fields, *place]
     for name in ("email", "phone"):
         if getattr(subject, name) and getattr(subject, name) == getattr(entity, name):
-            points, fields = points + CONTACT_AGREES, [*fields, name]
+            points, fields = points + SCORING[name].points, [*fields, name]
     return points, fields
 
 
@@ -196,7 +222,7 @@ def score(subject: Party, entity: Party) -> Found | None:
     name = _best_name(subject, entity)
     points, corroborating = _corroboration(subject, entity)
     if id_fields:
-        return Found(subject.id, entity.id, 1.0, tuple([*id_fields, *(name[1] if name else []), *corroborating]))
+        return Found(subject.id, entity.id, SCORING["id_number"].points, tuple([*id_fields, *(name[1] if name else []), *corroborating]))
     if name is None:
         return None
     total = round(min(CAP, name[0] + points), 4)

@@ -69,8 +69,9 @@ class Problems:
             return
         shown = self.items[:MAX_REPORTED]
         more = f" ({len(self.items) - MAX_REPORTED} more not listed)" if len(self.items) > MAX_REPORTED else ""
+        first = shown[0]["message"].rstrip(".")  # a problem's message is a sentence: one full stop before the next
         raise ValidationFailed(f"The 314(a) file has {len(self.items)} problem{'s' if len(self.items) > 1 else ''}; "
-                               f"the first: {shown[0]['message']}{more}. Nothing was stored.", details=shown)
+                               f"the first: {first}{more}. Nothing was stored.", details=shown)
 
 
 def refuse(message: str, row: int | None = None, column: str | None = None):
