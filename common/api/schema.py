@@ -37,7 +37,7 @@ ERROR_STATUSES = {
     "409": "State transition not allowed (CONFLICT).",
     "413": "Body over the limit (PAYLOAD_TOO_LARGE).",
     "422": "A field is missing, of the wrong type or out of range (VALIDATION_ERROR).",
-    "429": "Rate limit exceeded (RATE_LIMIT_EXCEEDED).",
+    "429": "Rate limit exceeded (RATE_LIMIT_EXCEEDED); Retry-After says in how many seconds to send again.",
     "503": "Chosen to break a lock cycle with concurrent writes on every retry; nothing stored, send again (SERVICE_BUSY).",
 }
 # Only ingestion retries its transaction and can give up (monitoring.ingestion.retry).
