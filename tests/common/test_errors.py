@@ -73,6 +73,28 @@ def test_nesting_up_to_the_limit_is_parsed(client):
     assert response.json()["error"]["code"] in ("VALIDATION_ERROR", "INVALID_CREDENTIALS"), response.json()
 
 
+@pytest.mark.parametrize("body", [
+    '{"legal_name": "Nova Traders", "entity_type": "business", "jurisdiction": "US", "legal_name": "Someone Else"}',
+    '{"legal_name": "Nova Traders", "entity_type": "business", "jurisdiction": "US", "address": {"city": "A", "city": "B"}}',
+])
+def test_a_key_named_twice_in_one_object_is_a_400_and_stores_nothing(client, org, key, body):
+    """Python's json keeps the last of two values silently; which one the caller meant is not knowable."""
+    response = client.post("/v1/onboarding/entities", body, content_type="application/json", HTTP_AUTHORIZATION=f"Bearer {key(org)}")
+    assert response.status_code == 400
+    twice = "legal_name" if body.count("legal_name") == 2 else "city"
+    assert response.json() == {"error": {"code": "BAD_REQUEST", "message": f'The request body has the key "{twice}" twice in one object; '
+                                                                            "send each key once."}}
+    assert not Entity.objects.exists() and not AuditLogEntry.objects.filter(action__startswith="entity.").exists()
+
+
+def test_the_same_key_in_different_objects_and_nan_are_judged_as_before(client, org, key):
+    ok = client.post("/v1/onboarding/entities", '{"legal_name": "Nova", "entity_type": "business", "jurisdiction": "US", '
+                     '"address": {"legal_name": "x"}}', content_type="application/json", HTTP_AUTHORIZATION=f"Bearer {key(org)}")
+    assert ok.status_code != 400, ok.json()
+    nan = client.post("/v1/auth/login", '{"email": "a@b.example", "password": NaN}', content_type="application/json")
+    assert_envelope(nan, 400, "BAD_REQUEST")
+
+
 def test_method_not_allowed(api, org, key):
     assert_envelope(api(key(org)).put("/v1/developer/api-keys"), 405, "METHOD_NOT_ALLOWED")
     form = api(key(org)).put("/v1/developer/api-keys", "a=b", content_type="application/x-www-form-urlencoded")
