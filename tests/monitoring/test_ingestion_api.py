@@ -308,7 +308,8 @@ class TestFiat:
                                                 "details": [{"field": "amount", "message": message}]}
         assert not FiatEvent.objects.exists() and not Transaction.objects.exists() and not Alert.objects.exists()
 
-    @pytest.mark.parametrize("amount, stored", [("15000", Decimal("15000")), (15000, Decimal("15000")), ("0015000.1200", Decimal("15000.12"))])
+    @pytest.mark.parametrize("amount, stored", [("15000", Decimal("15000")), (15000, Decimal("15000")),
+                                                ("0015000.1200", Decimal("15000.12"))])
     def test_a_fiat_amount_as_a_string_or_an_integer(self, client, entity, amount, stored):
         assert client.post("/v1/monitoring/fiat-events", self.event(entity, amount=amount), format="json").status_code == 200
         assert FiatEvent.objects.get().amount == stored
