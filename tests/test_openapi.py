@@ -55,6 +55,11 @@ def test_every_operation_is_described_and_documents_its_401(schema):
         assert {"401", "403"} <= set(schema["paths"][path]["post"]["responses"]), path
 
 
+def test_a_429_documents_retry_after_and_the_rate_limit_headers(schema):
+    throttled = schema["paths"]["/v1/onboarding/entities"]["get"]["responses"]["429"]
+    assert set(throttled["headers"]) == {"Retry-After", "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset"}
+
+
 def test_request_and_response_bodies_are_real_schemas(schema):
     login = schema["paths"]["/v1/auth/login"]["post"]
     assert "requestBody" in login

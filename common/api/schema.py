@@ -101,7 +101,18 @@ def add_error_responses(result, generator, request, public):
                 if code == "503" and not (method == "post" and path.startswith(RETRIED_PATHS)):
                     continue
                 responses[code] = {"description": description, "content": {"application/json": {"schema": ref}}}
+                if code == "429":
+                    responses[code]["headers"] = RATE_LIMIT_HEADERS
     return result
+
+
+_SECONDS = {"type": "integer", "minimum": 0}
+RATE_LIMIT_HEADERS = {
+    "Retry-After": {"description": "Seconds until a request is counted again.", "schema": {**_SECONDS, "minimum": 1}},
+    "X-RateLimit-Limit": {"description": "Requests per window.", "schema": _SECONDS},
+    "X-RateLimit-Remaining": {"description": "Requests left in the window (0).", "schema": _SECONDS},
+    "X-RateLimit-Reset": {"description": "Unix time when the oldest counted request leaves the window.", "schema": _SECONDS},
+}
 
 
 ANSWERS_NULL = "x-answers-null"
