@@ -8,8 +8,6 @@ import sys
 import time
 from pathlib import Path
 
-from django.db import connection
-
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -17,15 +15,6 @@ def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return probe.getsockname()[1]
-
-
-def database_url() -> str:
-    """The test database, for a subprocess (a file on SQLite, the test database on PostgreSQL)."""
-    db = connection.settings_dict
-    if connection.vendor == "sqlite":
-        return f"sqlite:///{db['NAME']}"
-    credentials = db["USER"] + (f":{db['PASSWORD']}" if db["PASSWORD"] else "")
-    return f"postgres://{credentials}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
 
 
 class Gunicorn:

@@ -9,7 +9,8 @@ import pytest
 
 from common.models import AuditLogEntry
 from onboarding.models import Entity
-from tests.live_gunicorn import Gunicorn, database_url
+from tests.databases import database_url
+from tests.live_gunicorn import Gunicorn
 from tests.webhooks.conftest import principal_of
 from webhooks import services
 

@@ -11,15 +11,24 @@ from pathlib import Path
 import pytest
 from celery import Celery
 from django.conf import settings as django_settings
+from django.db import connection
 
 from config.celery import app as project_app
-from tests.live_gunicorn import database_url
 from tests.webhooks.conftest import alert_data
 from tests.webhooks.receiver import HANG, TRICKLE
 from webhooks import services
 from webhooks.models import Delivery
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.timeout(180)]
+
+
+def database_url() -> str:
+    """The test database, for the subprocess (a file on SQLite, the test database on PostgreSQL)."""
+    db = connection.settings_dict
+    if connection.vendor == "sqlite":
+        return f"sqlite:///{db['NAME']}"
+    credentials = db["USER"] + (f":{db['PASSWORD']}" if db["PASSWORD"] else "")
+    return f"postgres://{credentials}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
 
 
 @pytest.fixture
