@@ -45,7 +45,8 @@ class TestHeadersAndRefusal:
         reset = datetime.fromtimestamp(int(response["X-RateLimit-Reset"]), UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
         assert re.fullmatch(rf"Rate limit of 100 requests per minute exceeded; retry in \d+ s \({reset}\)\.", body["error"]["message"])
         waited = int(re.search(r"retry in (\d+) s", body["error"]["message"]).group(1))
-        assert 1 <= int(response["Retry-After"]) <= 60 and abs(int(response["Retry-After"]) - waited) <= 1
+        # Within the minute's window; 61 when the reset, a whole second rounded up, is read just before a second ends.
+        assert 1 <= int(response["Retry-After"]) <= 61 and abs(int(response["Retry-After"]) - waited) <= 1
 
     def test_premium_tier(self, api, org, key):
         assert api(key(org, tier="premium")).get(URL)["X-RateLimit-Limit"] == "1000"
