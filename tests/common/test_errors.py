@@ -155,6 +155,24 @@ def test_body_over_the_limit(client, settings):
     assert_envelope(client.post("/v1/auth/login", body, content_type="application/json"), 413, "PAYLOAD_TOO_LARGE")
 
 
+@pytest.mark.parametrize(("size", "status"), [(1000, 422), (1001, 413)])
+def test_a_chunked_body_is_held_to_the_same_limit_to_the_byte(client, settings, size, status):
+    """The middleware reads a chunked body (no Content-Length) itself, as the server has de-chunked it
+    (tests/common/test_chunked_bodies.py sends real ones through gunicorn)."""
+    import io
+
+    settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 1000
+    body = ('{"email": "a@b.example", "password": "' + "x" * 1000)[:size - 2].encode() + b'"}'
+    assert len(body) == size
+    response = client.generic("POST", "/v1/auth/login", HTTP_TRANSFER_ENCODING="chunked",  # no Content-Length, as gunicorn passes it
+                              **{"wsgi.input": io.BytesIO(body), "CONTENT_TYPE": "application/json"})
+    assert response.status_code == status, response.json()
+    if status == 413:
+        assert response.json() == {"error": {"code": "PAYLOAD_TOO_LARGE", "message": "The request body is larger than 1000 bytes."}}
+    else:  # read in full: the password is judged (too long), not found missing as in an empty body
+        assert [d["field"] for d in response.json()["error"]["details"]] == ["password"]
+
+
 def test_validation_details_name_nested_fields(api, member, org):
     _, token = member(org, "admin")
     body = assert_envelope(
