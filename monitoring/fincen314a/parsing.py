@@ -70,7 +70,7 @@ class Problems:
         shown = self.items[:MAX_REPORTED]
         more = f" ({len(self.items) - MAX_REPORTED} more not listed)" if len(self.items) > MAX_REPORTED else ""
         raise ValidationFailed(f"The 314(a) file has {len(self.items)} problem{'s' if len(self.items) > 1 else ''}; "
-                               f"the first: {shown[0]['message'].rstrip('.')}{more}. Nothing was stored.", details=shown)
+                               f"the first: {shown[0]['message']}{more}. Nothing was stored.", details=shown)
 
 
 def refuse(message: str, row: int | None = None, column: str | None = None):
