@@ -113,7 +113,7 @@ def _login_buckets(email: str) -> tuple[tuple[str, int], tuple[str, int]]:
 
 
 def _throttled(result: ratelimit.LimitResult) -> RateLimited:
-    return RateLimited(f"Too many failed sign-in attempts; retry {result.retry_when()}.", headers=result.headers())
+    return RateLimited(f"Too many failed sign-in attempts; retry {result.retry_when()}.", headers=result.refusal_headers())
 
 
 def _count_attempt(email: str) -> None:

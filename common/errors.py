@@ -145,14 +145,17 @@ DRF_CODES = {
 }
 
 
-def _drf_message(exc: exceptions.APIException) -> str:
+def _drf_message(exc: exceptions.APIException, media_types: list[str]) -> str:
     if isinstance(exc, exceptions.UnsupportedMediaType):
+        if media_types and media_types != ["application/json"]:
+            return f"{exc.detail} This operation takes {' or '.join(f'`{m}`' for m in media_types)}."
         return f"{exc.detail} The API takes JSON: send the body with `Content-Type: application/json`."
     return str(exc.detail)
 
 
-def error_response(exc) -> tuple[int, dict, dict]:
-    """Map any exception to (status, body, headers). Unknown exceptions become a 500 with no trace."""
+def error_response(exc, media_types: list[str] | None = None) -> tuple[int, dict, dict]:
+    """Map any exception to (status, body, headers). Unknown exceptions become a 500 with no trace.
+    `media_types`: the request bodies the operation takes (its parsers'), named by a 415."""
     if isinstance(exc, ServiceError):
         return exc.status_code, envelope(exc.code, exc.message, exc.details), exc.headers
     if isinstance(exc, exceptions.ValidationError):
@@ -174,7 +177,7 @@ def error_response(exc) -> tuple[int, dict, dict]:
             headers = {}
             if isinstance(exc, exceptions.AuthenticationFailed | exceptions.NotAuthenticated):
                 headers["WWW-Authenticate"] = 'Bearer realm="api"'
-            return code_status, envelope(code, _drf_message(exc)), headers
+            return code_status, envelope(code, _drf_message(exc, media_types or [])), headers
     if isinstance(exc, exceptions.APIException):
         return exc.status_code, envelope("ERROR", str(exc.detail)), {}
     logger.exception("unhandled error", exc_info=exc)
@@ -184,7 +187,9 @@ def error_response(exc) -> tuple[int, dict, dict]:
 def exception_handler(exc, context):
     """DRF's EXCEPTION_HANDLER. A 404 to a caller with credentials says which mode they see: a test
     key asking for a live record (or the other way round) is the usual cause."""
-    code_status, body, headers = error_response(exc)
+    view = context.get("view")
+    media_types = [parser.media_type for parser in view.get_parsers()] if hasattr(view, "get_parsers") else None
+    code_status, body, headers = error_response(exc, media_types)
     mode = getattr(getattr(context.get("request"), "auth", None), "mode", None)
     if code_status == 404 and mode and getattr(exc, "about_a_record", True):
         body["error"]["message"] += f" (These credentials see {mode}-mode records only.)"

@@ -38,11 +38,19 @@ class LimitResult:
             "X-RateLimit-Reset": str(self.reset_at),
         }
 
+    def refusal_headers(self) -> dict[str, str]:
+        """A 429's headers: the three above and Retry-After (RFC 9110 §10.2.3, seconds), which HTTP
+        clients and proxies honour without knowing the X-RateLimit-* names."""
+        return {**self.headers(), "Retry-After": str(self.retry_after())}
+
+    def retry_after(self) -> int:
+        """Whole seconds until the oldest counted request leaves the window (at least 1)."""
+        return max(self.reset_at - int(time.time()), 1)
+
     def retry_when(self) -> str:
         """'in 42 s (2026-11-25T11:49:52Z)': for the message; the header keeps the Unix time."""
-        seconds = max(self.reset_at - int(time.time()), 1)
         at = datetime.fromtimestamp(self.reset_at, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-        return f"in {seconds} s ({at})"
+        return f"in {self.retry_after()} s ({at})"
 
 
 # KEYS[1] bucket, KEYS[2] a version key read in the same round trip (or the bucket again);

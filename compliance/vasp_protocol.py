@@ -16,6 +16,7 @@ from django.urls import reverse
 from rest_framework import serializers
 from rest_framework.fields import empty
 
+from common.api.fields import MultiLineTextField
 from common.api.serializers import StrictSerializer
 from common.chain import MAX_CHAIN_ID, normalize_transfer_addresses
 from common.context import current_request
@@ -149,8 +150,8 @@ class TransferReply(_Message):
     type = serializers.ChoiceField(choices=[REPLY])
     decision = serializers.ChoiceField(choices=[*DECISIONS, "pending"],
                                        help_text="pending: only in the inquiry's answer, the decision comes later to callback_url.")
-    reason = serializers.CharField(max_length=500, required=False, allow_blank=True, default="",
-                                   help_text="Why it was rejected (required then).")
+    reason = MultiLineTextField(max_length=500, required=False, allow_blank=True, default="",
+                                help_text="Why it was rejected (required then).")
 
     def validate(self, attrs):
         if attrs["decision"] == "rejected" and not attrs["reason"].strip():

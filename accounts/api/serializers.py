@@ -1,20 +1,20 @@
 from rest_framework import serializers
 
 from accounts.models import User
-from common.api.fields import ChoiceField
+from common.api.fields import ChoiceField, PasswordField
 from common.api.serializers import StrictSerializer
 
 
 class RegisterRequest(StrictSerializer):
     email = serializers.EmailField(max_length=254)
-    password = serializers.CharField(max_length=128, trim_whitespace=False)
+    password = PasswordField(max_length=128, trim_whitespace=False)
     first_name = serializers.CharField(max_length=150, required=False, default="", allow_blank=True)
     last_name = serializers.CharField(max_length=150, required=False, default="", allow_blank=True)
 
 
 class LoginRequest(StrictSerializer):
     email = serializers.EmailField(max_length=254)
-    password = serializers.CharField(max_length=128, trim_whitespace=False)
+    password = PasswordField(max_length=128, trim_whitespace=False)
 
 
 class ForgotPasswordRequest(StrictSerializer):
@@ -23,7 +23,7 @@ class ForgotPasswordRequest(StrictSerializer):
 
 class ResetPasswordRequest(StrictSerializer):
     token = serializers.CharField(max_length=500)
-    password = serializers.CharField(max_length=128, trim_whitespace=False)
+    password = PasswordField(max_length=128, trim_whitespace=False)
 
 
 class VerifyEmailQuery(StrictSerializer):

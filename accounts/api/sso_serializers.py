@@ -10,7 +10,7 @@ from accounts.choices import SSOConnectionStatus, SSOProtocol
 from accounts.models import SSOConnection, SSODomain
 from accounts.sso import dns_txt
 from accounts.sso.urls import idp_url_problem, safe_redirect
-from common.api.fields import ChoiceField, StrictBooleanField
+from common.api.fields import ChoiceField, MultiLineTextField, StrictBooleanField
 from common.api.serializers import StrictSerializer
 from organizations.choices import Role
 
@@ -94,9 +94,9 @@ def _metadata_problem(xml: str) -> str | None:
 
 
 class SAMLSettings(StrictSerializer):
-    idp_metadata_xml = serializers.CharField(
+    idp_metadata_xml = MultiLineTextField(
         required=False, max_length=MAX_METADATA_BYTES, trim_whitespace=False,
-                                             help_text="The identity provider's SAML metadata (EntityDescriptor with IDPSSODescriptor).")
+                                          help_text="The identity provider's SAML metadata (EntityDescriptor with IDPSSODescriptor).")
     idp_metadata_url = IdPURLField(required=False, help_text="Where to read the metadata instead, at each sign-in.")
     idp_entity_id = serializers.CharField(required=False, max_length=500,
                                           help_text="The provider's entity id; read from the metadata when omitted.")
@@ -307,7 +307,7 @@ class SAMLACSForm(StrictSerializer):
 
     request_component_name = "SAMLACSForm"
 
-    SAMLResponse = serializers.CharField(max_length=512 * 1024, trim_whitespace=False)  # noqa: N815 -- the binding's name
+    SAMLResponse = MultiLineTextField(max_length=512 * 1024, trim_whitespace=False)  # noqa: N815 -- the binding's name
     RelayState = serializers.CharField(max_length=200)  # noqa: N815
 
 

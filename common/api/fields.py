@@ -114,3 +114,17 @@ class StrictBooleanField(serializers.BooleanField):
         if not isinstance(data, bool):
             self.fail("invalid", input=data)
         return data
+
+
+class MultiLineTextField(serializers.CharField):
+    """Text that may run over several lines (notes, reasons, comments, documents): line breaks and tabs
+    are taken. Every other text field of a request is single-line (common.text, StrictSerializer)."""
+
+    single_line = False
+
+
+class PasswordField(serializers.CharField):
+    """A password: checked against its hash only, never shown, so any character is taken (refusing one
+    now would lock out whoever chose it)."""
+
+    single_line = False

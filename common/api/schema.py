@@ -37,14 +37,16 @@ ERROR_STATUSES = {
     "409": "State transition not allowed (CONFLICT).",
     "413": "Body over the limit (PAYLOAD_TOO_LARGE).",
     "422": "A field is missing, of the wrong type or out of range (VALIDATION_ERROR).",
-    "429": "Rate limit exceeded (RATE_LIMIT_EXCEEDED).",
+    "429": "Rate limit exceeded (RATE_LIMIT_EXCEEDED); Retry-After says in how many seconds to send again.",
     "503": "Chosen to break a lock cycle with concurrent writes on every retry; nothing stored, send again (SERVICE_BUSY).",
 }
 # Only ingestion retries its transaction and can give up (monitoring.ingestion.retry).
 RETRIED_PATHS = ("/v1/monitoring/transfers", "/v1/monitoring/fiat-events")
 # Operations without credentials that still answer these: the sign-in throttle (accounts.services.
-# credentials_check) and the providers' signed callbacks (webhooks.inbound).
-PUBLIC_ERRORS = {"/v1/auth/login": ("401", "429"), "/v1/auth/resend-verification": ("401", "429"), "/v1/webhooks/": ("401",)}
+# credentials_check), the providers' signed callbacks (webhooks.inbound) and the counterparty VASPs'
+# signed messages (compliance.vasp_exchange: an unknown VASP or a bad signature 401, a disabled one 403).
+PUBLIC_ERRORS = {"/v1/auth/login": ("401", "429"), "/v1/auth/resend-verification": ("401", "429"), "/v1/webhooks/": ("401",),
+                 "/v1/travel-rule/vasps/": ("401", "403")}
 # The SSO sign-in endpoints (public: the browser comes back from the identity provider) answer
 # these in the envelope, with their own codes (accounts.sso.errors).
 SSO_ERRORS = {
@@ -99,7 +101,18 @@ def add_error_responses(result, generator, request, public):
                 if code == "503" and not (method == "post" and path.startswith(RETRIED_PATHS)):
                     continue
                 responses[code] = {"description": description, "content": {"application/json": {"schema": ref}}}
+                if code == "429":
+                    responses[code]["headers"] = RATE_LIMIT_HEADERS
     return result
+
+
+_SECONDS = {"type": "integer", "minimum": 0}
+RATE_LIMIT_HEADERS = {
+    "Retry-After": {"description": "Seconds until a request is counted again.", "schema": {**_SECONDS, "minimum": 1}},
+    "X-RateLimit-Limit": {"description": "Requests per window.", "schema": _SECONDS},
+    "X-RateLimit-Remaining": {"description": "Requests left in the window (0).", "schema": _SECONDS},
+    "X-RateLimit-Reset": {"description": "Unix time when the oldest counted request leaves the window.", "schema": _SECONDS},
+}
 
 
 ANSWERS_NULL = "x-answers-null"

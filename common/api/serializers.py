@@ -1,6 +1,8 @@
 from rest_framework import serializers
 from rest_framework.settings import api_settings
 
+from common.text import single_line_problem
+
 
 class StrictSerializer(serializers.Serializer):
     # Refuses fields it does not declare (a 422 naming them), as Stripe does: a typo in a field name
@@ -8,8 +10,19 @@ class StrictSerializer(serializers.Serializer):
     # takes text (DESIGN: a field of the wrong type is a 422): DRF's CharField would store
     # `"notes": 5` as "5" and `1e3` as "1000.0". A text field that takes numbers on purpose says so
     # with `accepts_numbers = True` (amounts: `"amount": 1500`).
+    # Every text field is single-line unless it says otherwise (`single_line = False`:
+    # common.api.fields.MultiLineTextField, PasswordField): control characters, bidirectional
+    # controls, the BOM and zero-width characters are a 422 naming the field (common.text).
     # A comment, not a docstring: drf-spectacular describes each request body by the nearest
     # docstring of its serializer's classes, and this one is for the code's readers, not the API's.
+
+    def get_fields(self):
+        fields = super().get_fields()
+        for field in fields.values():
+            for text in (field, getattr(field, "child", None)):
+                if _single_line(text):
+                    text.validators.append(single_line_text)
+        return fields
 
     def to_internal_value(self, data):
         unknown = sorted(set(data) - set(self.fields)) if isinstance(data, dict) else []
@@ -29,6 +42,18 @@ class StrictSerializer(serializers.Serializer):
 
 
 NUMBER_FOR_TEXT = "Give text here (a JSON string), not a number."
+
+
+def _single_line(field) -> bool:
+    return isinstance(field, serializers.CharField) and not field.read_only and getattr(field, "single_line", True)
+
+
+def single_line_text(value) -> None:
+    """The validator of single-line text fields (every CharField of a StrictSerializer but those marked
+    `single_line = False`)."""
+    problem = single_line_problem(value) if isinstance(value, str) else None
+    if problem:
+        raise serializers.ValidationError(problem, code="not_single_line")
 
 
 def _takes_text_only(field) -> bool:

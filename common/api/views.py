@@ -28,7 +28,7 @@ class RateLimitedMixin:
         if result is not None and not result.allowed:
             raise RateLimited(
                 f"Rate limit of {result.limit} requests per minute exceeded; retry {result.retry_when()}.",
-                headers=result.headers(),
+                headers=result.refusal_headers(),
             )
 
     @staticmethod

@@ -27,27 +27,34 @@ class VaspViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, V1ViewSet):
     def base_queryset(self):
         return vasp_selectors.vasps_of(organization=self.principal.organization, mode=self.principal.mode)
 
-    @extend_schema(operation_id="compliance_vasps_list", tags=TAGS)
+    @extend_schema(operation_id="compliance_vasps_list", tags=TAGS,
+                   description="The counterparty VASPs of your organization in this key's mode, paged (viewer and above).")
     def list(self, request, *args, **kwargs):
         return super().list(request, *args, **kwargs)
 
-    @extend_schema(operation_id="compliance_vasps_get", tags=TAGS)
+    @extend_schema(operation_id="compliance_vasps_get", tags=TAGS,
+                   description="One counterparty VASP (viewer and above); another organization's or mode's id is a 404.")
     def retrieve(self, request, *args, **kwargs):
         return super().retrieve(request, *args, **kwargs)
 
     @extend_schema(operation_id="compliance_vasps_create", tags=TAGS, request=s.VaspCreateRequest,
-                   responses={201: s.VaspWithSecretResponse})
+                   responses={201: s.VaspWithSecretResponse},
+                   description="Add a counterparty VASP (admin): its name, LEI and https:// inquiry endpoint. The answer holds "
+                               "the pair's shared secret, shown this once (the other VASP's, when it made one first).")
     def create(self, request):
         vasp = vasp_services.vasp_create(principal=request.auth, **validated(s.VaspCreateRequest, request.data))
         return Response(s.VaspWithSecretResponse(vasp).data, status=status.HTTP_201_CREATED)
 
-    @extend_schema(operation_id="compliance_vasps_update", tags=TAGS, request=s.VaspUpdateRequest, responses={200: s.VaspResponse})
+    @extend_schema(operation_id="compliance_vasps_update", tags=TAGS, request=s.VaspUpdateRequest, responses={200: s.VaspResponse},
+                   description="Change a counterparty VASP's name, LEI, inquiry endpoint or status (admin); only the fields sent.")
     def partial_update(self, request, pk=None):
         changes = validated(s.VaspUpdateRequest, request.data)
         vasp = vasp_services.vasp_update(principal=request.auth, vasp_id=pk, changes=dict(changes))
         return Response(s.VaspResponse(vasp).data)
 
-    @extend_schema(operation_id="compliance_vasps_disable", tags=TAGS, request=None, responses={200: s.VaspResponse})
+    @extend_schema(operation_id="compliance_vasps_disable", tags=TAGS, request=None, responses={200: s.VaspResponse},
+                   description="Disable a counterparty VASP (admin): no new transfers to it and no messages taken from it; the "
+                               "transfers already made keep it.")
     @action(detail=True, methods=["post"], url_path="disable")
     def disable(self, request, pk=None):
         vasp = vasp_services.vasp_disable(principal=request.auth, vasp_id=pk)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.utils import timezone
 from rest_framework import serializers
 
-from common.api.fields import ChoiceField
+from common.api.fields import ChoiceField, MultiLineTextField
 from common.api.serializers import StrictSerializer
 from filings import deadlines
 from filings.choices import CaseStatus, FilingStatus
@@ -26,12 +26,12 @@ class CaseAssignRequest(StrictSerializer):
 
 class CaseStatusRequest(StrictSerializer):
     status = ChoiceField(choices=CaseStatus.choices)
-    reason = serializers.CharField(max_length=4000, required=False, allow_blank=True, default="",
-                                   help_text="Required when closing or reopening: it documents the decision.")
+    reason = MultiLineTextField(max_length=4000, required=False, allow_blank=True, default="",
+                                help_text="Required when closing or reopening: it documents the decision.")
 
 
 class CaseCommentRequest(StrictSerializer):
-    body = serializers.CharField(max_length=10_000)
+    body = MultiLineTextField(max_length=10_000)
 
 
 class AlertQuery(serializers.Serializer):

@@ -1,6 +1,6 @@
 from rest_framework import serializers
 
-from common.api.fields import ChoiceField, OptionalChoiceField, PeriodQuery
+from common.api.fields import ChoiceField, MultiLineTextField, OptionalChoiceField, PeriodQuery
 from common.api.serializers import StrictSerializer
 from common.chain import MAX_CHAIN_ID
 from monitoring.alerts.services import NOTES_REQUIRED
@@ -55,8 +55,8 @@ class CustomerAlertDetailResponse(CustomerAlertResponse):
 
 class AlertDispositionCreate(StrictSerializer):
     disposition = ChoiceField(choices=Disposition.choices)
-    notes = serializers.CharField(max_length=10_000, help_text="Required: why (what was reviewed, what it showed).",
-                                  error_messages={"required": NOTES_REQUIRED, "blank": NOTES_REQUIRED})
+    notes = MultiLineTextField(max_length=10_000, help_text="Required: why (what was reviewed, what it showed).",
+                               error_messages={"required": NOTES_REQUIRED, "blank": NOTES_REQUIRED})
 
 
 class AlertDispositionResponse(serializers.ModelSerializer):

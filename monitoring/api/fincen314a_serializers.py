@@ -1,6 +1,6 @@
 from rest_framework import serializers
 
-from common.api.fields import ChoiceField
+from common.api.fields import ChoiceField, MultiLineTextField
 from common.api.pagination import MAX_OFFSET
 from common.api.serializers import StrictSerializer
 from monitoring.fincen314a.services import NOTES_MAX_CHARS, NOTES_REQUIRED
@@ -119,7 +119,7 @@ class Match314aListResponse(serializers.Serializer):
 
 class Review314aRequest(StrictSerializer):
     result = ChoiceField(choices=[ReviewStatus.POSITIVE, ReviewStatus.NEGATIVE])
-    notes = serializers.CharField(max_length=NOTES_MAX_CHARS, error_messages={"blank": NOTES_REQUIRED, "required": NOTES_REQUIRED})
+    notes = MultiLineTextField(max_length=NOTES_MAX_CHARS, error_messages={"blank": NOTES_REQUIRED, "required": NOTES_REQUIRED})
 
 
 class Review314aResponse(serializers.ModelSerializer):

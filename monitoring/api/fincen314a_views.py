@@ -33,7 +33,8 @@ class Upload314aView(V1APIView):
                                "Every problem is a 422 naming the line and column, and nothing is stored. Matching against all the "
                                f"entities runs in a worker: the file is `processing`, then `completed`. {LIMITS}")
     def post(self, request):
-        if len(request.data.getlist("file")) > 1:
+        # A request without a body has no form at all: DRF gives a plain dict, which the serializer refuses (file required).
+        if len(getattr(request.data, "getlist", lambda name: [])("file")) > 1:
             raise ValidationFailed.for_field("file", "Upload one file at a time.")
         upload = request.data.get("file")
         if hasattr(upload, "size") and upload.size > settings.FINCEN_314A_MAX_BYTES:

@@ -2,7 +2,7 @@ from django.utils import timezone
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from common.api.fields import ChoiceField, StrictBooleanField
+from common.api.fields import ChoiceField, MultiLineTextField, StrictBooleanField
 from common.api.pagination import MAX_OFFSET
 from common.api.serializers import StrictSerializer
 from common.errors import ValidationFailed
@@ -74,7 +74,7 @@ class Partner314bListResponse(serializers.Serializer):
 class Partner314bVerify(StrictSerializer):
     verification_method = serializers.CharField(max_length=100, help_text="How it was checked, for example fincen_lookup.")
     verified = StrictBooleanField(help_text="true: verified, sharing enabled; false: the check failed, sharing stops.")
-    notes = serializers.CharField(max_length=TEXT_MAX_CHARS, required=False, allow_blank=True, default="")
+    notes = MultiLineTextField(max_length=TEXT_MAX_CHARS, required=False, allow_blank=True, default="")
 
 
 class Partner314bVerifyResponse(serializers.ModelSerializer):
@@ -100,8 +100,8 @@ class ShareSubject(StrictSerializer):
 class Request314bCreate(StrictSerializer):
     partner_id = serializers.UUIDField()
     subject = ShareSubject()
-    reason = serializers.CharField(max_length=TEXT_MAX_CHARS,
-                                   help_text="Why: the activity that may involve money laundering or terrorist financing.")
+    reason = MultiLineTextField(max_length=TEXT_MAX_CHARS,
+                                help_text="Why: the activity that may involve money laundering or terrorist financing.")
     case_id = serializers.UUIDField(required=False, allow_null=True, default=None, help_text="A case of yours this request serves.")
 
 
@@ -164,7 +164,7 @@ class Request314bListResponse(serializers.Serializer):
 
 class Request314bRespond(StrictSerializer):
     has_match = StrictBooleanField()
-    details = serializers.CharField(max_length=DETAILS_MAX_CHARS, required=False, allow_blank=True, default="")
+    details = MultiLineTextField(max_length=DETAILS_MAX_CHARS, required=False, allow_blank=True, default="")
     share_sar_reference = StrictBooleanField(required=False, default=False)
     sar_bsa_id = serializers.RegexField(r"^([0-9]{14})?$", required=False, allow_blank=True, default="",
                                         error_messages={"invalid": "A BSA ID is 14 digits."})

@@ -1,4 +1,5 @@
 from datetime import timedelta
+from decimal import Decimal
 
 import pycountry
 from django.utils import timezone
@@ -20,12 +21,28 @@ class AmountField(serializers.CharField):
     accepts_numbers = True
 
     def to_internal_value(self, data):
+        # A JSON float is refused: 100000.0 or 1e5 may already have lost digits in the client's encoder.
         if isinstance(data, bool) or not isinstance(data, (str, int)):
             raise serializers.ValidationError("An amount is a decimal string such as \"1500.25\".")
         try:
             return canonical_amount(str(data))
         except AmountError as exc:
             raise serializers.ValidationError(str(exc)) from None
+
+
+class FiatAmountField(AmountField):
+    """A fiat amount: the transfer amounts' grammar (ASCII digits, no sign, exponent or separators; a
+    string or a JSON integer), within what the column holds (20 digits before the point, 4 after)."""
+
+    WHOLE_DIGITS, DECIMAL_PLACES = 20, 4
+
+    def to_internal_value(self, data):
+        whole, _, fraction = super().to_internal_value(data).partition(".")
+        if len(fraction) > self.DECIMAL_PLACES:
+            raise serializers.ValidationError(f"A fiat amount has at most {self.DECIMAL_PLACES} decimal places.")
+        if len(whole) > self.WHOLE_DIGITS:
+            raise serializers.ValidationError(f"A fiat amount has at most {self.WHOLE_DIGITS} digits before the decimal point.")
+        return Decimal(f"{whole}.{fraction}" if fraction else whole)
 
 
 class EventTimestampField(serializers.DateTimeField):
@@ -136,7 +153,7 @@ class CurrencyField(serializers.CharField):
 class FiatEventRequest(StrictSerializer):
     entity_id = serializers.UUIDField()
     event_type = ChoiceField(choices=FiatEventType.choices)
-    amount = serializers.DecimalField(max_digits=24, decimal_places=4, min_value=0, coerce_to_string=False)
+    amount = FiatAmountField(help_text='Decimal string such as "15000.00": at most 20 digits before the point and 4 after.')
     currency = CurrencyField(required=False, default="USD")
     counterparty_name = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
     counterparty_bank = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")

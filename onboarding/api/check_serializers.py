@@ -2,7 +2,7 @@
 
 from rest_framework import serializers
 
-from common.api.fields import ChoiceField, StrictBooleanField
+from common.api.fields import ChoiceField, MultiLineTextField, StrictBooleanField
 from common.api.serializers import StrictSerializer
 from onboarding.api.serializers import without_nul
 from onboarding.choices import CheckResult, CheckType, HitStatus
@@ -72,7 +72,7 @@ class HitListQuery(serializers.Serializer):
 
 
 class FalsePositiveRequest(StrictSerializer):
-    reason = serializers.CharField(max_length=1000, help_text="Why this listed entry is not this entity (required).")
+    reason = MultiLineTextField(max_length=1000, help_text="Why this listed entry is not this entity (required).")
 
 
 class AdverseMediaArticle(serializers.Serializer):

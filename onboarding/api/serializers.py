@@ -1,7 +1,7 @@
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from common.api.fields import BirthDateField, ChoiceField, CountryField
+from common.api.fields import BirthDateField, ChoiceField, CountryField, MultiLineTextField
 from common.api.serializers import StrictSerializer
 from common.chain import EVM_ADDRESS, MAX_CHAIN_ID
 from compliance.status import flags_of
@@ -90,8 +90,8 @@ class OnboardEntityRequest(StrictSerializer):
 
 
 class EntityReviewRequest(StrictSerializer):
-    reason = serializers.CharField(max_length=500, required=False, allow_blank=True, default="")
-    notes = serializers.CharField(max_length=5000, required=False, allow_blank=True, default="")
+    reason = MultiLineTextField(max_length=500, required=False, allow_blank=True, default="")
+    notes = MultiLineTextField(max_length=5000, required=False, allow_blank=True, default="")
 
 
 class EntityListQuery(serializers.Serializer):

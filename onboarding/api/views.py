@@ -34,16 +34,21 @@ class EntityViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, V1ViewSet)
         fresh = self.get_queryset().get(pk=entity.pk)
         return Response(s.EntityResponse(fresh).data, status=code)
 
-    @extend_schema(operation_id="entities_list", parameters=ENTITY_FILTERS, tags=["onboarding"])
+    @extend_schema(operation_id="entities_list", parameters=ENTITY_FILTERS, tags=["onboarding"],
+                   description="Your entities in this key's mode, newest first, paged; filter by status, risk tier or a search.")
     def list(self, request, *args, **kwargs):
         return super().list(request, *args, **kwargs)
 
-    @extend_schema(operation_id="entities_get", tags=["onboarding"])
+    @extend_schema(operation_id="entities_get", tags=["onboarding"],
+                   description="One entity with its status, risk, wallets and UBOs; another organization's or mode's id is a 404.")
     def retrieve(self, request, *args, **kwargs):
         return super().retrieve(request, *args, **kwargs)
 
     @extend_schema(operation_id="entities_create", request=s.OnboardEntityRequest, responses={201: s.EntityResponse},
-                   tags=["onboarding"])
+                   tags=["onboarding"],
+                   description="Onboard an entity (l1_analyst and above): a person or a business with its wallets and UBOs. It "
+                               "starts `pending`; the sanctions screening runs in the worker right after. A repeated "
+                               "external_id or wallet is a 409.")
     def create(self, request):
         entity = services.entity_create(principal=request.auth, data=validated(s.OnboardEntityRequest, request.data))
         return self._entity_response(entity, status.HTTP_201_CREATED)
@@ -54,31 +59,40 @@ class EntityViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, V1ViewSet)
         return self._entity_response(entity)
 
     @extend_schema(operation_id="entities_approve", request=s.EntityReviewRequest, responses={200: s.EntityResponse},
-                   tags=["onboarding"])
+                   tags=["onboarding"],
+                   description="Approve a `pending` or `under_review` entity (l2_investigator and above): it becomes `active`. "
+                               "A 409 when its sanctions screening has not completed or has open matches to decide first.")
     @action(detail=True, methods=["post"])
     def approve(self, request, entity_id=None):
         return self._review(request, entity_id, "approve")
 
     @extend_schema(operation_id="entities_reject", request=s.EntityReviewRequest, responses={200: s.EntityResponse},
-                   tags=["onboarding"])
+                   tags=["onboarding"],
+                   description="Reject a `pending` or `under_review` entity (l2_investigator and above), with a reason: it "
+                               "becomes `rejected`. Another status is a 409.")
     @action(detail=True, methods=["post"])
     def reject(self, request, entity_id=None):
         return self._review(request, entity_id, "reject")
 
     @extend_schema(operation_id="entities_suspend", request=s.EntityReviewRequest, responses={200: s.EntityResponse},
-                   tags=["onboarding"])
+                   tags=["onboarding"],
+                   description="Suspend an `active` entity (l2_investigator and above), with a reason: it becomes `suspended`. "
+                               "Another status is a 409.")
     @action(detail=True, methods=["post"])
     def suspend(self, request, entity_id=None):
         return self._review(request, entity_id, "suspend")
 
-    @extend_schema(operation_id="wallets_list", responses={200: s.WalletResponse(many=True)}, tags=["onboarding"])
+    @extend_schema(operation_id="wallets_list", responses={200: s.WalletResponse(many=True)}, tags=["onboarding"],
+                   description="The entity's wallets, as a plain array (not paged).")
     @action(detail=True, methods=["get"], url_path="wallets", pagination_class=None)  # a plain array (README, "Lists")
     def wallets(self, request, entity_id=None):
         entity = self.get_object()
         return Response(s.WalletResponse(selectors.wallets_of_entity(entity), many=True).data)
 
     @extend_schema(operation_id="wallets_add", request=s.WalletRegistration, responses={201: s.WalletResponse},
-                   tags=["onboarding"])
+                   tags=["onboarding"],
+                   description="Register a wallet of the entity (l1_analyst and above): an EVM address with its chain_id, or an "
+                               "off-chain identifier (chain_id 0). A wallet registered already is a 409.")
     @wallets.mapping.post
     def add_wallet(self, request, entity_id=None):
         wallet = services.wallet_add(principal=request.auth, entity_id=entity_id,

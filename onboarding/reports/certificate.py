@@ -14,6 +14,7 @@ import json
 from django.template.loader import render_to_string
 from django.utils import timezone
 
+from common.text import printable_data
 from compliance.status import entity_compliant, flags_of
 
 MAX_CHECKS = 50
@@ -45,5 +46,7 @@ def certificate_pdf(entity, *, issuer) -> tuple[bytes, str]:
 
     content = certificate_content(entity, issuer=issuer)
     digest = verification_hash(content)
-    html = render_to_string("onboarding/certificate.html", {"c": content, "hash": digest})
+    # The hash is over the facts as stored; the page shows them with control, bidirectional and
+    # invisible characters made visible (an U+202E in an older row would show the name reversed).
+    html = render_to_string("onboarding/certificate.html", {"c": printable_data(content), "hash": digest})
     return HTML(string=html).write_pdf(), digest

@@ -2,13 +2,14 @@
 auditors. It opens cleanly in a spreadsheet: UTF-8 with a byte-order mark (Excel otherwise guesses
 the encoding), every field quoted, CRLF line ends, and cells that a spreadsheet would run as a
 formula (starting with = + - @, tab or carriage return) prefixed with an apostrophe (OWASP
-"CSV injection")."""
+"CSV injection"), and control, bidirectional and invisible characters shown as [U+XXXX]."""
 
 from __future__ import annotations
 
 import csv
 import io
 
+from common.text import printable
 from onboarding.interfaces.reports import report_sections
 
 HEADER = ["timestamp", "section", "kind", "summary", "reference", "actor", "details"]
@@ -16,7 +17,10 @@ FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
 def safe_cell(value) -> str:
-    text = "" if value is None else str(value)
+    """The cell as text: control, bidirectional and invisible characters that older rows may hold shown
+    as [U+XXXX] (a BEL or ESC written raw rings or drives the terminal the file is shown in), and a
+    formula start escaped."""
+    text = printable("" if value is None else str(value))
     return "'" + text if text.startswith(FORMULA_START) else text
 
 

@@ -136,6 +136,7 @@ class TestLogin:
         assert response.status_code == 429
         assert response.json()["error"]["code"] == "RATE_LIMIT_EXCEEDED"
         assert int(response["X-RateLimit-Remaining"]) == 0 and int(response["X-RateLimit-Reset"]) > 0
+        assert int(response["Retry-After"]) >= 1
         assert "Too many failed sign-in attempts; retry in " in response.json()["error"]["message"]
         assert not SessionToken.objects.exists()
 

@@ -73,6 +73,28 @@ def test_nesting_up_to_the_limit_is_parsed(client):
     assert response.json()["error"]["code"] in ("VALIDATION_ERROR", "INVALID_CREDENTIALS"), response.json()
 
 
+@pytest.mark.parametrize("body", [
+    '{"legal_name": "Nova Traders", "entity_type": "business", "jurisdiction": "US", "legal_name": "Someone Else"}',
+    '{"legal_name": "Nova Traders", "entity_type": "business", "jurisdiction": "US", "address": {"city": "A", "city": "B"}}',
+])
+def test_a_key_named_twice_in_one_object_is_a_400_and_stores_nothing(client, org, key, body):
+    """Python's json keeps the last of two values silently; which one the caller meant is not knowable."""
+    response = client.post("/v1/onboarding/entities", body, content_type="application/json", HTTP_AUTHORIZATION=f"Bearer {key(org)}")
+    assert response.status_code == 400
+    twice = "legal_name" if body.count("legal_name") == 2 else "city"
+    assert response.json() == {"error": {"code": "BAD_REQUEST", "message": f'The request body has the key "{twice}" twice in one object; '
+                                                                            "send each key once."}}
+    assert not Entity.objects.exists() and not AuditLogEntry.objects.filter(action__startswith="entity.").exists()
+
+
+def test_the_same_key_in_different_objects_and_nan_are_judged_as_before(client, org, key):
+    ok = client.post("/v1/onboarding/entities", '{"legal_name": "Nova", "entity_type": "business", "jurisdiction": "US", '
+                     '"address": {"legal_name": "x"}}', content_type="application/json", HTTP_AUTHORIZATION=f"Bearer {key(org)}")
+    assert ok.status_code != 400, ok.json()
+    nan = client.post("/v1/auth/login", '{"email": "a@b.example", "password": NaN}', content_type="application/json")
+    assert_envelope(nan, 400, "BAD_REQUEST")
+
+
 def test_method_not_allowed(api, org, key):
     assert_envelope(api(key(org)).put("/v1/developer/api-keys"), 405, "METHOD_NOT_ALLOWED")
     form = api(key(org)).put("/v1/developer/api-keys", "a=b", content_type="application/x-www-form-urlencoded")
@@ -131,6 +153,24 @@ def test_body_over_the_limit(client, settings):
     settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 1000
     body = '{"email": "' + "a" * 2000 + '"}'
     assert_envelope(client.post("/v1/auth/login", body, content_type="application/json"), 413, "PAYLOAD_TOO_LARGE")
+
+
+@pytest.mark.parametrize(("size", "status"), [(1000, 422), (1001, 413)])
+def test_a_chunked_body_is_held_to_the_same_limit_to_the_byte(client, settings, size, status):
+    """The middleware reads a chunked body (no Content-Length) itself, as the server has de-chunked it
+    (tests/common/test_chunked_bodies.py sends real ones through gunicorn)."""
+    import io
+
+    settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 1000
+    body = ('{"email": "a@b.example", "password": "' + "x" * 1000)[:size - 2].encode() + b'"}'
+    assert len(body) == size
+    response = client.generic("POST", "/v1/auth/login", HTTP_TRANSFER_ENCODING="chunked",  # no Content-Length, as gunicorn passes it
+                              **{"wsgi.input": io.BytesIO(body), "CONTENT_TYPE": "application/json"})
+    assert response.status_code == status, response.json()
+    if status == 413:
+        assert response.json() == {"error": {"code": "PAYLOAD_TOO_LARGE", "message": "The request body is larger than 1000 bytes."}}
+    else:  # read in full: the password is judged (too long), not found missing as in an empty body
+        assert [d["field"] for d in response.json()["error"]["details"]] == ["password"]
 
 
 def test_validation_details_name_nested_fields(api, member, org):

@@ -2,48 +2,22 @@
 a real gunicorn with gunicorn.conf.py (as make run starts it) on a loopback port."""
 
 import json
-import os
 import socket
-import subprocess
-import sys
-import time
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
+from tests.live_gunicorn import Gunicorn
 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    port = free_port()
-    env = {**os.environ, "DATA_DIR": str(tmp_path_factory.mktemp("gunicorn")), "WEB_CONCURRENCY": "1", "WEB_THREADS": "1"}
-    env.pop("DJANGO_SETTINGS_MODULE", None)  # config.wsgi's own settings, as in production
-    proc = subprocess.Popen([sys.executable, "-m", "gunicorn", "config.wsgi:application", "--bind", f"127.0.0.1:{port}"],
-                            cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    # Ready when a worker answers, not when the master accepts: on a busy machine the worker can take
-    # longer than a test's read timeout to import the application after the port is bound.
-    deadline = time.time() + 90
-    while time.time() < deadline:
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=5) as probe:
-                probe.sendall(b"GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
-                if probe.recv(16).startswith(b"HTTP/1."):
-                    break
-        except OSError:
-            time.sleep(0.2)
-    else:
-        proc.kill()
-        pytest.fail("gunicorn did not answer")
+    running = Gunicorn(tmp_path_factory.mktemp("gunicorn"))
+    try:
+        port = running.start()
+    except RuntimeError as exc:
+        pytest.fail(str(exc))
     yield port
-    proc.terminate()
-    proc.wait(timeout=20)
+    running.stop()
 
 
 def exchange(port: int, raw: bytes) -> tuple[int, dict[str, str], dict]:

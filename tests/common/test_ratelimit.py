@@ -25,7 +25,7 @@ class TestHeadersAndRefusal:
     def test_every_keyed_response_carries_the_headers(self, api, org, key):
         client = api(key(org))
         first, second = client.get(URL), client.get(URL)
-        assert first["X-RateLimit-Limit"] == "100"
+        assert first["X-RateLimit-Limit"] == "100" and "Retry-After" not in first
         assert (int(first["X-RateLimit-Remaining"]), int(second["X-RateLimit-Remaining"])) == (99, 98)
         assert int(time.time()) < int(first["X-RateLimit-Reset"]) <= int(time.time()) + 61
         refused_by_role = api(key(org, role="viewer")).get(URL)
@@ -44,6 +44,9 @@ class TestHeadersAndRefusal:
         assert response["X-RateLimit-Limit"] == "100" and response["X-RateLimit-Remaining"] == "0"
         reset = datetime.fromtimestamp(int(response["X-RateLimit-Reset"]), UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
         assert re.fullmatch(rf"Rate limit of 100 requests per minute exceeded; retry in \d+ s \({reset}\)\.", body["error"]["message"])
+        waited = int(re.search(r"retry in (\d+) s", body["error"]["message"]).group(1))
+        # Within the minute's window; 61 when the reset, a whole second rounded up, is read just before a second ends.
+        assert 1 <= int(response["Retry-After"]) <= 61 and abs(int(response["Retry-After"]) - waited) <= 1
 
     def test_premium_tier(self, api, org, key):
         assert api(key(org, tier="premium")).get(URL)["X-RateLimit-Limit"] == "1000"

@@ -213,6 +213,17 @@ class TestUploadValidation:
     def test_json_instead_of_a_form(self, officer):
         response = officer.post(f"{BASE}/upload", {"file": "Name\nA\n"}, format="json")
         assert response.status_code == 415 and response.json()["error"]["code"] == "UNSUPPORTED_MEDIA_TYPE"
+        assert response.json()["error"]["message"] == ('Unsupported media type "application/json" in request. '
+                                                       "This operation takes `multipart/form-data`.")
+        assert not Fincen314aFile.objects.exists()
+
+    @pytest.mark.parametrize("content_type", [None, "multipart/form-data; boundary=x"])
+    def test_no_body_is_a_422_naming_the_file(self, officer, content_type):
+        response = officer.generic("POST", f"{BASE}/upload", b"", **({"content_type": content_type} if content_type else {}))
+        assert response.status_code == 422, response.content
+        assert response.json()["error"] == {"code": "VALIDATION_ERROR", "message": "file: No file was submitted.",
+                                            "details": [{"field": "file", "message": "No file was submitted."}]}
+        assert not Fincen314aFile.objects.exists() and not Fincen314aSubject.objects.exists()
 
     @pytest.mark.parametrize(("body", "content_type"), [
         (b"--x\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.csv\"\r\n\r\nName\nA", "multipart/form-data; boundary=x"),

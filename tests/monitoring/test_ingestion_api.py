@@ -293,6 +293,36 @@ class TestFiat:
         same = client.post("/v1/monitoring/fiat-events", self.event(entity, amount="15000"), format="json").json()
         assert same["id"] == first["id"] and same["duplicate"] is True  # the same amount written otherwise
 
+    @pytest.mark.parametrize("amount, message", [
+        ("\uff11\uff12\uff13", 'An amount is a non-negative decimal string such as "1500.25" (no sign, exponent or separators).'),
+        ("1e5", 'An amount is a non-negative decimal string such as "1500.25" (no sign, exponent or separators).'),
+        (100000.0, 'An amount is a decimal string such as "1500.25".'),
+    ])
+    def test_fiat_and_transfer_amounts_share_one_grammar(self, client, entity, amount, message):
+        """Full-width digits, an exponent and a JSON float were taken as fiat amounts while transfers refused them."""
+        fiat = client.post("/v1/monitoring/fiat-events", self.event(entity, amount=amount), format="json")
+        sent = client.post("/v1/monitoring/transfers", transfer(amount=amount), format="json")
+        for response in (fiat, sent):
+            assert response.status_code == 422
+            assert response.json()["error"] == {"code": "VALIDATION_ERROR", "message": f"amount: {message}",
+                                                "details": [{"field": "amount", "message": message}]}
+        assert not FiatEvent.objects.exists() and not Transaction.objects.exists() and not Alert.objects.exists()
+
+    @pytest.mark.parametrize("amount, stored", [("15000", Decimal("15000")), (15000, Decimal("15000")),
+                                                ("0015000.1200", Decimal("15000.12"))])
+    def test_a_fiat_amount_as_a_string_or_an_integer(self, client, entity, amount, stored):
+        assert client.post("/v1/monitoring/fiat-events", self.event(entity, amount=amount), format="json").status_code == 200
+        assert FiatEvent.objects.get().amount == stored
+
+    @pytest.mark.parametrize("amount, message", [
+        ("1.00001", "A fiat amount has at most 4 decimal places."),
+        ("1" * 21, "A fiat amount has at most 20 digits before the decimal point."),
+    ])
+    def test_a_fiat_amount_within_the_column(self, client, entity, amount, message):
+        response = client.post("/v1/monitoring/fiat-events", self.event(entity, amount=amount), format="json")
+        assert response.status_code == 422 and response.json()["error"]["details"] == [{"field": "amount", "message": message}]
+        assert not FiatEvent.objects.exists()
+
     @pytest.mark.parametrize("change, field", [
         ({"event_type": "cash_in"}, "event_type"), ({"currency": "XYZ"}, "currency"), ({"amount": "-1"}, "amount"),
         ({"card_type": "debit"}, "card_type"), ({"event_type": "card_purchase", "merchant_category_code": "12"}, "merchant_category_code"),

@@ -2,15 +2,18 @@
 that opens and names the entity, read back with pdftotext)."""
 
 import csv
+import datetime as dt
 import hashlib
 import io
 import logging
+import re
 import shutil
 import subprocess
 
 import pytest
 
 from common.models import AuditLogEntry
+from onboarding.models import Entity
 from onboarding.reports.compliance_csv import safe_cell
 from tests.onboarding.helpers import COMPANY, entity_url, onboard, screened
 
@@ -58,6 +61,17 @@ class TestComplianceReport:
     def test_formula_guard(self, value, expected):
         assert safe_cell(value) == expected
 
+    def test_an_older_rows_control_and_bidi_characters_are_neutralised(self, client, org):
+        """Rows stored before single-line text was enforced: BEL, ESC and U+202E reach no terminal raw."""
+        entity = client.post("/v1/onboarding/entities", COMPANY, format="json").json()
+        Entity.objects.filter(pk=entity["id"]).update(legal_name="Nova\x07\x1b[2J\u202eTraders\ufeff")
+        response = client.get(entity_url(entity, "compliance-report"))
+        assert response.status_code == 200
+        text = response.content.decode("utf-8")
+        assert not any(char in text[1:] for char in "\x07\x1b\u202e\ufeff")  # text[0] is the file's own BOM
+        assert parse(response)[1][1] == "Nova[U+0007][U+001B][2J[U+202E]Traders[U+FEFF]"
+        assert Entity.objects.get(pk=entity["id"]).legal_name == "Nova\x07\x1b[2J\u202eTraders\ufeff"  # the row is left as it is
+
     def test_tenancy(self, client, api, other_org, key):
         entity = client.post("/v1/onboarding/entities", COMPANY, format="json").json()
         assert api().get(entity_url(entity, "compliance-report")).status_code == 401
@@ -85,6 +99,35 @@ class TestCertificate:
         entity = client.post("/v1/onboarding/entities", COMPANY, format="json").json()
         assert api().get(entity_url(entity, "compliance-certificate")).status_code == 401
         assert api(key(other_org)).get(entity_url(entity, "compliance-certificate")).status_code == 404
+
+
+def test_the_certificate_page_neutralises_an_older_rows_characters_and_hashes_the_stored_facts(client, org, monkeypatch):
+    """The page shows [U+202E] where the stored name holds one (which would show the rest reversed); the
+    verification hash is still over the facts as stored, so it can be recomputed from them."""
+    import weasyprint
+
+    from onboarding.reports.certificate import certificate_content, verification_hash
+
+    pages = []
+
+    class Capture:
+        def __init__(self, string):
+            pages.append(string)
+
+        def write_pdf(self):
+            return b"%PDF-1.7"
+
+    monkeypatch.setattr(weasyprint, "HTML", Capture)
+    entity = client.post("/v1/onboarding/entities", COMPANY, format="json").json()
+    Entity.objects.filter(pk=entity["id"]).update(legal_name="Nova\u202eTraders\x07")
+    response = client.get(entity_url(entity, "compliance-certificate"))
+    assert response.status_code == 200 and response.content == b"%PDF-1.7"
+    (page,) = pages
+    assert "Nova[U+202E]Traders[U+0007]" in page and "\u202e" not in page and "\x07" not in page
+    issued_at = dt.datetime.fromisoformat(re.search(r"\d{4}-\d\d-\d\dT[\d:.]+\+00:00", page).group())
+    stored = certificate_content(Entity.objects.get(pk=entity["id"]), issuer=org, issued_at=issued_at)
+    assert stored["entity"]["legal_name"] == "Nova\u202eTraders\x07"
+    assert verification_hash(stored) == response["X-Certificate-Hash"]
 
 
 def test_a_certificate_writes_no_info_lines_of_the_pdf_libraries(client, caplog):

@@ -307,13 +307,20 @@ def test_the_openapi_document_describes_the_webhook_operations(client):
     assert "signing_secret" in document["components"]["schemas"]["EndpointWithSecretResponse"]["properties"]
 
 
-@pytest.mark.parametrize("url", ["https://hooks.example/in\nbox", "https://hooks.example/a b",
-                                 "https://hooks.\texample/in", "https://hooks.example/\x7f"])
-def test_a_url_with_spaces_or_control_characters_is_refused(api, org, key, url):
+SINGLE_LINE = "Contains a control character ({}) at position {}; single-line text takes visible characters only."
+
+
+@pytest.mark.parametrize(("url", "message"), [
+    ("https://hooks.example/a b", "A URL has no spaces or control characters (encode them: %20)."),
+    # Control characters are refused as in every single-line text field (common.text).
+    ("https://hooks.example/in\nbox", SINGLE_LINE.format("U+000A", 25)),
+    ("https://hooks.\texample/in", SINGLE_LINE.format("U+0009", 15)),
+    ("https://hooks.example/\x7f", SINGLE_LINE.format("U+007F", 23)),
+])
+def test_a_url_with_spaces_or_control_characters_is_refused(api, org, key, url, message):
     """urlsplit drops tabs and line breaks silently: the URL delivered would not be the one stored."""
     response = api(key(org, role="admin")).post("/v1/developer/webhook-endpoints",
                                                 {"url": url, "event_types": ["alert.created"]}, format="json")
     assert response.status_code == 422, response.json()
-    assert response.json()["error"]["details"] == [
-        {"field": "url", "message": "A URL has no spaces or control characters (encode them: %20)."}]
+    assert response.json()["error"]["details"] == [{"field": "url", "message": message}]
     assert not WebhookEndpoint.objects.exists()
