@@ -29,10 +29,16 @@ def _day(moment) -> str | None:
     return moment.date().isoformat() if moment else None
 
 
-def case_facts(case) -> dict:
-    alerts = list(selectors.case_alerts(case))
-    transactions = list(selectors.case_transactions(case).select_related("from_entity", "to_entity"))
-    fiat = list(selectors.case_fiat_events(case))
+def case_facts(case, *, alerts=None) -> dict:
+    """The facts of the case, or — with `alerts` — of those alerts of it and their transactions
+    only (what a report covers, filings.reports.coverage)."""
+    if alerts is None:
+        alerts = list(selectors.case_alerts(case))
+        transactions = list(selectors.case_transactions(case).select_related("from_entity", "to_entity"))
+        fiat = list(selectors.case_fiat_events(case))
+    else:
+        transactions = list(selectors.alerts_transactions(alerts).select_related("from_entity", "to_entity"))
+        fiat = list(selectors.alerts_fiat_events(alerts))
     entity = case.entity
     return {
         "case": {"reference": case.reference, "status": case.status, "priority": case.priority, "opened_on": _day(case.created_at),
