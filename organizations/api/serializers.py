@@ -69,6 +69,8 @@ class FourEyesResponse(serializers.Serializer):
 class OrganizationResponse(serializers.ModelSerializer):
     filer_profile = FilerProfileSerializer()
     role = serializers.SerializerMethodField(help_text="The caller's role in this organization.")
+    four_eyes_filing = serializers.BooleanField(allow_null=True, help_text=(
+        "Four-eyes filing: true on in both modes, false off in both, null the default (on in live mode, off in test)."))
     four_eyes = serializers.SerializerMethodField(help_text="Where four-eyes filing applies, from `four_eyes_filing`.")
 
     class Meta:

@@ -194,8 +194,11 @@ class TestOrganizationFilters:
         assert f"organization__id__exact={org.pk}" in everything and f"organization__id__exact={other_org.pk}" in everything, url
 
 
+FOUR_EYES_CHOICES = {None: "unknown", True: "true", False: "false"}  # the console's select (Unknown = the default)
+
+
 def organization_form(org, **changes) -> dict:
-    return {"name": org.name, "filer_profile": "{}", "four_eyes_filing": {None: "unknown", True: "true", False: "false"}[org.four_eyes_filing],
+    return {"name": org.name, "filer_profile": "{}", "four_eyes_filing": FOUR_EYES_CHOICES[org.four_eyes_filing],
             "memberships-TOTAL_FORMS": "0", "memberships-INITIAL_FORMS": "0", **changes}
 
 
