@@ -183,7 +183,7 @@ def draft_save(*, principal: Principal, subject: Subject, form_data: dict, revie
         draft.selection = selection
     if changed:
         draft.form_data, draft.prepared_by, draft.prepared_at = form_data, principal.user, now
-        draft.prepared_by_actor, draft.prepared_by_label = actor_key(principal), principal.actor_label
+        draft.prepared_by_actor, draft.prepared_by_label = actor_key(principal), common.preparer_label(principal)
     draft.kind, draft.jurisdiction = subject.renderer.kind, subject.renderer.jurisdiction
     if review is not None:
         draft.validated_at, draft.valid = now, review.valid

@@ -212,7 +212,7 @@ def _record(principal: Principal, subject: Subject, review: Review, data: dict, 
             amount: Decimal, currency: str, start, end) -> FilingRecord:
     form, rendering, renderer = review.form, review.rendering, subject.renderer
     preparer = (draft.prepared_by, draft.prepared_by_actor, draft.prepared_by_label) if draft else (
-        principal.user, actor_key(principal), principal.actor_label)
+        principal.user, actor_key(principal), common.preparer_label(principal))
     selection = coverage.summary(subject.coverage()) if subject.case is not None else {}
     if selection:
         selection["choices"] = dict(draft.selection or {}) if draft else {}
@@ -228,7 +228,8 @@ def _record(principal: Principal, subject: Subject, review: Review, data: dict, 
                 content_type=rendering.content_type, filename=rendering.filename,
                 attachments={name: base64.b64encode(content).decode() for name, content in rendering.attachments.items()},
                 document_sha256=hashlib.sha256(rendering.document).hexdigest(), warnings=[i.as_dict() for i in review.warnings],
-                filed_at=now, filed_by=principal.user, filed_by_actor=actor_key(principal), filed_by_label=principal.actor_label,
+                filed_at=now, filed_by=principal.user, filed_by_actor=actor_key(principal),
+                filed_by_label=common.preparer_label(principal),
                 prepared_by=preparer[0], prepared_by_actor=preparer[1], prepared_by_label=preparer[2], selection=selection,
                 four_eyes_required=four_eyes_applies(subject), four_eyes_setting=subject.entity.organization.four_eyes_setting,
             )

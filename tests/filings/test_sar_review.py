@@ -148,6 +148,8 @@ def test_live_mode_refuses_the_preparer_as_filer_by_default(live):
     record = FilingRecord.objects.get()
     assert (record.four_eyes_required, record.four_eyes_setting) == (True, "default") and record.prepared_by_actor != record.filed_by_actor
     assert (filed.json()["filing"]["four_eyes_required"], filed.json()["filing"]["four_eyes_setting"]) == (True, "default")
+    assert filed.json()["filing"]["filed_by"].startswith("api_key:") and filed.json()["filing"]["filed_by"].endswith(" (l3_officer live)")
+    assert record.filed_by is None and record.filed_by_label == filed.json()["filing"]["filed_by"]  # a key acted: the key, with its name
 
 
 def test_test_mode_lets_the_preparer_file_by_default(officer, org, onboard, priced):
