@@ -228,6 +228,7 @@ class TestFilingRecords:
         assert record.tracking_id in listing
         detail = admin_client.get(f"/admin/filings/filingrecord/{record.pk}/change/").content.decode()
         assert record.filename in detail and "Save" not in detail
+        assert "did not apply; the organization&#x27;s setting: default" in detail and "covered: " in detail  # four eyes, coverage
         document = admin_client.get(f"/admin/filings/filingrecord/{record.pk}/download/")
         assert document.status_code == 200 and document.content == bytes(record.document)
         assert document["Content-Type"] == "application/xml"
