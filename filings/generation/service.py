@@ -11,6 +11,7 @@ from django.conf import settings
 from common import llm
 from filings.generation import text
 from filings.generation.facts import case_facts
+from filings.reports import coverage
 
 logger = logging.getLogger(__name__)
 
@@ -28,8 +29,9 @@ DETERMINISTIC_TEXT = {"narrative": text.sar_narrative, "summary": text.case_summ
 
 
 def generated(case, *, purpose: str) -> dict:
-    """{"text", "generator", "model", "fallback_reason", "facts"} for purpose "narrative" or "summary"."""
-    facts = case_facts(case)
+    """{"text", "generator", "model", "fallback_reason", "facts"} for purpose "narrative" or "summary".
+    A narrative is of what the report covers (filings.reports.coverage); a summary of the whole case."""
+    facts = case_facts(case, alerts=coverage.included_alerts(case, coverage.stored_selection(case)) if purpose == "narrative" else None)
     result = {"generator": DETERMINISTIC, "model": None, "fallback_reason": None, "facts": facts}
     if llm.llm_configured():
         try:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from filings.cases import selectors
+from filings.choices import ReportFamily
 from monitoring.choices import AlertStatus, Disposition
 from monitoring.models import Alert
 
@@ -56,6 +57,14 @@ def judge(alert: Alert, selection: dict | None) -> Covered:
 def coverage_of(case, selection: dict | None) -> list[Covered]:
     """Every alert of the case, in the case's order, judged."""
     return [judge(alert, selection) for alert in selectors.case_alerts(case)]
+
+
+def stored_selection(case) -> dict:
+    """The investigator's choices stored on the case's suspicious-activity draft ({} without one)."""
+    from filings.models import ReportDraft
+
+    draft = ReportDraft.objects.filter(case=case, family=ReportFamily.SUSPICIOUS_ACTIVITY).only("selection").first()
+    return dict(draft.selection or {}) if draft is not None else {}
 
 
 def included_alerts(case, selection: dict | None) -> list[Alert]:
