@@ -170,6 +170,7 @@ class TestReportFlow:
         bob_client.post(url, {"form_data": json.dumps(stored), "do": "confirm"})
         record = FilingRecord.objects.get()
         assert record.prepared_by == alice and record.filed_by_label == "bob@acme.example"
+        assert record.selection["choices"] == {str(case.alerts.get().pk): True}  # the console's selection, kept on the filing
 
     def test_a_viewer_cannot_prepare(self, make_user, org, case):
         _, viewer = staff_member(make_user, org, "viewer", "viewer@acme.example")
