@@ -192,7 +192,9 @@ class _Seeding:
         sar = self._work_case(self.plan.sar_case, assignee,
                               "Four deposits just under 10,000 USD from unknown wallets on one day, sent on within hours: structuring "
                               "and pass-through. SAR drafted.")
-        subject = drafts.sar_subject(self.principal, sar.pk)
+        # The investigator selects the case's alerts, all still open, for the report (by default a report covers disposed alerts only).
+        subject = drafts.sar_selection_set(principal=self.principal, case_id=sar.pk,
+                                           include=list(sar.alert_links.values_list("alert_id", flat=True)))
         form, _, _ = drafts.current_form(subject, self.principal)
         form["filer"] = {**filer_for(self.entities[self.plan.sar_case].jurisdiction), "legal_name": self.organization.name,
                          **form.get("filer", {})}  # the organization's filer profile wins

@@ -12,14 +12,29 @@ class Organization(BaseModel):
     slug = models.SlugField(max_length=60, unique=True)
     # The filer identity a SAR/CTR needs (31 CFR 1020.320): legal name, TIN, address, regulator, contact.
     filer_profile = models.JSONField(default=dict, blank=True)
-    # Four-eyes: the member who prepared a report cannot be the one who files it.
-    four_eyes_filing = models.BooleanField(default=False)
+    # Four-eyes: the member who prepared a report cannot be the one who files it. None (the default):
+    # on in live mode, off in test mode; True: on in both modes; False: off in both (an admin's choice, audited).
+    four_eyes_filing = models.BooleanField(
+        null=True, blank=True, default=None,
+        help_text="Four-eyes filing (the preparer of a report cannot file it). Unknown = the default: on in live mode, off in "
+                  "test mode; Yes = on in both modes; No = off in both modes.")
 
     class Meta:
         ordering = ["name"]
 
     def __str__(self):
         return f"{self.name} ({self.slug})"
+
+    def four_eyes_in(self, mode: str) -> bool:
+        """Whether four-eyes filing applies to reports filed in `mode` (docs/cases.md, "Four eyes")."""
+        if self.four_eyes_filing is None:
+            return mode == Mode.LIVE
+        return self.four_eyes_filing
+
+    @property
+    def four_eyes_setting(self) -> str:
+        """default (on in live mode only), on, or off."""
+        return {None: "default", True: "on", False: "off"}[self.four_eyes_filing]
 
 
 class Membership(BaseModel):

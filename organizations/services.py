@@ -77,6 +77,11 @@ def organization_update(*, principal: Principal, changes: dict) -> Organization:
     org.save()
     keyauth.invalidate(*ApiKey.objects.filter(organization=org).values_list("key_hash", flat=True))
     _audit(principal, "organization.updated", org, org, before=before, after=_org_state(org))
+    if before["four_eyes_filing"] != org.four_eyes_filing:  # its own entry: turning it off is what an examiner looks for
+        _audit(principal, "organization.four_eyes_changed", org, org,
+               before={"four_eyes_filing": before["four_eyes_filing"]},
+               after={"four_eyes_filing": org.four_eyes_filing, "setting": org.four_eyes_setting,
+                      "live": org.four_eyes_in(Mode.LIVE), "test": org.four_eyes_in(Mode.TEST)})
     return org
 
 

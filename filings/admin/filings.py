@@ -22,8 +22,8 @@ class FilingRecordAdmin(ReadOnlyAdmin):
     list_select_related = ("entity", "case", "organization")
     fields = ("tracking_id", "kind", "family", "jurisdiction", "organization", "mode", "entity", "case", "alert", "report_reference",
               "amendment_type", "prior_report_id", "amount", "currency", "activity_start_date", "activity_end_date", "filing_date",
-              "filed_at", "filed_by_label", "prepared_by_label", "bsa_id", "content_type", "filename", "document_sha256",
-              "downloads", "warnings_list", "filer_pretty")
+              "filed_at", "filed_by_label", "prepared_by_label", "four_eyes", "covered", "bsa_id", "content_type", "filename",
+              "document_sha256", "downloads", "warnings_list", "filer_pretty")
     readonly_fields = fields
 
     def has_view_permission(self, request, obj=None):
@@ -45,6 +45,21 @@ class FilingRecordAdmin(ReadOnlyAdmin):
         links = [(reverse("admin:filings_filingrecord_download", args=[record.pk]), record.filename)]
         links += [(reverse("admin:filings_filingrecord_attachment", args=[record.pk, name]), name) for name in sorted(record.attachments)]
         return format_html_join(" · ", '<a href="{}">{}</a>', links)
+
+    @admin.display(description="four eyes")
+    def four_eyes(self, record):
+        if record.four_eyes_required is None:
+            return "—"
+        applied = "applied (the filer was not the preparer)" if record.four_eyes_required else "did not apply"
+        return f"{applied}; the organization's setting: {record.four_eyes_setting or '—'}"
+
+    @admin.display(description="what it covers")
+    def covered(self, record):
+        selection = record.selection or {}
+        rows = [("covered", item) for item in selection.get("included", [])]
+        rows += [("left out", item) for item in selection.get("excluded", [])]
+        return format_html_join("", "<div>{}: {} <code>{}</code> — {}</div>",
+                                ((label, item.get("rule"), item.get("alert_id"), item.get("reason")) for label, item in rows)) or "—"
 
     @admin.display(description="warnings when filed")
     def warnings_list(self, record):

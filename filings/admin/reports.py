@@ -1,6 +1,7 @@
 """The console's report flow for a case's SAR/STR/SMR or a rule-24 alert's CTR/LCTR/TTR:
-draft → preview → validate (errors shown) → file, with a confirm page. The filing goes through
-filings.reports.filing, so roles, four-eyes and audit apply as in the API."""
+what a SAR covers (the case's alerts, ticked) → draft → preview → validate (errors shown) → file
+(validates and saves what will be filed), with a confirm page. The filing goes through
+filings.reports.filing, so roles, the review rule, four-eyes and audit apply as in the API."""
 
 import json
 
@@ -13,7 +14,7 @@ from common.admin_support import admin_principal, run_service
 from common.errors import ServiceError
 from filings.admin.forms import ReportForm
 from filings.api.serializers import deadline_of
-from filings.reports import drafts, filing
+from filings.reports import coverage, drafts, filing
 from filings.reports.drafts import Subject
 
 
@@ -31,10 +32,13 @@ def report_view(model_admin, request, case, alert=None):
     except ServiceError as exc:
         messages.error(request, exc.message)
         return HttpResponseRedirect(case_url)
+    if request.method == "POST" and request.POST.get("do") == "select" and alert is None:
+        return _select(request, principal, subject)
     stored = subject.stored()
     context = {**model_admin.admin_site.each_context(request), "opts": model_admin.model._meta, "case": case, "alert": alert,
                "subject": subject, "renderer": subject.renderer, "stored": stored, "case_url": case_url,
-               "deadline": deadline_of(case) if alert is None else None, "four_eyes": case.organization.four_eyes_filing,
+               "deadline": deadline_of(case) if alert is None else None, "four_eyes": filing.four_eyes_applies(subject),
+               "coverage": subject.coverage() if alert is None else None,
                "title": f"{subject.renderer.kind} for {case.entity.legal_name} ({case.reference})"}
     if request.method != "POST":
         data, source, _ = drafts.current_form(subject, principal)
@@ -46,14 +50,29 @@ def report_view(model_admin, request, case, alert=None):
     return _act(request, principal, subject, form, context)
 
 
+def _select(request, principal, subject: Subject):
+    """The coverage form: the alerts ticked are covered. Only what differs from the default is kept
+    as the investigator's choice (drafts.sar_selection_set; the draft is prefilled again)."""
+    ticked = set(request.POST.getlist("include"))
+    include, exclude = [], []
+    for alert in subject.case.alerts.all():
+        wanted, default = str(alert.pk) in ticked, coverage.default_of(alert)[0]
+        if wanted != default:
+            (include if wanted else exclude).append(alert.pk)
+    run_service(request, lambda: drafts.sar_selection_set(principal=principal, case_id=subject.case.pk, include=include,
+                                                          exclude=exclude, reset=True),
+                success="What the report covers was changed; the draft was prefilled again from it.")
+    return HttpResponseRedirect(request.path)
+
+
 def _act(request, principal, subject: Subject, form: ReportForm, context: dict):
     data, action = form.cleaned_data["form_data"], request.POST.get("do")
     if action == "confirm":
         return _file(request, principal, subject, data, form, context)
     review = subject.renderer.review(data)
-    if action in ("preview", "validate") and review.rendering is not None:
+    if action in ("preview", "validate", "file") and review.rendering is not None:  # File… validates what it will file
         run_service(request, lambda: drafts.draft_save(principal=principal, subject=subject, form_data=data,
-                                                       review=review if action == "validate" else None))
+                                                       review=review if action != "preview" else None))
     context = {**context, "form": form, "source": "edited", "review": review, "action": action}
     if action == "preview" and review.rendering is not None:
         context["document"] = review.rendering.document.decode("utf-8", errors="replace")

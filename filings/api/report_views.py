@@ -10,12 +10,12 @@ from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_sche
 from rest_framework.response import Response
 
 from common.api.pagination import page_parameters, paged
-from common.api.serializers import validated_query
+from common.api.serializers import validated, validated_query
 from common.errors import NotFound, ValidationFailed
 from filings.api import serializers as s
 from filings.api.base import TAGS_FILINGS, FilingsView, document_response
 from filings.api.case_views import case_response
-from filings.reports import drafts, filing, selectors
+from filings.reports import coverage, drafts, filing, selectors
 from filings.reports.drafts import FILE_ROLE, PREPARE_ROLE
 
 FORM = {"application/json": {"type": "object", "description": "Form data (docs/filings.md); an empty body uses the stored draft."}}
@@ -33,6 +33,7 @@ def draft_response(subject: drafts.Subject, data: dict, source: str, draft) -> d
         "prepared_by": draft.prepared_by_label if draft else None, "prepared_at": draft.prepared_at if draft else None,
         "validated_at": draft.validated_at if draft else None, "valid": draft.valid if draft else None,
         "deadline": s.deadline_of(case) if case else None, "form": data,
+        "coverage": coverage.summary(subject.coverage()) if case else None,
     }).data
 
 
@@ -72,6 +73,22 @@ class SarDraftView(FilingsView):
         return Response(draft_response(subject, *drafts.current_form(subject, request.auth)))
 
 
+class SarSelectionView(FilingsView):
+    minimum_role = PREPARE_ROLE
+
+    @extend_schema(operation_id="cases_sar_selection", request=s.SarSelectionRequest, responses={200: s.ReportDraftResponse},
+                   tags=TAGS_FILINGS,
+                   description="Choose which of the case's alerts the report covers (by default those disposed true_positive or "
+                               "inconclusive; an alert still open only when selected). The draft is prefilled again from the "
+                               "selection — alerts, transactions, amount, dates, narrative — and the caller becomes its preparer. "
+                               "409 for a closed case; 422 for an id that is not an alert of the case.")
+    def post(self, request, case_id):
+        body = validated(s.SarSelectionRequest, request.data)
+        subject = drafts.sar_selection_set(principal=request.auth, case_id=case_id, include=body["include"], exclude=body["exclude"],
+                                           reset=body["reset"])
+        return Response(draft_response(subject, *drafts.current_form(subject, request.auth)))
+
+
 class SarXmlView(FilingsView):
     minimum_role = PREPARE_ROLE
 
@@ -92,8 +109,11 @@ class FileSarView(FilingsView):
     minimum_role = FILE_ROLE
 
     @extend_schema(operation_id="cases_file_sar", request=FORM, responses={200: s.FiledCaseResponse}, tags=TAGS_FILINGS,
-                   description="Validates (422 with every error), applies four-eyes filing, stores the document and a filing "
-                               "record, closes the case with filing status `filed`, emits `sar.filed`.")
+                   description="Files the validated draft: the case must be in `determination` and the form data (an empty "
+                               "body: the stored draft) the draft as last validated, else 409 `REVIEW_REQUIRED` naming what is "
+                               "missing; validates again (422 with every error); applies four-eyes filing (403 `FOUR_EYES`; on by "
+                               "default in live mode); stores the document and a filing record with what it covers and whether "
+                               "four eyes applied; closes the case with filing status `filed`; emits `sar.filed`.")
     def post(self, request, case_id):
         record = filing.sar_file(principal=request.auth, case_id=case_id, form_data=self.form_body())
         return Response({**case_response(request.auth, record.case_id), "filing": s.FilingRecordResponse(record).data})

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from django.utils import timezone
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from common.api.fields import ChoiceField, MultiLineTextField
+from common.api.fields import ChoiceField, MultiLineTextField, StrictBooleanField
 from common.api.serializers import StrictSerializer
 from filings import deadlines
 from filings.choices import CaseStatus, FilingStatus
@@ -64,23 +65,59 @@ def deadline_of(case: Case) -> dict:
             "overdue": bool(not case.is_closed and case.report_due_at and case.report_due_at < now), "basis": basis}
 
 
+class CoveredAlertResponse(serializers.Serializer):
+    alert_id = serializers.UUIDField()
+    rule = serializers.CharField()
+    rule_code = serializers.CharField()
+    status = serializers.CharField(help_text="The alert's status: open, in_review or closed.")
+    disposition = serializers.CharField(allow_null=True)
+    transactions = serializers.IntegerField(allow_null=True, help_text="Its on-chain transactions.")
+    reason = serializers.CharField(help_text="Why the report covers it or leaves it out.")
+    selected_by_investigator = serializers.BooleanField(help_text="Whether this is the investigator's choice rather than the default.")
+
+
+class CoverageResponse(serializers.Serializer):
+    included = CoveredAlertResponse(many=True, help_text="The alerts the report covers: their transactions are its transactions.")
+    excluded = CoveredAlertResponse(many=True, help_text="The case's alerts left out, and why.")
+
+
+class FiledSelectionResponse(CoverageResponse):
+    choices = serializers.DictField(child=serializers.BooleanField(), help_text="The investigator's choices: alert id → included.")
+
+
+class SarSelectionRequest(StrictSerializer):
+    include = serializers.ListField(child=serializers.UUIDField(), required=False, default=list, max_length=1000,
+                                    help_text="Alert ids of the case to cover (e.g. an alert still open).")
+    exclude = serializers.ListField(child=serializers.UUIDField(), required=False, default=list, max_length=1000,
+                                    help_text="Alert ids of the case to leave out.")
+    reset = StrictBooleanField(required=False, default=False, help_text="Drop the earlier choices first (back to the default).")
+
+
 class FilingRecordResponse(serializers.ModelSerializer):
     bsa_id = serializers.SerializerMethodField(help_text="The regulator's acknowledgement id; null until recorded.")
     filed_by = serializers.CharField(source="filed_by_label")
     prepared_by = serializers.CharField(source="prepared_by_label")
     attachment_names = serializers.SerializerMethodField()
     document_url = serializers.SerializerMethodField()
+    selection = serializers.SerializerMethodField(help_text="What a case's report covers, as filed (null for a CTR or an older record).")
+    four_eyes_required = serializers.BooleanField(allow_null=True, help_text=(
+        "Whether four-eyes filing applied: the filer could not be the preparer (null for an older record)."))
+    four_eyes_setting = serializers.CharField(help_text="The organization's four_eyes_filing when filed: default, on or off.")
 
     class Meta:
         model = FilingRecord
         fields = ["id", "kind", "family", "jurisdiction", "entity_id", "case_id", "alert_id", "tracking_id", "bsa_id",
                   "report_reference", "amendment_type", "prior_report_id", "amount", "currency", "activity_start_date",
-                  "activity_end_date", "filing_date", "filed_at", "filed_by", "prepared_by", "content_type", "filename",
-                  "document_sha256", "attachment_names", "document_url", "warnings"]
+                  "activity_end_date", "filing_date", "filed_at", "filed_by", "prepared_by", "four_eyes_required", "four_eyes_setting",
+                  "selection", "content_type", "filename", "document_sha256", "attachment_names", "document_url", "warnings"]
         read_only_fields = fields
 
     def get_bsa_id(self, record) -> str | None:
         return record.bsa_id or None
+
+    @extend_schema_field(FiledSelectionResponse(allow_null=True))
+    def get_selection(self, record) -> dict | None:
+        return record.selection or None
 
     def get_attachment_names(self, record) -> list[str]:
         return sorted(record.attachments or {}) if "attachments" not in record.get_deferred_fields() else []
@@ -203,6 +240,8 @@ class ReportDraftResponse(serializers.Serializer):
     validated_at = serializers.DateTimeField(allow_null=True)
     valid = serializers.BooleanField(allow_null=True)
     deadline = DeadlineResponse(allow_null=True)
+    coverage = CoverageResponse(allow_null=True, help_text=(
+        "A case's report: the alerts it covers and those left out, each with its reason; change it with sar-selection."))
     form = serializers.JSONField(help_text="The form data (docs/filings.md): edit it and send it to *-xml, *-validate, file-*.")
 
 

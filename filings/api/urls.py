@@ -17,6 +17,7 @@ urlpatterns = [
     path(f"{CASE}/ai-summary", cases.CaseSummaryView.as_view()),
     path(f"{CASE}/ai-sar-narrative", cases.CaseNarrativeView.as_view()),
     path(f"{CASE}/sar-draft", reports.SarDraftView.as_view()),
+    path(f"{CASE}/sar-selection", reports.SarSelectionView.as_view()),
     path(f"{CASE}/sar-xml", reports.SarXmlView.as_view()),
     path(f"{CASE}/sar-validate", reports.SarValidateView.as_view()),
     path(f"{CASE}/file-sar", reports.FileSarView.as_view()),

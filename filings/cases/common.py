@@ -24,6 +24,15 @@ def actor_label(who) -> str:
     return who.actor_label if isinstance(who, Principal) else actor_of(who).label
 
 
+def preparer_label(principal: Principal) -> str:
+    """Who prepared or filed a report: the person's e-mail when one acted; a key with its name
+    ("api_key:sk_live_ab12 (Nightly filer)") otherwise."""
+    key = principal.api_key
+    if key is not None and key.name:
+        return f"{principal.actor_label} ({key.name})"[:255]
+    return principal.actor_label
+
+
 def actor_user(who):
     return who.user if isinstance(who, Principal) else None
 

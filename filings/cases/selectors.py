@@ -63,6 +63,15 @@ def case_fiat_events(case: Case) -> QuerySet[FiatEvent]:
     return FiatEvent.objects.filter(alerts__case_link__case=case).distinct().order_by("timestamp", "id")
 
 
+def alerts_transactions(alerts) -> QuerySet[Transaction]:
+    """The transactions of these alerts (a report covering only some of a case's alerts)."""
+    return Transaction.objects.filter(alerts__in=[alert.pk for alert in alerts]).distinct().order_by("timestamp", "id")
+
+
+def alerts_fiat_events(alerts) -> QuerySet[FiatEvent]:
+    return FiatEvent.objects.filter(alerts__in=[alert.pk for alert in alerts]).distinct().order_by("timestamp", "id")
+
+
 def case_detail(*, organization, mode: str, case_id, entity_id=None, with_filings: bool = True) -> Case | None:
     """The case with its timeline and filing records; `with_filings` False (a reader below
     FILINGS_ROLE) leaves out the filing records and the timeline's draft and filing steps."""

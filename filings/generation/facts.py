@@ -29,12 +29,17 @@ def _day(moment) -> str | None:
     return moment.date().isoformat() if moment else None
 
 
-def case_facts(case, *, with_filings: bool = True) -> dict:
-    """The case's facts; `with_filings` False (a reader below l2_investigator, common.confidentiality)
-    leaves the filings out: the key is absent, not empty."""
-    alerts = list(selectors.case_alerts(case))
-    transactions = list(selectors.case_transactions(case).select_related("from_entity", "to_entity"))
-    fiat = list(selectors.case_fiat_events(case))
+def case_facts(case, *, alerts=None, with_filings: bool = True) -> dict:
+    """The facts of the case, or — with `alerts` — of those alerts of it and their transactions
+    only (what a report covers, filings.reports.coverage). `with_filings` False (a reader below
+    l2_investigator, common.confidentiality) leaves the filings out: the key is absent, not empty."""
+    if alerts is None:
+        alerts = list(selectors.case_alerts(case))
+        transactions = list(selectors.case_transactions(case).select_related("from_entity", "to_entity"))
+        fiat = list(selectors.case_fiat_events(case))
+    else:
+        transactions = list(selectors.alerts_transactions(alerts).select_related("from_entity", "to_entity"))
+        fiat = list(selectors.alerts_fiat_events(alerts))
     entity = case.entity
     facts = {
         "case": {"reference": case.reference, "status": case.status, "priority": case.priority, "opened_on": _day(case.created_at),

@@ -12,6 +12,7 @@ from common import llm
 from common.confidentiality import sar_visible
 from filings.generation import text
 from filings.generation.facts import case_facts
+from filings.reports import coverage
 
 logger = logging.getLogger(__name__)
 
@@ -29,9 +30,11 @@ DETERMINISTIC_TEXT = {"narrative": text.sar_narrative, "summary": text.case_summ
 
 
 def generated(case, *, purpose: str, reader) -> dict:
-    """{"text", "generator", "model", "fallback_reason", "facts"} for purpose "narrative" or "summary";
-    for a `reader` below l2_investigator the facts leave the case's filings out (common.confidentiality)."""
-    facts = case_facts(case, with_filings=sar_visible(reader))
+    """{"text", "generator", "model", "fallback_reason", "facts"} for purpose "narrative" or "summary".
+    A narrative is of what the report covers (filings.reports.coverage); a summary of the whole case.
+    For a `reader` below l2_investigator the facts leave the case's filings out (common.confidentiality)."""
+    included = coverage.included_alerts(case, coverage.stored_selection(case)) if purpose == "narrative" else None
+    facts = case_facts(case, alerts=included, with_filings=sar_visible(reader))
     result = {"generator": DETERMINISTIC, "model": None, "fallback_reason": None, "facts": facts}
     if llm.llm_configured():
         try:

@@ -26,6 +26,9 @@ class ReportDraft(TenantModel):
     prepared_at = models.DateTimeField()
     validated_at = models.DateTimeField(null=True, blank=True)
     valid = models.BooleanField(null=True, blank=True, help_text="The outcome of the last validation of this form data.")
+    selection = models.JSONField(default=dict, blank=True,
+                                 help_text="Alert id → true (included) or false (left out): the investigator's choices over the "
+                                           "default of what a SAR covers (filings.reports.coverage).")
 
     class Meta:
         ordering = ["-prepared_at", "-id"]
@@ -74,6 +77,12 @@ class FilingRecord(TenantModel):
     prepared_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     prepared_by_actor = models.CharField(max_length=80, blank=True, default="")
     prepared_by_label = models.CharField(max_length=255, blank=True, default="")
+    selection = models.JSONField(default=dict, blank=True,
+                                 help_text="What the SAR covers, as filed: the included and excluded alerts with the reason of each.")
+    four_eyes_required = models.BooleanField(null=True, blank=True,
+                                             help_text="Whether four-eyes filing applied (the filer could not be the preparer).")
+    four_eyes_setting = models.CharField(max_length=10, blank=True, default="",
+                                         help_text="The organization's setting when filed: default, on or off.")
 
     class Meta:
         ordering = ["-filed_at", "-id"]

@@ -24,7 +24,7 @@ from filings.cases.common import actor_key
 from filings.choices import CaseEventKind, CaseStatus, FilingStatus, ReportFamily
 from filings.models import Case, ReportDraft
 from filings.renderers import Renderer, Review, UnsupportedReport, large_transaction_renderer, suspicious_activity_renderer
-from filings.reports import prefill
+from filings.reports import coverage, prefill
 from monitoring.models import Alert
 from onboarding.models import Entity
 from organizations.choices import Role
@@ -51,9 +51,17 @@ class Subject:
             return drafts.filter(alert=self.alert, kind=self.renderer.kind).first()
         return drafts.filter(entity=self.entity, kind=self.renderer.kind, case__isnull=True, alert__isnull=True).first()
 
-    def prefilled(self, principal) -> dict:
+    def selection(self) -> dict:
+        """The investigator's choices of what the report covers (a case's report only)."""
+        draft = self.stored() if self.case is not None else None
+        return dict(draft.selection or {}) if draft is not None else {}
+
+    def coverage(self) -> list[coverage.Covered]:
+        return coverage.coverage_of(self.case, self.selection()) if self.case is not None else []
+
+    def prefilled(self, principal, selection: dict | None = None) -> dict:
         if self.case is not None:
-            return prefill.sar_prefill(self.case, principal=principal)
+            return prefill.sar_prefill(self.case, principal=principal, selection=self.selection() if selection is None else selection)
         if self.alert is not None:
             return prefill.ctr_prefill(self.alert, principal=principal)
         return {"filer": prefill.filer_of(self.entity.organization)}
@@ -150,22 +158,32 @@ def issues_failed(review: Review, message: str) -> ValidationFailed:
                             if details else message, details=details)
 
 
+def is_validated(draft: ReportDraft | None, data: dict) -> bool:
+    """Whether `data` is the stored draft and its last validation, made since its last change, passed."""
+    return (draft is not None and draft.form_data == data and bool(draft.valid) and draft.validated_at is not None
+            and draft.validated_at >= draft.prepared_at)
+
+
 @transaction.atomic
-def draft_save(*, principal: Principal, subject: Subject, form_data: dict, review: Review | None = None) -> ReportDraft | None:
-    """Store the form data as the draft. The caller becomes its preparer only if the data changed.
-    Nothing is stored for a closed case (its report is decided) or unreadable form data."""
+def draft_save(*, principal: Principal, subject: Subject, form_data: dict, review: Review | None = None,
+               selection: dict | None = None) -> ReportDraft | None:
+    """Store the form data (and, when given, the selection of what it covers) as the draft. The
+    caller becomes its preparer only if either changed. Nothing is stored for a closed case (its
+    report is decided) or unreadable form data."""
     if subject.case is not None and Case.objects.filter(pk=subject.case.pk, status=CaseStatus.CLOSED).exists():
         return None
     if review is not None and review.rendering is None:
         return None
     now, draft = timezone.now(), _locked_draft(subject)
-    changed = draft is None or draft.form_data != form_data
+    changed = draft is None or draft.form_data != form_data or (selection is not None and selection != draft.selection)
     if draft is None:
         draft = ReportDraft(organization_id=subject.entity.organization_id, mode=subject.entity.mode, family=subject.family,
                             entity=subject.entity, case=subject.case, alert=subject.alert)
+    if selection is not None:
+        draft.selection = selection
     if changed:
         draft.form_data, draft.prepared_by, draft.prepared_at = form_data, principal.user, now
-        draft.prepared_by_actor, draft.prepared_by_label = actor_key(principal), principal.actor_label
+        draft.prepared_by_actor, draft.prepared_by_label = actor_key(principal), common.preparer_label(principal)
     draft.kind, draft.jurisdiction = subject.renderer.kind, subject.renderer.jurisdiction
     if review is not None:
         draft.validated_at, draft.valid = now, review.valid
@@ -173,6 +191,34 @@ def draft_save(*, principal: Principal, subject: Subject, form_data: dict, revie
     if changed:
         _announce_draft(principal, subject, draft)
     return draft
+
+
+@transaction.atomic
+def sar_selection_set(*, principal: Principal, case_id, include=(), exclude=(), reset: bool = False) -> Subject:
+    """The investigator chooses what the case's report covers: `include` / `exclude` alert ids of
+    the case (over the default of filings.reports.coverage); `reset` drops earlier choices first.
+    The draft is prefilled again from the new selection (its caller becomes the preparer): the
+    alerts, transactions, amount, dates and narrative follow what is included."""
+    subject = sar_subject(principal, case_id)
+    case = common.case_of(principal, subject.case.pk, lock=True)
+    if case.is_closed:
+        raise Conflict("The case is closed: its report is decided. Reopen the case to change what the report covers.")
+    include, exclude = [str(i) for i in include], [str(i) for i in exclude]
+    both = sorted(set(include) & set(exclude))
+    if both:
+        raise ValidationFailed.for_field("include", f"An alert cannot be both included and excluded: {', '.join(both)}.")
+    ids = {str(i) for i in case.alert_links.values_list("alert_id", flat=True)}
+    for field, given in (("include", include), ("exclude", exclude)):
+        unknown = [i for i in given if i not in ids]
+        if unknown:
+            raise ValidationFailed.for_field(field, f"Not an alert of {case.reference}: {', '.join(unknown)}.")
+    before = {} if reset else subject.selection()
+    after = {**before, **{i: True for i in include}, **{i: False for i in exclude}}
+    draft_save(principal=principal, subject=subject, form_data=subject.prefilled(principal, selection=after), selection=after)
+    audit_record(actor=principal, action="report.selection_changed", object_type="case", object_id=case.pk,
+                 organization=case.organization, mode=case.mode, before={"selection": before}, after={
+                     "selection": after, "included": [str(item.alert.pk) for item in subject.coverage() if item.included]})
+    return subject
 
 
 def draft_validate(*, principal: Principal, subject: Subject, form_data: dict | None) -> Review:

@@ -27,6 +27,7 @@ from filings.documents.model import as_json
 from filings.models import CaseAlert, FilingRecord, ReportDraft
 from filings.renderers import Review
 from filings.renderers.summary import amount_involved, total_in
+from filings.reports import coverage, drafts
 from filings.reports.activity import LOCAL_CURRENCY
 from filings.reports.drafts import FILE_ROLE, Subject, ctr_subject, draft_save, form_or_current, issues_failed, review_or_422, sar_subject
 from monitoring.alerts.services import alert_dispose
@@ -36,9 +37,14 @@ from monitoring.notifications.services import notification_create
 from webhooks.services import event_emit
 
 
+def four_eyes_applies(subject: Subject) -> bool:
+    """On by default in live mode; the organization's `four_eyes_filing` turns it on or off in both."""
+    return subject.entity.organization.four_eyes_in(subject.entity.mode)
+
+
 def four_eyes_check(principal: Principal, subject: Subject, draft: ReportDraft | None, data: dict, from_body: bool) -> None:
     """With four-eyes filing on, the filer files a draft someone else prepared, unchanged."""
-    if not subject.entity.organization.four_eyes_filing:
+    if not four_eyes_applies(subject):
         return
     if draft is None or (from_body and data != draft.form_data):
         raise Forbidden("Four-eyes filing is on: the report must be prepared by another member first. Have a colleague save or "
@@ -58,23 +64,48 @@ def _valid_review(subject: Subject, data: dict) -> Review:
 # --- Suspicious-activity reports -----------------------------------------------------------------
 
 DETERMINATION_REASON = "Determination made; case closed."
+FILE_FROM = (CaseStatus.DETERMINATION,)
+"""The statuses a case's report can be filed from (docs/cases.md, "No filing without review"):
+determination is reached only through the state machine (open → investigating → [under_review |
+escalated →] determination), so a filed case was investigated and decided."""
+
+
+def review_check(case, draft: ReportDraft | None, data: dict) -> None:
+    """409 REVIEW_REQUIRED naming everything missing: the case in determination, and the form data
+    filed being the stored draft as last validated (valid, and unchanged since)."""
+    missing = []
+    if case.status not in FILE_FROM:
+        missing.append({"field": "status", "message": f"The case is {case.status}; a report is filed from "
+                        f"{' or '.join(FILE_FROM)} only (investigate it, then move it to determination).",
+                        "status": case.status, "required": list(FILE_FROM)})
+    if not drafts.is_validated(draft, data):
+        why = ("nothing was saved as the draft" if draft is None else "the form data sent differs from the stored draft"
+               if draft.form_data != data else "the draft was not validated since its last change" if draft.validated_at is None
+               or draft.validated_at < draft.prepared_at else "the draft's last validation failed")
+        missing.append({"field": "draft", "message": f"File a validated document: validate the draft (sar-validate), then file "
+                        f"it unchanged; {why}."})
+    if missing:
+        raise Conflict(f"{case.reference} cannot be filed yet: " + " ".join(item["message"] for item in missing),
+                       code="REVIEW_REQUIRED", details=missing)
 
 
 def sar_file(*, principal: Principal, case_id, form_data: dict | None = None) -> FilingRecord:
-    """File the case's SAR/STR/SMR: the body's form data, else the stored draft, else the prefill."""
+    """File the case's SAR/STR/SMR: the body's form data, else the stored draft. Four eyes apply
+    (403), the form data must be valid (422), the case in determination and the form data the
+    validated draft (409, review_check)."""
     subject = sar_subject(principal, case_id, minimum=FILE_ROLE)
-    CaseStatus.require_move(subject.case.status, CaseStatus.CLOSED)
     data, draft, from_body = form_or_current(subject, principal, form_data)
     four_eyes_check(principal, subject, draft, data, from_body)
     review = _valid_review(subject, data)
+    review_check(subject.case, draft, data)
     return _sar_record(principal, subject, data, from_body, review)
 
 
 @transaction.atomic
 def _sar_record(principal: Principal, subject: Subject, data: dict, from_body: bool, review: Review) -> FilingRecord:
     case = common.case_of(principal, subject.case.pk, lock=True)
-    CaseStatus.require_move(case.status, CaseStatus.CLOSED)
     draft = _unchanged_draft(principal, subject, data, from_body)
+    review_check(case, draft, data)
     form, now = review.form, timezone.now()
     amount, _ = amount_involved(form, form.activity.currency)
     start = form.activity.start_date
@@ -86,7 +117,7 @@ def _sar_record(principal: Principal, subject: Subject, data: dict, from_body: b
                 extra={"filing_status": FilingStatus.FILED, "last_filed_at": now})
     common.timeline_add(case, CaseEventKind.REPORT_FILED, by=principal, body=f"{record.kind} filed as {record.tracking_id}.",
                         data={"filing_id": str(record.pk), "kind": record.kind, "tracking_id": record.tracking_id})
-    _dispose_alerts(principal, case, record)
+    _dispose_alerts(principal, case, record, [item["alert_id"] for item in record.selection.get("included", [])])
     event_emit(organization=case.organization, mode=case.mode, type="sar.filed", data={
         "sar_id": str(record.pk), "case_id": str(case.pk), "entity_id": str(case.entity_id), "bsa_id": record.bsa_id or record.tracking_id,
         "filing_date": record.filing_date, "amount_involved": record.amount, "activity_start_date": record.activity_start_date,
@@ -111,12 +142,13 @@ def _unchanged_draft(principal: Principal, subject: Subject, data: dict, from_bo
     return locked
 
 
-def _dispose_alerts(principal: Principal, case, record: FilingRecord) -> None:
-    """The case's alerts still open are true positives: a report was filed on them. They are locked
+def _dispose_alerts(principal: Principal, case, record: FilingRecord, included: list[str]) -> None:
+    """The alerts the report covers that are still open are true positives: a report was filed on
+    them (alerts left out stay as they are). They are locked
     as they are read: an alert an investigator is disposing meanwhile is waited for and then keeps
     that disposition, where reading first and locking each after would find it closed and fail the
     filing with a 409."""
-    still_open = (Alert.objects.select_for_update(of=("self",), no_key=True).filter(case_link__case=case)
+    still_open = (Alert.objects.select_for_update(of=("self",), no_key=True).filter(case_link__case=case, pk__in=included)
                   .exclude(status=AlertStatus.CLOSED).order_by("pk"))
     for alert_id in list(still_open.values_list("pk", flat=True)):
         alert_dispose(principal=principal, alert_id=alert_id, disposition=Disposition.TRUE_POSITIVE,
@@ -180,7 +212,10 @@ def _record(principal: Principal, subject: Subject, review: Review, data: dict, 
             amount: Decimal, currency: str, start, end) -> FilingRecord:
     form, rendering, renderer = review.form, review.rendering, subject.renderer
     preparer = (draft.prepared_by, draft.prepared_by_actor, draft.prepared_by_label) if draft else (
-        principal.user, actor_key(principal), principal.actor_label)
+        principal.user, actor_key(principal), common.preparer_label(principal))
+    selection = coverage.summary(subject.coverage()) if subject.case is not None else {}
+    if selection:
+        selection["choices"] = dict(draft.selection or {}) if draft else {}
     try:
         with transaction.atomic():
             record = FilingRecord.objects.create(
@@ -193,8 +228,10 @@ def _record(principal: Principal, subject: Subject, review: Review, data: dict, 
                 content_type=rendering.content_type, filename=rendering.filename,
                 attachments={name: base64.b64encode(content).decode() for name, content in rendering.attachments.items()},
                 document_sha256=hashlib.sha256(rendering.document).hexdigest(), warnings=[i.as_dict() for i in review.warnings],
-                filed_at=now, filed_by=principal.user, filed_by_actor=actor_key(principal), filed_by_label=principal.actor_label,
-                prepared_by=preparer[0], prepared_by_actor=preparer[1], prepared_by_label=preparer[2],
+                filed_at=now, filed_by=principal.user, filed_by_actor=actor_key(principal),
+                filed_by_label=common.preparer_label(principal),
+                prepared_by=preparer[0], prepared_by_actor=preparer[1], prepared_by_label=preparer[2], selection=selection,
+                four_eyes_required=four_eyes_applies(subject), four_eyes_setting=subject.entity.organization.four_eyes_setting,
             )
     except IntegrityError:
         raise Conflict("This report was filed by someone else at the same moment.") from None
@@ -202,5 +239,6 @@ def _record(principal: Principal, subject: Subject, review: Review, data: dict, 
                  organization=record.organization, mode=record.mode,
                  after={"kind": record.kind, "tracking_id": record.tracking_id, "case_id": str(record.case_id) if record.case_id else None,
                         "alert_id": str(record.alert_id) if record.alert_id else None, "sha256": record.document_sha256,
-                        "prepared_by": record.prepared_by_label})
+                        "prepared_by": record.prepared_by_label, "four_eyes_required": record.four_eyes_required,
+                        "four_eyes_setting": record.four_eyes_setting})
     return record

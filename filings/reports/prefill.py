@@ -11,6 +11,7 @@ from zoneinfo import ZoneInfo
 from filings.cases import selectors
 from filings.generation.facts import case_facts
 from filings.generation.text import sar_narrative
+from filings.reports import coverage
 from filings.reports.activity import Prices, fiat_row, transaction_row
 from filings.reports.categories import categories_for
 from filings.reports.subjects import entity_subject, subjects_for
@@ -46,13 +47,15 @@ def _day(timestamp: str) -> str:
     return timestamp[:10]
 
 
-def sar_prefill(case, *, principal=None) -> dict:
+def sar_prefill(case, *, principal=None, selection: dict | None = None) -> dict:
+    """The draft of the alerts the report covers (filings.reports.coverage: by default those disposed
+    true positive or inconclusive; `selection` holds the investigator's choices) and their transactions only."""
     entity, jurisdiction = case.entity, case.entity.jurisdiction
-    alerts = list(selectors.case_alerts(case))
+    alerts = coverage.included_alerts(case, selection)
     prices = Prices.of(case.organization)
     rows = [transaction_row(tx, entity_id=entity.pk, jurisdiction=jurisdiction, prices=prices)
-            for tx in selectors.case_transactions(case).select_related("from_entity", "to_entity")]
-    rows += [fiat_row(event, jurisdiction=jurisdiction, prices=prices) for event in selectors.case_fiat_events(case)]
+            for tx in selectors.alerts_transactions(alerts).select_related("from_entity", "to_entity")]
+    rows += [fiat_row(event, jurisdiction=jurisdiction, prices=prices) for event in selectors.alerts_fiat_events(alerts)]
     rows.sort(key=lambda row: (row["timestamp"], row["reference"]))
     form = {"filer": filer_of(case.organization), "report_reference": case.reference,
             "subjects": subjects_for(entity, jurisdiction=jurisdiction), "activity": _activity(case, alerts, rows), "transactions": rows}
@@ -68,7 +71,8 @@ def _activity(case, alerts, rows) -> dict:
     categories = categories_for(alerts) or [{"typology": "other", "description": "; ".join(
         dict.fromkeys(alert.rule_name for alert in alerts))[:500] or "Referred for investigation"}]
     activity = {"currency": "USD", "categories": categories, "case_references": [case.reference],
-                "alert_references": [str(alert.pk) for alert in alerts][:999], "narrative": sar_narrative(case_facts(case))}
+                "alert_references": [str(alert.pk) for alert in alerts][:999],
+                "narrative": sar_narrative(case_facts(case, alerts=alerts))}
     if values:
         activity["amount_involved"] = format(sum(values, Decimal(0)).quantize(Decimal("0.01")), "f")
     else:

@@ -1,4 +1,4 @@
-from drf_spectacular.utils import extend_schema_serializer
+from drf_spectacular.utils import extend_schema_field, extend_schema_serializer
 from rest_framework import serializers
 
 from accounts.api.serializers import UserResponse
@@ -55,20 +55,35 @@ class OrganizationCreateRequest(StrictSerializer):
 class OrganizationUpdateRequest(StrictSerializer):
     name = serializers.CharField(max_length=200, required=False)
     filer_profile = FilerProfileSerializer(required=False)
-    four_eyes_filing = StrictBooleanField(required=False)
+    four_eyes_filing = StrictBooleanField(
+        required=False, allow_null=True,
+        help_text="Four-eyes filing: true on in both modes, false off in both (audited), null the default (on in live mode, off in test).")
+
+
+class FourEyesResponse(serializers.Serializer):
+    setting = serializers.ChoiceField(choices=["default", "on", "off"])
+    live = serializers.BooleanField(help_text="Whether live-mode filings need a filer other than the preparer.")
+    test = serializers.BooleanField(help_text="Whether test-mode filings need a filer other than the preparer.")
 
 
 class OrganizationResponse(serializers.ModelSerializer):
     filer_profile = FilerProfileSerializer()
     role = serializers.SerializerMethodField(help_text="The caller's role in this organization.")
+    four_eyes_filing = serializers.BooleanField(allow_null=True, help_text=(
+        "Four-eyes filing: true on in both modes, false off in both, null the default (on in live mode, off in test)."))
+    four_eyes = serializers.SerializerMethodField(help_text="Where four-eyes filing applies, from `four_eyes_filing`.")
 
     class Meta:
         model = Organization
-        fields = ["id", "name", "slug", "filer_profile", "four_eyes_filing", "role", "created_at", "updated_at"]
+        fields = ["id", "name", "slug", "filer_profile", "four_eyes_filing", "four_eyes", "role", "created_at", "updated_at"]
         read_only_fields = fields
 
     def get_role(self, org) -> str | None:
         return self.context.get("role")
+
+    @extend_schema_field(FourEyesResponse)
+    def get_four_eyes(self, org) -> dict:
+        return {"setting": org.four_eyes_setting, "live": org.four_eyes_in(Mode.LIVE), "test": org.four_eyes_in(Mode.TEST)}
 
 
 class InviteRequest(StrictSerializer):

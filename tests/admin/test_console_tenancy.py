@@ -194,8 +194,11 @@ class TestOrganizationFilters:
         assert f"organization__id__exact={org.pk}" in everything and f"organization__id__exact={other_org.pk}" in everything, url
 
 
+FOUR_EYES_CHOICES = {None: "unknown", True: "true", False: "false"}  # the console's select (Unknown = the default)
+
+
 def organization_form(org, **changes) -> dict:
-    return {"name": org.name, "filer_profile": "{}", "four_eyes_filing": "on" if org.four_eyes_filing else "",
+    return {"name": org.name, "filer_profile": "{}", "four_eyes_filing": FOUR_EYES_CHOICES[org.four_eyes_filing],
             "memberships-TOTAL_FORMS": "0", "memberships-INITIAL_FORMS": "0", **changes}
 
 
@@ -205,7 +208,7 @@ class TestOrganizationChanges:
         org.refresh_from_db()
         response = staff(other_org).post(f"/admin/organizations/organization/{org.pk}/change/",
                                          organization_form(org, name="Pwned", filer_profile='{"tin": "00-0000000"}',
-                                                           four_eyes_filing=""))
+                                                           four_eyes_filing="false"))
         assert response.status_code in (302, 404) and b"Pwned" not in response.content
         org.refresh_from_db()
         assert (org.name, org.filer_profile, org.four_eyes_filing) == ("Acme", {"tin": "12-3456789"}, True)
@@ -215,7 +218,7 @@ class TestOrganizationChanges:
         type(other_org).objects.filter(pk=other_org.pk).update(four_eyes_filing=True)
         other_org.refresh_from_db()
         response = staff(other_org, "viewer").post(f"/admin/organizations/organization/{other_org.pk}/change/",
-                                                   organization_form(other_org, name="Renamed", four_eyes_filing=""), follow=True)
+                                                   organization_form(other_org, name="Renamed", four_eyes_filing="false"), follow=True)
         assert [m.level_tag for m in response.context["messages"]] == ["error"]
         other_org.refresh_from_db()
         assert (other_org.name, other_org.four_eyes_filing) == ("Globex", True)
@@ -223,7 +226,7 @@ class TestOrganizationChanges:
 
     def test_an_admin_changes_their_own_organization_through_the_service(self, staff, other_org):
         response = staff(other_org, "admin").post(f"/admin/organizations/organization/{other_org.pk}/change/",
-                                                  organization_form(other_org, name="Globex Holdings", four_eyes_filing="on",
+                                                  organization_form(other_org, name="Globex Holdings", four_eyes_filing="true",
                                                                     filer_profile='{"tin": "99-9999999"}'), follow=True)
         assert [m.level_tag for m in response.context["messages"]] == ["success"]
         other_org.refresh_from_db()

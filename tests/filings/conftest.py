@@ -116,3 +116,25 @@ def ingest_fiat(client, entity: Entity, *, amounts, event_type: str = "wire_in",
             "reference": f"F-{entity.pk.hex[:8]}-{day}-{index}",
             "event_timestamp": f"{day}T{14 + index:02d}:00:00Z", **fields}, format="json")
         assert response.status_code in (200, 201), response.json()
+
+
+def review(client, case, *, form: dict | None = None, include_open: bool = True, validate: bool = True) -> dict:
+    """The review path a case's SAR is filed through (docs/cases.md, "No filing without review"), by
+    `client` (who becomes the draft's preparer): the case is investigated; its alerts still open are
+    selected for the report (`include_open`); it moves to determination; the draft — `form` when given,
+    else the stored one — is validated (`validate`). Returns the draft's form data."""
+    case_url = f"{BASE}/cases/{case.pk}"
+    if Case.objects.get(pk=case.pk).status == "open":
+        moved = client.post(f"{case_url}/status", {"status": "investigating"}, format="json")
+        assert moved.status_code == 200, moved.json()
+    if include_open:
+        still_open = [str(i) for i in Alert.objects.filter(case_link__case=case).exclude(status="closed").values_list("pk", flat=True)]
+        selected = client.post(f"{case_url}/sar-selection", {"include": still_open}, format="json")
+        assert selected.status_code == 200, selected.json()
+    if Case.objects.get(pk=case.pk).status != "determination":
+        moved = client.post(f"{case_url}/status", {"status": "determination"}, format="json")
+        assert moved.status_code == 200, moved.json()
+    if validate:
+        checked = client.post(f"{case_url}/sar-validate", form or {}, format="json")
+        assert checked.status_code == 200, checked.json()
+    return client.get(f"{case_url}/sar-draft").json()["form"]

@@ -5,7 +5,7 @@ import pytest
 from common.models import AuditLogEntry
 from filings.models import Case, CaseEvent, FilingRecord
 from monitoring.models import Notification
-from tests.filings.conftest import BASE, make_alert, open_case, with_filer
+from tests.filings.conftest import BASE, make_alert, open_case, review, with_filer
 from webhooks.models import Event
 
 pytestmark = pytest.mark.django_db
@@ -65,7 +65,7 @@ class TestDetail:
         with_filer(org, "US")
         entity = onboard("US", legal_name="Zoë Ångström", entity_type="individual")
         case = open_case(entity, transactions=2)
-        assert officer.post(f"{BASE}/cases/{case.pk}/sar-validate", {}, format="json").status_code == 200
+        review(officer, case)
         assert officer.post(f"{BASE}/cases/{case.pk}/file-sar", {}, format="json").status_code == 200
         record = FilingRecord.objects.get(case=case)
         investigator = officer.get(cases_url(entity, f"/{case.pk}")).json()

@@ -24,7 +24,11 @@ def case(officer, org, onboard, priced, settings):
     make_alert(entity, transactions=3, severity="high")
     ingest_fiat(officer, entity, amounts=["12000", "9500.50"], event_type="wire_in")
     attached = cases_attach_alerts(organization=org, mode="test", alerts=Alert.objects.filter(entity=entity))
-    return Case.objects.get(pk=next(iter(attached.values())))
+    case = Case.objects.get(pk=next(iter(attached.values())))
+    # the report covers every alert (all still open: the investigator selects them), so the narrative's facts are the case's
+    selected = officer.post(f"{BASE}/cases/{case.pk}/sar-selection", {"include": [str(a.pk) for a in case.alerts.all()]}, format="json")
+    assert selected.status_code == 200, selected.json()
+    return case
 
 
 def facts_from_the_database(case) -> tuple[set[str], set[Decimal], set[str]]:

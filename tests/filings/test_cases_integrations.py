@@ -2,7 +2,7 @@
 
 import pytest
 
-from tests.filings.conftest import BASE, open_case, with_filer
+from tests.filings.conftest import BASE, open_case, review, with_filer
 
 pytestmark = pytest.mark.django_db
 
@@ -11,7 +11,7 @@ pytestmark = pytest.mark.django_db
 def filed(officer, org, onboard, priced):
     with_filer(org, "US")
     case = open_case(onboard("US", legal_name="Harbour Lights Ltd"), transactions=2)
-    officer.post(f"{BASE}/cases/{case.pk}/status", {"status": "investigating"}, format="json")
+    review(officer, case)
     assert officer.post(f"{BASE}/cases/{case.pk}/file-sar", {}, format="json").status_code == 200
     return case
 

@@ -162,13 +162,14 @@ def test_an_alert_disposed_while_the_sar_is_filed_keeps_its_disposition(officer,
     from filings.models import FilingRecord
     from monitoring.alerts.services import alert_dispose
     from tests.concurrency import second_waits_for_first
-    from tests.filings.conftest import make_alert, with_filer
+    from tests.filings.conftest import make_alert, review, with_filer
 
     with_filer(org, "US")
     case = open_case(onboard("US", legal_name="Race Holdings Ltd"), transactions=2)
     other = make_alert(case.entity, transactions=1)
     cases_attach_alerts(organization=org, mode=case.mode, alerts=[other])
     disposed = Alert.objects.filter(case_link__case=case).exclude(pk=other.pk).get()
+    review(officer, case)  # both alerts selected while open
     investigator = Principal(credential="system", organization=org, mode=case.mode, role="l2_investigator")
     held, release, outcome = threading.Event(), threading.Event(), {}
 

@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from filings.models import Case, CaseEvent, FilingRecord
 from organizations.models import Membership
-from tests.filings.conftest import ingest_fiat, make_alert, open_case, with_filer
+from tests.filings.conftest import ingest_fiat, make_alert, open_case, review, with_filer
 from webhooks.models import Event
 
 pytestmark = pytest.mark.django_db
@@ -133,7 +133,8 @@ class TestCasePage:
 
 
 class TestReportFlow:
-    def test_draft_preview_validate_confirm_file(self, admin_client, case):
+    def test_draft_preview_validate_confirm_file(self, admin_client, officer, case):
+        review(officer, case, validate=False)
         url = f"/admin/filings/case/{case.pk}/report/"
         draft = admin_client.get(url)
         assert draft.status_code == 200 and b"SAR to FinCEN" in draft.content
@@ -153,12 +154,14 @@ class TestReportFlow:
         assert record.tracking_id in done.content.decode() and Case.objects.get(pk=case.pk).filing_status == "filed"
         assert admin_client.post(url, {"form_data": "{not json", "do": "validate"}).status_code == 200
 
-    def test_four_eyes_in_the_console(self, make_user, org, case):
+    def test_four_eyes_in_the_console(self, make_user, officer, org, case):
         org.four_eyes_filing = True
         org.save(update_fields=["four_eyes_filing"])
+        review(officer, case, include_open=False, validate=False)  # to determination
         alice, alice_client = staff_member(make_user, org, "l3_officer", "alice@acme.example")
         _, bob_client = staff_member(make_user, org, "l3_officer", "bob@acme.example")
         url = f"/admin/filings/case/{case.pk}/report/"
+        alice_client.post(url, {"do": "select", "include": [str(case.alerts.get().pk)]})  # Alice prepares what it covers
         data = form_json(alice_client.get(url))
         alice_client.post(url, {"form_data": json.dumps(data), "do": "validate"})
         refused = alice_client.post(url, {"form_data": json.dumps(data), "do": "confirm"}, follow=True).content.decode()
@@ -167,6 +170,7 @@ class TestReportFlow:
         bob_client.post(url, {"form_data": json.dumps(stored), "do": "confirm"})
         record = FilingRecord.objects.get()
         assert record.prepared_by == alice and record.filed_by_label == "bob@acme.example"
+        assert record.selection["choices"] == {str(case.alerts.get().pk): True}  # the console's selection, kept on the filing
 
     def test_a_viewer_cannot_prepare(self, make_user, org, case):
         _, viewer = staff_member(make_user, org, "viewer", "viewer@acme.example")
@@ -176,6 +180,7 @@ class TestReportFlow:
     def test_filings_are_kept_from_analysts_and_viewers(self, make_user, officer, org, case):
         """As in the API (histories and filings need l2_investigator: a SAR's existence is confidential),
         a viewer or analyst on the console neither lists nor downloads filing records, nor sees them on the case."""
+        review(officer, case)
         officer.post(f"/v1/onboarding/cases/{case.pk}/file-sar", {}, format="json")
         record = FilingRecord.objects.get()
         record_url = f"/admin/filings/filingrecord/{record.pk}/"
@@ -217,12 +222,14 @@ class TestReportFlow:
 
 class TestFilingRecords:
     def test_read_only_with_downloads(self, admin_client, officer, case):
+        review(officer, case)
         officer.post(f"/v1/onboarding/cases/{case.pk}/file-sar", {}, format="json")
         record = FilingRecord.objects.get()
         listing = admin_client.get("/admin/filings/filingrecord/").content.decode()
         assert record.tracking_id in listing
         detail = admin_client.get(f"/admin/filings/filingrecord/{record.pk}/change/").content.decode()
         assert record.filename in detail and "Save" not in detail
+        assert "did not apply; the organization&#x27;s setting: default" in detail and "covered: " in detail  # four eyes, coverage
         document = admin_client.get(f"/admin/filings/filingrecord/{record.pk}/download/")
         assert document.status_code == 200 and document.content == bytes(record.document)
         assert document["Content-Type"] == "application/xml"

@@ -11,7 +11,7 @@ from lxml import etree
 from filings.cases.attach import cases_attach_alerts
 from filings.models import Case, FilingRecord
 from monitoring.models import Alert, Notification
-from tests.filings.conftest import BASE, EVM, ingest_fiat, ingest_transfers, make_alert, open_case, with_filer
+from tests.filings.conftest import BASE, EVM, ingest_fiat, ingest_transfers, make_alert, open_case, review, with_filer
 from tests.filings.helpers import independent_errors
 from webhooks.models import Event
 
@@ -31,8 +31,9 @@ def person(jurisdiction: str) -> dict:
 
 
 def file_through_the_api(client, case, kind, jurisdiction):
+    review(client, case, validate=False)
     draft = client.get(f"{BASE}/cases/{case.pk}/sar-draft").json()
-    assert draft["kind"] == kind and draft["source"] == "prefilled" and draft["jurisdiction"] == jurisdiction
+    assert draft["kind"] == kind and draft["source"] == "stored" and draft["jurisdiction"] == jurisdiction  # the selection stored it
     assert draft["deadline"]["days_remaining"] == 30
     form = draft["form"]
     checked = client.post(f"{BASE}/cases/{case.pk}/sar-validate", form, format="json").json()
@@ -105,8 +106,9 @@ def test_filing_effects_payload_notification_histories(officer, org, onboard, pr
                           "filing_date": record.filing_date.isoformat(), "amount_involved": 3003,
                           "activity_start_date": record.activity_start_date.isoformat(),
                           "activity_end_date": record.activity_end_date.isoformat()}
-    changed = Event.objects.get(type="case.status_changed")
-    assert (changed.data["previous_status"], changed.data["new_status"]) == ("open", "closed")
+    changed = [(e.data["previous_status"], e.data["new_status"])
+               for e in Event.objects.filter(type="case.status_changed").order_by("created_at")]
+    assert changed == [("open", "investigating"), ("investigating", "determination"), ("determination", "closed")]
     assert Notification.objects.filter(type="sar_filed", case_id=case.pk).count() == 1
     assert set(Alert.objects.filter(case_link__case=case).values_list("disposition", flat=True)) == {"true_positive"}
     assert body["filing"]["tracking_id"] == record.tracking_id and body["filing"]["prepared_by"].startswith("api_key:")
@@ -135,7 +137,8 @@ def test_reopened_case_files_a_continuing_report(officer, org, onboard, priced):
     assert reopened["deadline"]["basis"].startswith("continuing activity") and reopened["deadline"]["days_remaining"] == 120
     draft = officer.get(f"{BASE}/cases/{case.pk}/sar-draft").json()["form"]
     draft["amendment"] = {"type": "continuing", "prior_report_id": FilingRecord.objects.get().tracking_id}
-    filed = officer.post(f"{BASE}/cases/{case.pk}/file-sar", draft, format="json")
+    review(officer, case, form=draft)
+    filed = officer.post(f"{BASE}/cases/{case.pk}/file-sar", {}, format="json")
     assert filed.status_code == 200, filed.json()
     assert FilingRecord.objects.filter(case=case).count() == 2
     assert json.loads(json.dumps(filed.json()["filing"]))["amendment_type"] == "continuing"
@@ -159,4 +162,5 @@ def test_tenancy_and_roles(api, key, org, other_org, onboard, priced):
     assert investigator.post(f"{BASE}/cases/{case.pk}/sar-validate", {}, format="json").status_code == 200
     refused = investigator.post(f"{BASE}/cases/{case.pk}/file-sar", {}, format="json")
     assert refused.status_code == 403 and not FilingRecord.objects.exists()
+    review(investigator, case)
     assert api(key(org, role="l3_officer")).post(f"{BASE}/cases/{case.pk}/file-sar", {}, format="json").status_code == 200

@@ -4,7 +4,7 @@ cannot file it. For SARs and CTRs alike; the console is covered in test_filings_
 import pytest
 
 from filings.models import FilingRecord
-from tests.filings.conftest import BASE, open_case, with_filer
+from tests.filings.conftest import BASE, open_case, review, with_filer
 
 pytestmark = pytest.mark.django_db
 
@@ -34,8 +34,7 @@ def file(client, case, body=None):
 
 def test_the_preparer_cannot_file_another_officer_can(officers, case):
     (alice, alice_client), (bob, bob_client) = officers
-    form = alice_client.get(f"{BASE}/cases/{case.pk}/sar-draft").json()["form"]
-    assert alice_client.post(f"{BASE}/cases/{case.pk}/sar-validate", form, format="json").json()["valid"]
+    form = review(alice_client, case)
     refused = file(alice_client, case)
     assert refused.status_code == 403 and refused.json()["error"]["code"] == "FOUR_EYES"
     assert file(alice_client, case, form).status_code == 403
@@ -48,8 +47,7 @@ def test_the_preparer_cannot_file_another_officer_can(officers, case):
 
 def test_changing_the_form_while_filing_makes_you_its_preparer(officers, case):
     (_, alice_client), (_, bob_client) = officers
-    form = alice_client.get(f"{BASE}/cases/{case.pk}/sar-draft").json()["form"]
-    alice_client.post(f"{BASE}/cases/{case.pk}/sar-validate", form, format="json")
+    form = review(alice_client, case)
     form["activity"]["action_taken"] = "Exited the relationship."
     refused = file(bob_client, case, form)
     assert refused.status_code == 403 and "prepared by another member" in refused.json()["error"]["message"]
@@ -64,8 +62,7 @@ def test_nothing_prepared_cannot_be_filed(officers, case):
 
 def test_api_keys_count_as_people(api, key, four_eyes, case):
     preparer, filer = api(key(four_eyes, role="l3_officer")), api(key(four_eyes, role="l3_officer"))
-    preparer.post(f"{BASE}/cases/{case.pk}/sar-validate", preparer.get(f"{BASE}/cases/{case.pk}/sar-draft").json()["form"],
-                  format="json")
+    review(preparer, case)
     assert file(preparer, case).status_code == 403
     assert file(filer, case).status_code == 200
 
@@ -73,6 +70,7 @@ def test_api_keys_count_as_people(api, key, four_eyes, case):
 def test_off_the_preparer_files(api, key, org, case):
     with_filer(org, "US")
     client = api(key(org, role="l3_officer"))
+    review(client, case)
     assert file(client, case).status_code == 200
     record = FilingRecord.objects.get()
     assert record.prepared_by_actor == record.filed_by_actor

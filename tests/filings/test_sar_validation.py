@@ -6,15 +6,19 @@ import copy
 import pytest
 
 from filings.models import Case, FilingRecord, ReportDraft
-from tests.filings.conftest import BASE, open_case, with_filer
+from monitoring.models import Alert
+from tests.filings.conftest import BASE, open_case, review, with_filer
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
 def case(org, onboard, priced):
+    """A case whose alert was disposed true positive: the prefilled report covers it and its four transactions."""
     with_filer(org, "US")
-    return open_case(onboard("US", entity_type="individual", legal_name="Zoë Ångström"), transactions=4)
+    case = open_case(onboard("US", entity_type="individual", legal_name="Zoë Ångström"), transactions=4)
+    Alert.objects.filter(case_link__case=case).update(status="closed", disposition="true_positive")
+    return case
 
 
 @pytest.fixture
@@ -103,7 +107,8 @@ def test_drafts_keep_their_preparer_until_the_data_changes(api, key, org, member
 def test_file_sar_from_a_status_that_cannot_close_is_409(officer, case):
     Case.objects.filter(pk=case.pk).update(status="under_review")
     response = officer.post(f"{BASE}/cases/{case.pk}/file-sar", {}, format="json")
-    assert response.status_code == 409 and "investigating, determination" in response.json()["error"]["message"]
+    error = response.json()["error"]
+    assert response.status_code == 409 and error["code"] == "REVIEW_REQUIRED" and "The case is under_review" in error["message"]
     assert not FilingRecord.objects.exists()
 
 
@@ -123,7 +128,7 @@ def test_non_object_bodies(officer, case):
 def test_a_uint256_amount_is_a_schema_error_not_a_500(officer, org, onboard, priced, jurisdiction, field, value):
     with_filer(org, jurisdiction)
     case = open_case(onboard(jurisdiction, entity_type="individual", legal_name="Zoë Ångström"), transactions=2)
-    form = officer.get(f"{BASE}/cases/{case.pk}/sar-draft").json()["form"]
+    form = review(officer, case, validate=False)
     form["transactions"][0].update(amount="115792089237316195423570985008687907853269984665640564039457.584007913129639935",
                                    currency="ETH")
     validated = officer.post(f"{BASE}/cases/{case.pk}/sar-validate", form, format="json")

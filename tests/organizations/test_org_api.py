@@ -86,7 +86,8 @@ class TestMe:
     def test_get(self, api, member, org):
         _, token = member(org, "viewer")
         body = api(token).get("/v1/organizations/me").json()
-        assert body["id"] == str(org.pk) and body["role"] == "viewer" and body["four_eyes_filing"] is False
+        assert body["id"] == str(org.pk) and body["role"] == "viewer" and body["four_eyes_filing"] is None
+        assert body["four_eyes"] == {"setting": "default", "live": True, "test": False}  # on by default in live mode
 
     def test_admin_updates_filer_profile(self, api, member, org):
         _, token = member(org, "admin")
