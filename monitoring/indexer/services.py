@@ -39,6 +39,8 @@ class PassResult:
     alerts: int = 0
     orphaned: int = 0
     ranges: list[tuple[int, int]] = field(default_factory=list)
+    narrowed: int = 0  # ranges the node refused or timed out on, tried again at half the span
+    retries: int = 0  # calls tried again after an error
     behind: bool = False  # the target is not reached: run again
     skipped_reason: str = ""
     error: str = ""
@@ -86,6 +88,7 @@ def _index(rpc: ChainRpc, cursor: ChainCursor, end: int, result: PassResult, pro
             if stop_at == start:
                 raise
             rpc.narrow(stop_at - start + 1)
+            result.narrowed += 1
             logger.info("indexer: chain %s range %s-%s refused (%s): span now %s", chain.chain_id, start, stop_at, refusal, rpc.span)
             continue
         totals = deliver(chain.chain_id, seen, registered, tokens)
@@ -100,14 +103,17 @@ def _index(rpc: ChainRpc, cursor: ChainCursor, end: int, result: PassResult, pro
 
 
 def _run(chain: Chain, cursor: ChainCursor, result: PassResult, work: Callable[[ChainRpc], None]) -> PassResult:
+    rpc = None
     try:
-        work(ChainRpc(connect(chain)))
+        rpc = ChainRpc(connect(chain))
+        work(rpc)
     except DeepReorg as error:
         stop(cursor, error)
         result.error = str(error)
     except Exception as error:  # noqa: BLE001 - any failure: noted on the cursor, the next run resumes from it
         logger.warning("indexer: chain %s run failed at block %s: %s", chain.chain_id, cursor.last_block, error)
         result.error = f"{type(error).__name__}: {error}"[:2000]
+    result.retries = rpc.retries if rpc else 0
     cursor.last_run_at, cursor.last_error = timezone.now(), result.error or ("" if not cursor.stopped else cursor.last_error)
     cursor.save(update_fields=["last_run_at", "last_error", "updated_at"])
     return result

@@ -1,0 +1,61 @@
+"""RPC faults through a loopback proxy in front of anvil: a node that refuses wide getLogs ranges (-32005), answers
+500s and times out. The range halves, calls are retried, and what is stored is exactly what a clean run stores."""
+
+import threading
+import time
+
+import pytest
+from django.test import override_settings
+
+from monitoring.indexer.extract import NATIVE_LOG_INDEX
+from monitoring.indexer.services import index_pass
+from monitoring.models import ChainCursor, IndexedToken, IndexedTransfer
+from tests.compliance.onchain.rpc_proxy import RpcProxy
+from tests.monitoring.indexer.helpers import register, send_eth, send_token, stored
+
+pytestmark = pytest.mark.django_db
+ETH = 10**18
+TOO_MANY = {"jsonrpc": "2.0", "id": 1, "error": {"code": -32005, "message": "query returned more than 10000 results"}}
+
+
+def _width(request: dict) -> int:
+    query = request["params"][0]
+    return int(query["toBlock"], 16) - int(query["fromBlock"], 16) + 1
+
+
+def test_refusals_errors_and_timeouts_lose_and_duplicate_nothing(api, key, org, chain, node, w3, accounts, token):
+    IndexedToken.objects.create(chain=chain, address=token.address.lower(), symbol="DUSD", decimals=18)
+    register(api, key, org, [accounts[2], accounts[3]])
+    ChainCursor.objects.create(chain=chain, start_block=w3.eth.block_number + 1)
+    expected = set()
+    for n in range(1, 7):
+        expected.add((send_token(w3, token, accounts[4], accounts[2 + n % 2], n), 0, f"{n}", "DUSD"))
+        expected.add((send_eth(w3, accounts[5], accounts[2], n * ETH), NATIVE_LOG_INDEX, f"{n}", "ETH"))
+        send_eth(w3, accounts[5], accounts[6], ETH)  # noise
+
+    slow_once = threading.Event()
+
+    def node_like_a_public_one(request):
+        if not slow_once.is_set():
+            slow_once.set()
+            time.sleep(3)  # past the 2-second time-out: the client gives up on this range
+            return None
+        return (200, {**TOO_MANY, "id": request["id"]}) if _width(request) > 2 else None
+
+    with RpcProxy(node.url) as proxy, override_settings(INDEXER_INITIAL_SPAN=16):
+        chain.rpc_urls = [proxy.url]
+        chain.save()
+        proxy.on("eth_getLogs", "reply", call=node_like_a_public_one)
+        proxy.on("eth_getBlockByNumber", "reply", times=2, call=lambda request: (500, {"error": "upstream unavailable"}))
+        proxy.on("eth_getTransactionReceipt", "drop", times=1)
+        result = index_pass(chain)
+
+    assert result.error == "" and result.behind is False, result.error
+    assert result.end == w3.eth.block_number
+    assert result.narrowed >= 4  # 16 → 8 (the time-out), → 4 → 2 (the refusals)
+    assert result.retries == 3  # two 500s and a dropped connection
+    assert max(end - start + 1 for start, end in result.ranges) <= 2  # halved from 16 to what the node takes
+    assert [start for start, _ in result.ranges] == sorted({start for start, _ in result.ranges})  # no range twice
+    assert {(row[2], row[3], row[6], row[7]) for row in stored()} == expected
+    assert len(stored()) == 12 and IndexedTransfer.objects.count() == 12
+    assert ChainCursor.objects.get(chain=chain).last_block == w3.eth.block_number
