@@ -116,7 +116,7 @@ class RangeReader:
         for block, body in zip(headers, bodies, strict=True):
             seen += self._native(block, body)
             seen += self._internal(block)
-        return headers, seen
+        return headers, sorted(seen, key=lambda transfer: (transfer.block_number, transfer.log_index))  # block order
 
     def _native(self, block: Block, body: dict) -> list[Seen]:
         seen = []
