@@ -8,6 +8,7 @@ from django.core.management import CommandError, call_command
 from django.test import override_settings
 
 from monitoring.indexer import tasks
+from monitoring.indexer.services import chain_lock, index_pass
 from monitoring.models import Alert, AssetPrice, ChainCursor, IndexedToken, IndexedTransfer, Transaction
 from tests.monitoring.indexer.helpers import register, send_eth, send_token
 
@@ -60,6 +61,16 @@ def test_index_chain_once_then_reindex_twice_gives_the_same_state(api, key, org,
     out = _run("reindex", "--chain", "31337", "--from-block", str(start), "--to-block", str(start))
     assert out.splitlines()[0] == f"blocks {start}-{start} of {head}: 1 transfers, 0 stored, 1 already stored"
     assert _state() == first
+
+
+def test_a_run_while_another_holds_the_chain_does_nothing(chain):
+    with chain_lock(chain) as held:
+        assert held is not None
+        result = index_pass(chain)
+        assert result.skipped_reason == "another run holds the chain's lock" and result.end is None
+        with pytest.raises(CommandError, match="another run holds the chain's lock"):
+            _run("index_chain", "--chain", "31337", "--once")
+    assert index_pass(chain).skipped_reason == ""
 
 
 def test_commands_refuse_an_unknown_chain(db):

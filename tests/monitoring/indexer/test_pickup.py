@@ -2,6 +2,7 @@
 organizations and modes that registered them, and nothing else."""
 
 import pytest
+from django.test import override_settings
 
 from monitoring.indexer.extract import INTERNAL_LOG_INDEX, NATIVE_LOG_INDEX
 from monitoring.indexer.services import index_pass
@@ -12,8 +13,10 @@ pytestmark = pytest.mark.django_db
 ETH = 10**18
 
 
+# Node-side topic filters, one wallet a chunk; and above the wallet count, all Transfer logs filtered here.
+@pytest.mark.parametrize("filters", [{"INDEXER_WALLET_CHUNK": 1}, {"INDEXER_LOCAL_FILTER_ABOVE": 0}], ids=["topic-chunks", "local"])
 def test_transfers_touching_registered_wallets_reach_their_organizations(api, key, org, other_org, chain, w3, accounts, token,
-                                                                        unknown_token, forwarder):
+                                                                        unknown_token, forwarder, filters):
     IndexedToken.objects.create(chain=chain, address=token.address.lower(), symbol="DUSD", decimals=18)
     ours, theirs, stranger, caller = accounts[2], accounts[3], accounts[4], accounts[5]
     register(api, key, org, [ours], mode="test")
@@ -27,7 +30,8 @@ def test_transfers_touching_registered_wallets_reach_their_organizations(api, ke
     send_eth(w3, stranger, caller, ETH)  # touches no registered wallet
     send_token(w3, token, stranger, caller, 5)
 
-    result = index_pass(chain)
+    with override_settings(**filters):
+        result = index_pass(chain)
 
     assert result.error == "" and result.behind is False and result.end == w3.eth.block_number
     assert stored() == {
