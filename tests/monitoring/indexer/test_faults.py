@@ -7,6 +7,7 @@ import time
 import pytest
 from django.test import override_settings
 
+from compliance.onchain.anvil import rpc
 from monitoring.indexer.extract import NATIVE_LOG_INDEX
 from monitoring.indexer.services import index_pass
 from monitoring.models import ChainCursor, IndexedToken, IndexedTransfer
@@ -59,3 +60,25 @@ def test_refusals_errors_and_timeouts_lose_and_duplicate_nothing(api, key, org, 
     assert {(row[2], row[3], row[6], row[7]) for row in stored()} == expected
     assert len(stored()) == 12 and IndexedTransfer.objects.count() == 12
     assert ChainCursor.objects.get(chain=chain).last_block == w3.eth.block_number
+
+
+def test_logs_marked_removed_are_dropped(api, key, org, chain, node, w3, accounts, token):
+    IndexedToken.objects.create(chain=chain, address=token.address.lower(), symbol="DUSD", decimals=18)
+    register(api, key, org, [accounts[2]])
+    ChainCursor.objects.create(chain=chain, start_block=w3.eth.block_number + 1)
+    kept = send_token(w3, token, accounts[4], accounts[2], 1)
+    removed = send_token(w3, token, accounts[4], accounts[2], 2)
+
+    def marking_one_removed(request):
+        logs = rpc(node.url, "eth_getLogs", request["params"])
+        return 200, {"jsonrpc": "2.0", "id": request["id"],
+                     "result": [{**log, "removed": log["transactionHash"] == removed} for log in logs]}
+
+    with RpcProxy(node.url) as proxy:
+        chain.rpc_urls = [proxy.url]
+        chain.save()
+        proxy.on("eth_getLogs", "reply", call=marking_one_removed)
+        result = index_pass(chain)
+
+    assert result.error == "" and proxy.count("eth_getLogs") >= 2
+    assert {(row[2], row[6]) for row in stored()} == {(kept, "1")}
