@@ -60,10 +60,13 @@ def _chunks(items: list, size: int):
 
 class RangeReader:
     """Reads [start, end] for `wallets` (lower-case addresses). `parent` is the hash the first block must build on
-    (the cursor's last indexed block), or "" when unknown."""
+    (the cursor's last indexed block), or "" when unknown. The logs of blocks from `by_hash_from` on (the unfinalised
+    window) are read by block hash, one block a call; older ones by block range."""
 
-    def __init__(self, rpc: ChainRpc, wallets: set[str], *, chunk: int, local_above: int, traces: bool = True):
+    def __init__(self, rpc: ChainRpc, wallets: set[str], *, chunk: int, local_above: int, by_hash_from: int | None = None,
+                 traces: bool = True):
         self.rpc, self.wallets, self.chunk, self.local_above = rpc, wallets, max(1, chunk), local_above
+        self.by_hash_from = by_hash_from
         self.traces_supported = traces
 
     def blocks(self, start: int, end: int, parent: str) -> tuple[list[Block], list[dict]]:
@@ -80,19 +83,29 @@ class RangeReader:
             parent = body["hash"]
         return headers, bodies
 
-    def token_logs(self, start: int, end: int) -> list[dict]:
-        """Transfer logs of the range with a wallet on either side (node-side topic filters in chunks, or all of the
-        range's Transfer logs filtered here above `local_above` wallets); each log once."""
+    def _topic_sets(self) -> list[list]:
+        """The topic filters that cover the wallets: node-side in chunks (as sender, as receiver), or every Transfer
+        log (filtered here) above `local_above` wallets."""
+        if len(self.wallets) > self.local_above:
+            return [[TRANSFER_TOPIC]]
+        sets = []
+        for chunk in _chunks(sorted(self.wallets), self.chunk):
+            padded = [_padded(address) for address in chunk]
+            sets += [[TRANSFER_TOPIC, padded], [TRANSFER_TOPIC, None, padded]]
+        return sets
+
+    def token_logs(self, start: int, end: int, headers: list[Block]) -> list[dict]:
+        """Transfer logs of the range with a wallet on either side; each log once."""
         if not self.wallets:
             return []
-        if len(self.wallets) > self.local_above:
-            found = self.rpc.logs(start, end, [TRANSFER_TOPIC])
-        else:
-            found = []
-            for chunk in _chunks(sorted(self.wallets), self.chunk):
-                padded = [_padded(address) for address in chunk]
-                found += self.rpc.logs(start, end, [TRANSFER_TOPIC, padded])
-                found += self.rpc.logs(start, end, [TRANSFER_TOPIC, None, padded])
+        split = end + 1 if self.by_hash_from is None else max(start, min(end + 1, self.by_hash_from))
+        found = []
+        for topics in self._topic_sets():
+            if split > start:
+                found += self.rpc.logs(start, split - 1, topics)
+            for block in headers:
+                if block.number >= split:
+                    found += self.rpc.block_logs(block.hash, topics)
         unique = {}
         for log in found:
             topics = log.get("topics") or []
@@ -106,7 +119,7 @@ class RangeReader:
         headers, bodies = self.blocks(start, end, parent)
         by_hash = {block.hash: block for block in headers}
         seen = []
-        for log in self.token_logs(start, end):
+        for log in self.token_logs(start, end, headers):
             block = by_hash.get(log["blockHash"])
             if block is None:
                 raise BranchChanged(f"a log of block {int(log['blockNumber'], 16)} is of another branch ({log['blockHash']})")

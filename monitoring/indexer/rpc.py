@@ -88,6 +88,12 @@ class ChainRpc:
         self.took(time.monotonic() - began, end - start + 1)
         return [log for log in found or [] if not log.get("removed")]
 
+    def block_logs(self, block_hash: str, topics: list) -> list[dict]:
+        """Logs of one block by its hash (a load-balanced node that has not seen a new block answers an empty getLogs
+        for its number, but an error for its hash), those marked removed dropped."""
+        found = self.call("eth_getLogs", [{"blockHash": block_hash, "topics": topics}])
+        return [log for log in found or [] if not log.get("removed")]
+
     def traces(self, number: int) -> list[dict]:
         return self.call("trace_block", [hex(number)]) or []
 

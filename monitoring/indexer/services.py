@@ -75,7 +75,9 @@ def _index(rpc: ChainRpc, cursor: ChainCursor, end: int, result: PassResult, pro
     """Ranges from the cursor up to `end`, each read, delivered, then the cursor moved past it."""
     chain = cursor.chain
     registered, tokens = selectors.registrations(chain.chain_id), selectors.tokens(chain)
-    reader = RangeReader(rpc, set(registered), chunk=settings.INDEXER_WALLET_CHUNK, local_above=settings.INDEXER_LOCAL_FILTER_ABOVE)
+    head = result.target + chain.confirmations
+    reader = RangeReader(rpc, set(registered), chunk=settings.INDEXER_WALLET_CHUNK, local_above=settings.INDEXER_LOCAL_FILTER_ABOVE,
+                         by_hash_from=head - cursor.reorg_window + 1)
     while True:
         start = cursor.last_block + 1 if cursor.last_block is not None else cursor.start_block
         if start > end:

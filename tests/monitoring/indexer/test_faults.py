@@ -21,13 +21,16 @@ TOO_MANY = {"jsonrpc": "2.0", "id": 1, "error": {"code": -32005, "message": "que
 
 def _width(request: dict) -> int:
     query = request["params"][0]
+    if "blockHash" in query:
+        return 1
     return int(query["toBlock"], 16) - int(query["fromBlock"], 16) + 1
 
 
 def test_refusals_errors_and_timeouts_lose_and_duplicate_nothing(api, key, org, chain, node, w3, accounts, token):
     IndexedToken.objects.create(chain=chain, address=token.address.lower(), symbol="DUSD", decimals=18)
     register(api, key, org, [accounts[2], accounts[3]])
-    ChainCursor.objects.create(chain=chain, start_block=w3.eth.block_number + 1)
+    # The logs of the newest two blocks are read by block hash, the others by ranges.
+    ChainCursor.objects.create(chain=chain, start_block=w3.eth.block_number + 1, reorg_window=2)
     expected = set()
     for n in range(1, 7):
         expected.add((send_token(w3, token, accounts[4], accounts[2 + n % 2], n), 0, f"{n}", "DUSD"))
@@ -36,12 +39,18 @@ def test_refusals_errors_and_timeouts_lose_and_duplicate_nothing(api, key, org, 
 
     slow_once = threading.Event()
 
+    requests, answered = [], []
+
     def node_like_a_public_one(request):
+        requests.append(request)
         if not slow_once.is_set():
             slow_once.set()
             time.sleep(3)  # past the 2-second time-out: the client gives up on this range
             return None
-        return (200, {**TOO_MANY, "id": request["id"]}) if _width(request) > 2 else None
+        if _width(request) > 2:
+            return 200, {**TOO_MANY, "id": request["id"]}
+        answered.append(_width(request))
+        return None
 
     with RpcProxy(node.url) as proxy, override_settings(INDEXER_INITIAL_SPAN=16):
         chain.rpc_urls = [proxy.url]
@@ -52,10 +61,13 @@ def test_refusals_errors_and_timeouts_lose_and_duplicate_nothing(api, key, org, 
         result = index_pass(chain)
 
     assert result.error == "" and result.behind is False, result.error
+    by_hash = [request for request in requests if "blockHash" in request["params"][0]]
+    assert {request["params"][0]["blockHash"] for request in by_hash} == {
+        w3.eth.get_block(number)["hash"].to_0x_hex() for number in (w3.eth.block_number - 1, w3.eth.block_number)}
     assert result.end == w3.eth.block_number
     assert result.narrowed >= 4  # 16 → 8 (the time-out), → 4 → 2 (the refusals)
     assert result.retries == 3  # two 500s and a dropped connection
-    assert max(end - start + 1 for start, end in result.ranges) <= 2  # halved from 16 to what the node takes
+    assert max(answered) == 2  # halved from 16 to what the node takes
     assert [start for start, _ in result.ranges] == sorted({start for start, _ in result.ranges})  # no range twice
     assert {(row[2], row[3], row[6], row[7]) for row in stored()} == expected
     assert len(stored()) == 12 and IndexedTransfer.objects.count() == 12
