@@ -1,9 +1,13 @@
 """Reorganisations on anvil (anvil_reorg): inside the window the orphaned transfers are marked and leave the rules'
 history, the new branch is indexed and the cursor follows it; deeper than the window the chain stops."""
 
+from datetime import timedelta
+
 import pytest
 
+from common.principal import Principal
 from compliance.onchain.anvil import rpc
+from monitoring.backtest import rule_backtest
 from monitoring.engine import reads
 from monitoring.indexer.extract import NATIVE_LOG_INDEX
 from monitoring.indexer.services import index_pass
@@ -42,6 +46,9 @@ def test_a_reorg_inside_the_window_orphans_the_old_branch_and_indexes_the_new(ap
     live = Transaction.objects.filter(orphaned=False)
     history = reads.transactions(org, "test", {customer["id"]}, min(t.timestamp for t in live), max(t.timestamp for t in live))
     assert sorted(row[3] for row in history) == sorted([kept, replacement])
+    replay = rule_backtest(principal=Principal.system(org, "test"), rule_id="large_transfer", parameters={},
+                           start=min(t.timestamp for t in live) - timedelta(days=1), end=max(t.timestamp for t in live) + timedelta(days=1))
+    assert replay["events_replayed"] == 2  # a backtest replays no orphan
     cursor = ChainCursor.objects.get(chain=chain)
     assert cursor.last_block == w3.eth.block_number
     assert [entry[1] for entry in cursor.window[-2:]] == [w3.eth.get_block(n)["hash"].to_0x_hex() for n in (fork + 1, fork + 2)]
