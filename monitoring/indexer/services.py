@@ -49,11 +49,10 @@ class PassResult:
 @contextmanager
 def chain_lock(chain: Chain):
     """The chain's cursor, leased to this run (None when another run holds it); the lease ends with the block, or by
-    itself after INDEXER_LEASE_SECONDS (a killed worker)."""
+    itself INDEXER_LEASE_SECONDS after the run last moved the cursor (a killed worker)."""
     cursor = selectors.cursor_of(chain)
-    now = timezone.now()
-    taken = ChainCursor.objects.filter(pk=cursor.pk).filter(Q(lease_until__isnull=True) | Q(lease_until__lt=now)).update(
-        lease_until=now + timedelta(seconds=settings.INDEXER_LEASE_SECONDS))
+    taken = ChainCursor.objects.filter(pk=cursor.pk).filter(Q(lease_until__isnull=True) | Q(lease_until__lt=timezone.now())).update(
+        lease_until=_lease_end())
     if not taken:
         yield None
         return
@@ -64,11 +63,17 @@ def chain_lock(chain: Chain):
         ChainCursor.objects.filter(pk=cursor.pk).update(lease_until=None)
 
 
+def _lease_end():
+    return timezone.now() + timedelta(seconds=settings.INDEXER_LEASE_SECONDS)
+
+
 def _advance(cursor: ChainCursor, blocks) -> None:
+    """The cursor and the window past `blocks`; the lease renewed (a long run keeps its lock)."""
     cursor.last_block = blocks[-1].number
     window = cursor.window + [[block.number, block.hash, block.parent_hash] for block in blocks]
     cursor.window = window[-max(1, cursor.reorg_window):]
-    cursor.save(update_fields=["last_block", "window", "updated_at"])
+    cursor.lease_until = _lease_end()
+    cursor.save(update_fields=["last_block", "window", "lease_until", "updated_at"])
 
 
 def _index(rpc: ChainRpc, cursor: ChainCursor, end: int, result: PassResult, progress: Callable | None) -> None:
