@@ -12,7 +12,7 @@ from monitoring.indexer.extract import NATIVE_LOG_INDEX
 from monitoring.indexer.services import index_pass
 from monitoring.models import ChainCursor, IndexedToken, IndexedTransfer
 from tests.compliance.onchain.rpc_proxy import RpcProxy
-from tests.monitoring.indexer.helpers import register, send_eth, send_token, stored
+from tests.monitoring.indexer.helpers import forward, register, send_eth, send_token, stored
 
 pytestmark = pytest.mark.django_db
 ETH = 10**18
@@ -94,3 +94,21 @@ def test_logs_marked_removed_are_dropped(api, key, org, chain, node, w3, account
 
     assert result.error == "" and proxy.count("eth_getLogs") >= 2
     assert {(row[2], row[6]) for row in stored()} == {(kept, "1")}
+
+
+def test_a_node_without_trace_block_is_read_without_internal_transfers(api, key, org, chain, node, w3, accounts, forwarder):
+    register(api, key, org, [accounts[2]])
+    ChainCursor.objects.create(chain=chain, start_block=w3.eth.block_number + 1)
+    native = send_eth(w3, accounts[4], accounts[2], ETH)
+    forward(w3, forwarder, accounts[4], accounts[2], 2 * ETH)
+    no_such_method = {"jsonrpc": "2.0", "id": 1, "error": {"code": -32601, "message": "the method trace_block does not exist"}}
+
+    with RpcProxy(node.url) as proxy:
+        chain.rpc_urls = [proxy.url]
+        chain.save()
+        proxy.on("trace_block", "reply", call=lambda request: (200, {**no_such_method, "id": request["id"]}))
+        result = index_pass(chain)
+
+    assert result.error == "" and result.end == w3.eth.block_number
+    assert proxy.count("trace_block") == 1  # asked once, then not again in the run
+    assert {(row[2], row[3]) for row in stored()} == {(native, NATIVE_LOG_INDEX)}
