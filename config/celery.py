@@ -35,3 +35,6 @@ def _settings_schedules(sender, **kwargs):
     # The sanctions lists from their publishers (docs/screening.md "Refreshing the lists").
     sender.conf.beat_schedule["onboarding.refresh_sanctions"] = {
         "task": "onboarding.refresh_sanctions", "schedule": float(settings.SANCTIONS_REFRESH_INTERVAL)}
+    # The chain indexer: a run for every enabled chain (docs/indexer.md).
+    sender.conf.beat_schedule["monitoring.index_chains"] = {
+        "task": "monitoring.index_chains", "schedule": float(settings.INDEXER_INTERVAL_SECONDS)}

@@ -339,6 +339,23 @@ ONCHAIN_REORG_WATCH_BLOCKS = env_int("ONCHAIN_REORG_WATCH_BLOCKS", 64)
 ONCHAIN_RPC_TIMEOUT = env_int("ONCHAIN_RPC_TIMEOUT_SECONDS", 10)
 ONCHAIN_RPC_ATTEMPTS = env_int("ONCHAIN_RPC_ATTEMPTS", 3)
 
+# --- Chain indexer (docs/indexer.md) ---------------------------------------------------------
+# Blocks per getLogs range: it starts at INITIAL, halves on "too many results" or a time-out, doubles (up to MAX) after a
+# call faster than FAST seconds. A run indexes at most BLOCKS_PER_RUN blocks, then re-enqueues itself while behind.
+INDEXER_INITIAL_SPAN = env_int("INDEXER_INITIAL_SPAN", 100)
+INDEXER_MAX_SPAN = env_int("INDEXER_MAX_SPAN", 2000)
+INDEXER_FAST_SECONDS = 1.0
+INDEXER_BLOCKS_PER_RUN = env_int("INDEXER_BLOCKS_PER_RUN", 5000)
+# Registered wallets per topic filter; above LOCAL_FILTER_ABOVE wallets on a chain, all Transfer logs of a range are
+# fetched and filtered here.
+INDEXER_WALLET_CHUNK = env_int("INDEXER_WALLET_CHUNK", 200)
+INDEXER_LOCAL_FILTER_ABOVE = env_int("INDEXER_LOCAL_FILTER_ABOVE", 1000)
+# Each JSON-RPC call is tried this many times (HTTP errors, refused connections), after 0.5, 1, 2 ... s with jitter.
+INDEXER_RPC_ATTEMPTS = env_int("INDEXER_RPC_ATTEMPTS", 5)
+INDEXER_BACKOFF_SECONDS = 0.5
+INDEXER_LEASE_SECONDS = env_int("INDEXER_LEASE_SECONDS", 240)  # the per-chain lock (past the task's time limit)
+INDEXER_INTERVAL_SECONDS = env_int("INDEXER_INTERVAL_SECONDS", 5)  # beat: every enabled chain
+
 # --- Locale, static ---------------------------------------------------------------------------
 LANGUAGE_CODE = "en-us"
 FORMAT_MODULE_PATH = ["config.formats"]  # ISO dates and times in the console

@@ -45,10 +45,11 @@ class Tally:
 def _events(principal: Principal, start: datetime, end: datetime):
     """Stored transactions and fiat events of the range, both kinds merged, in time order, in chunks."""
     scope = {"organization": principal.organization, "mode": principal.mode, "timestamp__gte": start, "timestamp__lte": end}
-    count = Transaction.objects.filter(**scope).count() + FiatEvent.objects.filter(**scope).count()
+    transfers = Transaction.objects.filter(**scope, orphaned=False)  # a reorganised-away block's transfers happened nowhere
+    count = transfers.count() + FiatEvent.objects.filter(**scope).count()
     if count > MAX_EVENTS:
         raise ValidationFailed.for_field("to_date", f"The range holds {count} events; a backtest replays at most {MAX_EVENTS}.")
-    cursors = [Transaction.objects.filter(**scope).order_by("timestamp", "id").iterator(chunk_size=CHUNK),
+    cursors = [transfers.order_by("timestamp", "id").iterator(chunk_size=CHUNK),
                FiatEvent.objects.filter(**scope).order_by("timestamp", "id").iterator(chunk_size=CHUNK)]
     merged = sorted((event for cursor in cursors for event in cursor), key=lambda event: (event.timestamp, event.pk))
     for index in range(0, len(merged), CHUNK):

@@ -43,3 +43,7 @@ def expire_314b_requests() -> None:
     from monitoring.fincen314b.services import requests_expire
 
     requests_expire()
+
+
+# The chain indexer's tasks live in its package; imported here so that the worker's autodiscovery registers them.
+from monitoring.indexer.tasks import index_chain, index_chains  # noqa: E402, F401

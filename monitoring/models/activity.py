@@ -26,7 +26,7 @@ class Transaction(TenantModel):
     from_address = models.CharField(max_length=200)
     to_address = models.CharField(max_length=200)
     amount = models.CharField(max_length=120)  # uint256 and 36 decimals: 115 characters
-    asset = models.CharField(max_length=20, blank=True, default="")
+    asset = models.CharField(max_length=42, blank=True, default="", help_text="A label (USDC), or an unknown token's contract address.")
     usd_value = models.DecimalField(max_digits=30, decimal_places=2, null=True, blank=True)
     timestamp = models.DateTimeField()
     reference = models.CharField(max_length=200, blank=True, default="")
@@ -36,6 +36,8 @@ class Transaction(TenantModel):
     monitored = models.BooleanField(default=False)
     evaluation = models.JSONField(null=True, blank=True, help_text="Rules skipped and why (e.g. no USD price).")
     source = models.CharField(max_length=10, choices=Source.choices, default=Source.API)
+    orphaned = models.BooleanField(default=False, help_text="Its block was reorganised away (monitoring.indexer): kept for audit, "
+                                                            "out of every rule's history.")
 
     class Meta:
         ordering = ["timestamp", "id"]

@@ -1,4 +1,4 @@
-"""A loopback JSON-RPC proxy in front of anvil, for the publisher's fault tests. It forwards each POST as is, and
+"""A loopback JSON-RPC proxy in front of anvil, for the publisher's and the indexer's fault tests. It forwards each POST as is, and
 can be told what to do to the requests of one method:
 
     with RpcProxy(anvil.url) as proxy:
@@ -6,6 +6,7 @@ can be told what to do to the requests of one method:
         proxy.on("eth_getTransactionReceipt", "delay", seconds=3)  # answer late (after the client's timeout)
         proxy.on("eth_sendRawTransaction", "hang")               # forward it, then never answer (proxy.forwarded is set)
         proxy.on("eth_sendRawTransaction", "before", call=fn)     # call fn() first, then forward
+        proxy.on("eth_getLogs", "reply", call=fn)                 # fn(request) -> (HTTP status, JSON body) answers it; None forwards
         proxy.clear()                                            # forward everything again
         proxy.count("eth_sendRawTransaction")                    # requests seen for a method
 
@@ -34,7 +35,7 @@ class RpcProxy:
         return f"http://127.0.0.1:{self.server.server_address[1]}"
 
     def on(self, method: str, action: str, *, times: int | None = None, seconds: float = 0, call=None) -> None:
-        assert action in ("drop", "delay", "hang", "before"), action
+        assert action in ("drop", "delay", "hang", "before", "reply"), action
         if action == "hang":
             self.forwarded.clear()
             self.release.clear()
@@ -94,14 +95,23 @@ class RpcProxy:
                     threading.Event().wait(rule["seconds"])
                 if action == "before":
                     rule["call"]()
+                if action == "reply":
+                    answered = rule["call"](parsed)
+                    if answered is not None:
+                        self._answer(*answered)
+                        return
                 answer = proxy._forward(body)
                 if action == "hang":
                     proxy.forwarded.set()
                     proxy.release.wait(120)
                     self.close_connection = True
                     return
+                self._answer(200, answer)
+
+            def _answer(self, status: int, answer) -> None:
+                answer = answer if isinstance(answer, bytes) else json.dumps(answer).encode()
                 try:
-                    self.send_response(200)
+                    self.send_response(status)
                     self.send_header("Content-Type", "application/json")
                     self.send_header("Content-Length", str(len(answer)))
                     self.end_headers()

@@ -1,0 +1,92 @@
+"""Handing a range's transfers to monitoring: each organization and mode whose registered wallet a transfer touches
+gets it through the ingestion service of POST /v1/monitoring/transfers/batch (source `indexer`, the same idempotency
+key), and the block it was seen in is recorded (what a reorganisation orphans)."""
+
+from collections import defaultdict
+from decimal import Decimal
+
+from common.principal import Principal
+from monitoring.amounts import canonical_amount
+from monitoring.choices import Source
+from monitoring.indexer.extract import Seen
+from monitoring.ingestion.services import transactions_ingest_batch
+from monitoring.models import IndexedToken, IndexedTransfer, Transaction
+from organizations.models import Organization
+
+# The native coin's label per chain id (the price table's asset); ETH elsewhere.
+NATIVE_SYMBOLS = {80002: "POL", 137: "POL"}
+NATIVE_DECIMALS = 18
+
+
+def _whole(raw: int, decimals: int) -> str:
+    return canonical_amount(format(Decimal(raw).scaleb(-decimals), "f"))
+
+
+def as_item(chain_id: int, seen: Seen, tokens: dict[str, IndexedToken]) -> dict:
+    """The ingestion item of a transfer: a registered token's (or the native coin's) amount in whole units and its
+    symbol; an unregistered token's raw amount with its contract address as the asset (no price: the value rules
+    skip it, and the transfer's evaluation says so)."""
+    if not seen.token:
+        asset, amount = NATIVE_SYMBOLS.get(chain_id, "ETH"), _whole(seen.raw_amount, NATIVE_DECIMALS)
+    elif seen.token in tokens:
+        token = tokens[seen.token]
+        asset, amount = token.symbol, _whole(seen.raw_amount, token.decimals)
+    else:
+        asset, amount = seen.token, str(seen.raw_amount)
+    return {"chain_id": chain_id, "tx_hash": seen.tx_hash, "log_index": seen.log_index, "from_address": seen.from_address,
+            "to_address": seen.to_address, "amount": amount, "asset": asset, "timestamp": seen.timestamp}
+
+
+def deliver(chain_id: int, seen: list[Seen], registered: dict[str, set[tuple[str, str]]], tokens: dict[str, IndexedToken]) -> dict:
+    """Ingests each transfer for every (organization, mode) with a registered wallet on either side. Returns
+    {"ingested", "skipped", "alerts", "restored"} summed over them."""
+    groups: dict[tuple[str, str], list[Seen]] = defaultdict(list)
+    for transfer in seen:
+        for owner in registered.get(transfer.from_address, set()) | registered.get(transfer.to_address, set()):
+            groups[owner].append(transfer)
+    totals = {"ingested": 0, "skipped": 0, "alerts": 0, "restored": 0}
+    organizations = {str(org.pk): org for org in Organization.objects.filter(pk__in={organization_id for organization_id, _ in groups})}
+    for (organization_id, mode), transfers in sorted(groups.items()):
+        organization = organizations[organization_id]
+        items = [as_item(chain_id, transfer, tokens) for transfer in transfers]
+        totals["restored"] += _restore(organization, mode, chain_id, transfers)
+        outcome = transactions_ingest_batch(principal=Principal.system(organization, mode), items=items, source=Source.INDEXER)
+        totals["ingested"] += outcome.ingested
+        totals["skipped"] += outcome.skipped
+        totals["alerts"] += outcome.alerts_triggered
+        _note_blocks(organization, mode, chain_id, transfers)
+    return totals
+
+
+def _stored(organization, mode: str, chain_id: int, transfers: list[Seen]):
+    return Transaction.objects.filter(organization=organization, mode=mode, chain_id=chain_id,
+                                      tx_hash__in={transfer.tx_hash for transfer in transfers})
+
+
+def _restore(organization, mode: str, chain_id: int, transfers: list[Seen]) -> int:
+    """Orphaned transfers seen again (the same transaction and index on the new branch) are live again, with their
+    customers back; the ingest then skips them as stored."""
+    keys = {(transfer.tx_hash, transfer.log_index): transfer for transfer in transfers}
+    restored = 0
+    for record in _stored(organization, mode, chain_id, transfers).filter(orphaned=True).select_related("indexed"):
+        transfer = keys.get((record.tx_hash, record.log_index))
+        if transfer is None:
+            continue
+        indexed = record.indexed
+        Transaction.objects.filter(pk=record.pk).update(orphaned=False, from_entity_id=indexed.from_entity_id,
+                                                       to_entity_id=indexed.to_entity_id)
+        IndexedTransfer.objects.filter(pk=indexed.pk).update(block_number=transfer.block_number, block_hash=transfer.block_hash)
+        restored += 1
+    return restored
+
+
+def _note_blocks(organization, mode: str, chain_id: int, transfers: list[Seen]) -> None:
+    keys = {(transfer.tx_hash, transfer.log_index): transfer for transfer in transfers}
+    rows = []
+    for pk, tx_hash, log_index, from_entity_id, to_entity_id in _stored(organization, mode, chain_id, transfers).filter(
+            indexed__isnull=True).values_list("pk", "tx_hash", "log_index", "from_entity_id", "to_entity_id"):
+        transfer = keys.get((tx_hash, log_index))
+        if transfer is not None:
+            rows.append(IndexedTransfer(transaction_id=pk, chain_id=chain_id, block_number=transfer.block_number,
+                                        block_hash=transfer.block_hash, from_entity_id=from_entity_id, to_entity_id=to_entity_id))
+    IndexedTransfer.objects.bulk_create(rows, ignore_conflicts=True)

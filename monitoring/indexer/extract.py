@@ -1,0 +1,173 @@
+"""A block range's transfers touching given wallets: ERC-20 Transfer logs, native transfers of the blocks'
+transactions, and internal transfers from trace_block.
+
+The idempotency key is (chain_id, tx_hash, log_index), as for the ingestion API. log_index is
+- the log's own (block-wide) index for an ERC-20 transfer;
+- NATIVE_LOG_INDEX (1,000,000,000) for a transaction's own value;
+- INTERNAL_LOG_INDEX (1,500,000,000) + the ordinal of the value-carrying call among the transaction's internal calls
+  (trace order) for an internal transfer.
+A client that posts the same transfers through the API and wants them stored once uses the same convention."""
+
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from monitoring.indexer.rpc import ChainRpc, IndexerError, Unsupported
+
+TRANSFER_TOPIC = "0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef"
+NATIVE_LOG_INDEX = 1_000_000_000
+INTERNAL_LOG_INDEX = 1_500_000_000
+
+
+@dataclass(frozen=True)
+class Seen:
+    """One transfer as read from the chain; `token` is the contract address ("" for the native coin)."""
+
+    block_number: int
+    block_hash: str
+    timestamp: datetime
+    tx_hash: str
+    log_index: int
+    from_address: str
+    to_address: str
+    raw_amount: int
+    token: str = ""
+
+
+@dataclass(frozen=True)
+class Block:
+    number: int
+    hash: str
+    parent_hash: str
+    timestamp: datetime
+
+
+class BranchChanged(IndexerError):
+    """The blocks read do not link up (a reorganisation while reading): the run stops and the next one checks the window."""
+
+
+def _topic_address(topic: str) -> str:
+    return "0x" + topic[-40:].lower()
+
+
+def _padded(address: str) -> str:
+    return "0x" + address[2:].lower().rjust(64, "0")
+
+
+def _chunks(items: list, size: int):
+    for start in range(0, len(items), size):
+        yield items[start:start + size]
+
+
+class RangeReader:
+    """Reads [start, end] for `wallets` (lower-case addresses). `parent` is the hash the first block must build on
+    (the cursor's last indexed block), or "" when unknown. The logs of blocks from `by_hash_from` on (the unfinalised
+    window) are read by block hash, one block a call; older ones by block range."""
+
+    def __init__(self, rpc: ChainRpc, wallets: set[str], *, chunk: int, local_above: int, by_hash_from: int | None = None,
+                 traces: bool = True):
+        self.rpc, self.wallets, self.chunk, self.local_above = rpc, wallets, max(1, chunk), local_above
+        self.by_hash_from = by_hash_from
+        self.traces_supported = traces
+
+    def blocks(self, start: int, end: int, parent: str) -> tuple[list[Block], list[dict]]:
+        """The blocks (linked to each other and to `parent`) and their full bodies."""
+        headers, bodies = [], []
+        for number in range(start, end + 1):
+            body = self.rpc.block(number)
+            if body is None:
+                raise BranchChanged(f"block {number} is missing (the node's head moved back)")
+            if parent and body["parentHash"] != parent:
+                raise BranchChanged(f"block {number} does not build on {parent}")
+            headers.append(Block(number, body["hash"], body["parentHash"], datetime.fromtimestamp(int(body["timestamp"], 16), tz=UTC)))
+            bodies.append(body)
+            parent = body["hash"]
+        return headers, bodies
+
+    def _topic_sets(self) -> list[list]:
+        """The topic filters that cover the wallets: node-side in chunks (as sender, as receiver), or every Transfer
+        log (filtered here) above `local_above` wallets."""
+        if len(self.wallets) > self.local_above:
+            return [[TRANSFER_TOPIC]]
+        sets = []
+        for chunk in _chunks(sorted(self.wallets), self.chunk):
+            padded = [_padded(address) for address in chunk]
+            sets += [[TRANSFER_TOPIC, padded], [TRANSFER_TOPIC, None, padded]]
+        return sets
+
+    def token_logs(self, start: int, end: int, headers: list[Block]) -> list[dict]:
+        """Transfer logs of the range with a wallet on either side; each log once."""
+        if not self.wallets:
+            return []
+        split = end + 1 if self.by_hash_from is None else max(start, min(end + 1, self.by_hash_from))
+        found = []
+        for topics in self._topic_sets():
+            if split > start:
+                found += self.rpc.logs(start, split - 1, topics)
+            for block in headers:
+                if block.number >= split:
+                    found += self.rpc.block_logs(block.hash, topics)
+        unique = {}
+        for log in found:
+            topics = log.get("topics") or []
+            if len(topics) != 3 or len(log.get("data") or "") != 66:  # ERC-721 has a third indexed topic, no data
+                continue
+            if _topic_address(topics[1]) in self.wallets or _topic_address(topics[2]) in self.wallets:
+                unique[(log["blockHash"], int(log["logIndex"], 16))] = log
+        return list(unique.values())
+
+    def read(self, start: int, end: int, parent: str) -> tuple[list[Block], list[Seen]]:
+        headers, bodies = self.blocks(start, end, parent)
+        by_hash = {block.hash: block for block in headers}
+        seen = []
+        for log in self.token_logs(start, end, headers):
+            block = by_hash.get(log["blockHash"])
+            if block is None:
+                raise BranchChanged(f"a log of block {int(log['blockNumber'], 16)} is of another branch ({log['blockHash']})")
+            topics = log["topics"]
+            seen.append(Seen(block.number, block.hash, block.timestamp, log["transactionHash"], int(log["logIndex"], 16),
+                             _topic_address(topics[1]), _topic_address(topics[2]), int(log["data"], 16), log["address"].lower()))
+        for block, body in zip(headers, bodies, strict=True):
+            seen += self._native(block, body)
+            seen += self._internal(block)
+        return headers, sorted(seen, key=lambda transfer: (transfer.block_number, transfer.log_index))  # block order
+
+    def _native(self, block: Block, body: dict) -> list[Seen]:
+        seen = []
+        for tx in body.get("transactions") or []:
+            sender, receiver, value = (tx.get("from") or "").lower(), (tx.get("to") or "").lower(), int(tx.get("value") or "0x0", 16)
+            if not value or not receiver or not (sender in self.wallets or receiver in self.wallets):
+                continue
+            receipt = self.rpc.receipt(tx["hash"])
+            if receipt is None or int(receipt.get("status") or "0x1", 16) != 1:
+                continue  # a failed transaction moved nothing
+            seen.append(Seen(block.number, block.hash, block.timestamp, tx["hash"], NATIVE_LOG_INDEX, sender, receiver, value))
+        return seen
+
+    def _internal(self, block: Block) -> list[Seen]:
+        if not self.traces_supported:
+            return []
+        try:
+            traces = self.rpc.traces(block.number)
+        except Unsupported:
+            self.traces_supported = False
+            return []
+        failed: dict[str, list[tuple]] = {}
+        for trace in traces:
+            if trace.get("error"):
+                failed.setdefault(trace.get("transactionHash"), []).append(tuple(trace.get("traceAddress") or ()))
+        ordinals: dict[str, int] = {}
+        seen = []
+        for trace in traces:
+            action, path, tx_hash = trace.get("action") or {}, tuple(trace.get("traceAddress") or ()), trace.get("transactionHash")
+            if trace.get("type") != "call" or not path or action.get("callType") not in ("call", None):
+                continue  # the top-level call is the transaction's own value (_native); delegate/static calls move nothing
+            value = int(action.get("value") or "0x0", 16)
+            if not value:
+                continue
+            ordinal = ordinals[tx_hash] = ordinals.get(tx_hash, -1) + 1
+            if any(path[:len(bad)] == bad for bad in failed.get(tx_hash, [])):
+                continue  # it or a call around it reverted
+            sender, receiver = (action.get("from") or "").lower(), (action.get("to") or "").lower()
+            if sender in self.wallets or receiver in self.wallets:
+                seen.append(Seen(block.number, block.hash, block.timestamp, tx_hash, INTERNAL_LOG_INDEX + ordinal, sender, receiver, value))
+        return seen

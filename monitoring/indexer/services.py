@@ -1,0 +1,173 @@
+"""An indexing pass of one chain and a reindex, under the chain's lock (docs/indexer.md).
+
+A pass: take the lock; check the window against the node (a mismatch orphans above the fork point and rewinds; a
+mismatch deeper than the window stops the chain); then index from the cursor up to the head minus the chain's
+confirmations, a range at a time: read it, hand its transfers to monitoring, and move the cursor (and the window)
+past it. A run that fails resumes from the cursor: the ingest skips what was stored before."""
+
+import logging
+from collections.abc import Callable
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import timedelta
+
+from django.conf import settings
+from django.db.models import Q
+from django.utils import timezone
+
+from compliance.models import Chain
+from compliance.onchain.publisher.common import connect
+from monitoring.indexer import selectors
+from monitoring.indexer.delivery import deliver
+from monitoring.indexer.extract import RangeReader
+from monitoring.indexer.reorg import DeepReorg, fork_point, orphan_above, stop
+from monitoring.indexer.rpc import ChainRpc, RangeTooWide
+from monitoring.models import ChainCursor
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass
+class PassResult:
+    chain_id: int
+    start: int | None = None
+    end: int | None = None  # the last block indexed in this run
+    target: int | None = None  # head minus confirmations
+    transfers: int = 0  # transfers read that touch a registered wallet
+    ingested: int = 0  # rows stored (over all organizations)
+    skipped: int = 0  # rows stored before
+    alerts: int = 0
+    orphaned: int = 0
+    ranges: list[tuple[int, int]] = field(default_factory=list)
+    narrowed: int = 0  # ranges the node refused or timed out on, tried again at half the span
+    retries: int = 0  # calls tried again after an error
+    behind: bool = False  # the target is not reached: run again
+    skipped_reason: str = ""
+    error: str = ""
+
+
+@contextmanager
+def chain_lock(chain: Chain):
+    """The chain's cursor, leased to this run (None when another run holds it); the lease ends with the block, or by
+    itself INDEXER_LEASE_SECONDS after the run last moved the cursor (a killed worker)."""
+    cursor = selectors.cursor_of(chain)
+    taken = ChainCursor.objects.filter(pk=cursor.pk).filter(Q(lease_until__isnull=True) | Q(lease_until__lt=timezone.now())).update(
+        lease_until=_lease_end())
+    if not taken:
+        yield None
+        return
+    try:
+        cursor.refresh_from_db()
+        yield cursor
+    finally:
+        ChainCursor.objects.filter(pk=cursor.pk).update(lease_until=None)
+
+
+def _lease_end():
+    return timezone.now() + timedelta(seconds=settings.INDEXER_LEASE_SECONDS)
+
+
+def _advance(cursor: ChainCursor, blocks) -> None:
+    """The cursor and the window past `blocks`; the lease renewed (a long run keeps its lock)."""
+    cursor.last_block = blocks[-1].number
+    window = cursor.window + [[block.number, block.hash, block.parent_hash] for block in blocks]
+    cursor.window = window[-max(1, cursor.reorg_window):]
+    cursor.lease_until = _lease_end()
+    cursor.save(update_fields=["last_block", "window", "lease_until", "updated_at"])
+
+
+def _index(rpc: ChainRpc, cursor: ChainCursor, end: int, result: PassResult, progress: Callable | None) -> None:
+    """Ranges from the cursor up to `end`, each read, delivered, then the cursor moved past it."""
+    chain = cursor.chain
+    registered, tokens = selectors.registrations(chain.chain_id), selectors.tokens(chain)
+    head = result.target + chain.confirmations
+    reader = RangeReader(rpc, set(registered), chunk=settings.INDEXER_WALLET_CHUNK, local_above=settings.INDEXER_LOCAL_FILTER_ABOVE,
+                         by_hash_from=head - cursor.reorg_window + 1)
+    while True:
+        start = cursor.last_block + 1 if cursor.last_block is not None else cursor.start_block
+        if start > end:
+            return
+        stop_at = min(end, start + rpc.span - 1)
+        parent = cursor.window[-1][1] if cursor.window and cursor.window[-1][0] == start - 1 else ""
+        try:
+            blocks, seen = reader.read(start, stop_at, parent)
+        except RangeTooWide as refusal:
+            if stop_at == start:
+                raise
+            rpc.narrow(stop_at - start + 1)
+            result.narrowed += 1
+            logger.info("indexer: chain %s range %s-%s refused (%s): span now %s", chain.chain_id, start, stop_at, refusal, rpc.span)
+            continue
+        totals = deliver(chain.chain_id, seen, registered, tokens)
+        _advance(cursor, blocks)
+        result.start = start if result.start is None else result.start
+        result.end, result.transfers = stop_at, result.transfers + len(seen)
+        result.ingested, result.skipped, result.alerts = (result.ingested + totals["ingested"], result.skipped + totals["skipped"],
+                                                          result.alerts + totals["alerts"])
+        result.ranges.append((start, stop_at))
+        if progress:
+            progress(result)
+
+
+def _run(chain: Chain, cursor: ChainCursor, result: PassResult, work: Callable[[ChainRpc], None]) -> PassResult:
+    rpc = None
+    try:
+        rpc = ChainRpc(connect(chain))
+        work(rpc)
+    except DeepReorg as error:
+        stop(cursor, error)
+        result.error = str(error)
+    except Exception as error:  # noqa: BLE001 - any failure: noted on the cursor, the next run resumes from it
+        logger.warning("indexer: chain %s run failed at block %s: %s", chain.chain_id, cursor.last_block, error)
+        result.error = f"{type(error).__name__}: {error}"[:2000]
+    result.retries = rpc.retries if rpc else 0
+    cursor.last_run_at, cursor.last_error = timezone.now(), result.error or ("" if not cursor.stopped else cursor.last_error)
+    cursor.save(update_fields=["last_run_at", "last_error", "updated_at"])
+    return result
+
+
+def index_pass(chain: Chain, *, max_blocks: int | None = None, progress: Callable | None = None) -> PassResult:
+    """One run over the chain: the window checked, then up to `max_blocks` (INDEXER_BLOCKS_PER_RUN) blocks indexed."""
+    result = PassResult(chain.chain_id)
+    with chain_lock(chain) as cursor:
+        if cursor is None:
+            result.skipped_reason = "another run holds the chain's lock"
+            return result
+        if cursor.stopped:
+            result.skipped_reason = f"stopped: {cursor.last_error}"
+            return result
+
+        def work(rpc: ChainRpc) -> None:
+            fork = fork_point(rpc, cursor.window)
+            if fork is not None:
+                result.orphaned = orphan_above(cursor, fork)
+            result.target = rpc.head() - chain.confirmations
+            first = cursor.last_block + 1 if cursor.last_block is not None else cursor.start_block
+            end = min(result.target, first + (max_blocks or settings.INDEXER_BLOCKS_PER_RUN) - 1)
+            _index(rpc, cursor, end, result, progress)
+            result.behind = result.target > (cursor.last_block if cursor.last_block is not None else -1)
+
+        return _run(chain, cursor, result, work)
+
+
+def reindex(chain: Chain, *, from_block: int, to_block: int | None = None, progress: Callable | None = None) -> PassResult:
+    """Indexes [from_block, to_block] again (up to the head minus confirmations by default): the cursor is set back to
+    from_block - 1 with an empty window, and the ranges are read and delivered as in a pass; stored transfers are
+    skipped by the ingest (so reindexing twice stores the same), orphaned ones seen again are restored. Clears
+    `stopped`. Later passes go on from where it ends."""
+    result = PassResult(chain.chain_id)
+    with chain_lock(chain) as cursor:
+        if cursor is None:
+            result.skipped_reason = "another run holds the chain's lock"
+            return result
+        cursor.last_block, cursor.window, cursor.stopped = (from_block - 1 if from_block > 0 else None), [], False
+        cursor.start_block = min(cursor.start_block, from_block)
+        cursor.save(update_fields=["last_block", "window", "stopped", "start_block", "updated_at"])
+
+        def work(rpc: ChainRpc) -> None:
+            result.target = rpc.head() - chain.confirmations
+            end = result.target if to_block is None else min(to_block, result.target)
+            _index(rpc, cursor, end, result, progress)
+            result.behind = result.target > (cursor.last_block if cursor.last_block is not None else -1)
+
+        return _run(chain, cursor, result, work)

@@ -1,0 +1,71 @@
+"""The indexer on a real anvil: ERC-20, native and internal transfers touching registered wallets are stored for the
+organizations and modes that registered them, and nothing else."""
+
+import pytest
+from django.test import override_settings
+
+from monitoring.indexer.extract import INTERNAL_LOG_INDEX, NATIVE_LOG_INDEX
+from monitoring.indexer.services import index_pass
+from monitoring.models import ChainCursor, IndexedToken, IndexedTransfer, Transaction
+from tests.monitoring.indexer.helpers import forward, register, send_eth, send_token, stored
+
+pytestmark = pytest.mark.django_db
+ETH = 10**18
+
+
+# Node-side topic filters, one wallet a chunk; and above the wallet count, all Transfer logs filtered here.
+@pytest.mark.parametrize("filters", [{"INDEXER_WALLET_CHUNK": 1}, {"INDEXER_LOCAL_FILTER_ABOVE": 0}], ids=["topic-chunks", "local"])
+def test_transfers_touching_registered_wallets_reach_their_organizations(api, key, org, other_org, chain, w3, accounts, token,
+                                                                        unknown_token, forwarder, filters):
+    IndexedToken.objects.create(chain=chain, address=token.address.lower(), symbol="DUSD", decimals=18)
+    ours, theirs, stranger, caller = accounts[2], accounts[3], accounts[4], accounts[5]
+    register(api, key, org, [ours], mode="test")
+    register(api, key, other_org, [theirs], mode="live", name="Globex Customer")
+    ChainCursor.objects.create(chain=chain, start_block=w3.eth.block_number + 1)  # after the tokens' mints
+
+    between = send_token(w3, token, ours, theirs, 250)  # both organizations' customers
+    native = send_eth(w3, stranger, ours, 3 * ETH // 2)
+    internal = forward(w3, forwarder, caller, theirs, 2 * ETH)
+    unknown = send_token(w3, unknown_token, stranger, ours, 7)
+    send_eth(w3, stranger, caller, ETH)  # touches no registered wallet
+    send_token(w3, token, stranger, caller, 5)
+
+    with override_settings(**filters):
+        result = index_pass(chain)
+
+    assert result.error == "" and result.behind is False and result.end == w3.eth.block_number
+    assert stored() == {
+        ("Acme", "test", between, 0, ours, theirs, "250", "DUSD", "indexer", False),
+        ("Globex", "live", between, 0, ours, theirs, "250", "DUSD", "indexer", False),
+        ("Acme", "test", native, NATIVE_LOG_INDEX, stranger, ours, "1.5", "ETH", "indexer", False),
+        ("Globex", "live", internal, INTERNAL_LOG_INDEX, forwarder.lower(), theirs, "2", "ETH", "indexer", False),
+        ("Acme", "test", unknown, 0, stranger, ours, str(7 * ETH), unknown_token.address.lower(), "indexer", False),
+    }
+    assert result.ingested == 5 and result.transfers == 4
+    ours_row = Transaction.objects.get(tx_hash=native)
+    assert ours_row.to_entity_id is not None and ours_row.from_entity_id is None
+    unknown_row = Transaction.objects.get(tx_hash=unknown)
+    assert unknown_row.usd_value is None
+    assert f"no USD price for {unknown_token.address.lower()}" in str(unknown_row.evaluation)
+    assert IndexedTransfer.objects.count() == 5
+    cursor = ChainCursor.objects.get(chain=chain)
+    assert cursor.last_block == w3.eth.block_number and cursor.window[-1][1] == w3.eth.get_block("latest")["hash"].to_0x_hex()
+    assert cursor.last_run_at is not None and cursor.last_error == ""
+
+    again = index_pass(chain)  # nothing new
+    assert again.end is None and again.ingested == 0 and Transaction.objects.count() == 5
+
+
+def test_confirmations_hold_back_the_newest_blocks(api, key, org, chain, w3, accounts):
+    chain.confirmations = 2
+    chain.save()
+    register(api, key, org, [accounts[2]])
+    first = send_eth(w3, accounts[4], accounts[2], ETH)
+    send_eth(w3, accounts[4], accounts[5], ETH)
+    last = send_eth(w3, accounts[4], accounts[2], ETH)
+
+    result = index_pass(chain)
+
+    assert result.target == w3.eth.block_number - 2
+    assert {row[2] for row in stored()} == {first}
+    assert last not in {row[2] for row in stored()}
