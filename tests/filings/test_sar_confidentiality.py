@@ -25,7 +25,7 @@ from monitoring.models import FiatEvent, Fincen314aFile, Notification
 from onboarding.models import ComplianceCheck
 from organizations.models import Invitation, Membership
 from tests.compliance.travel_rule_helpers import INITIATE, customers, transfer_body
-from tests.filings.conftest import BASE, ingest_fiat, open_case, with_filer
+from tests.filings.conftest import BASE, ingest_fiat, open_case, review, with_filer
 from webhooks.models import Delivery, Event, WebhookEndpoint
 
 pytestmark = pytest.mark.django_db
@@ -49,8 +49,7 @@ def world(org, officer, onboard, priced, api, key, django_capture_on_commit_call
         entity = onboard("US")
         case = open_case(entity, transactions=3)
         ingest_fiat(officer, entity, amounts=["2500"])
-        draft = officer.get(f"{BASE}/cases/{case.pk}/sar-draft")
-        assert draft.status_code == 200, draft.json()
+        review(officer, case)
         filed = officer.post(f"{BASE}/cases/{case.pk}/file-sar", {}, format="json")
         assert filed.status_code == 200, filed.json()
     record = FilingRecord.objects.get()
