@@ -79,6 +79,18 @@ class ListInfo:
     category: str = "sanctions"  # SanctionsList.category: sanctions | pep
 
 
+class TokenWeights(dict):
+    """Token -> weight, and the weight of a token the lists do not hold (`unseen`) for any other: looked up with
+    `weights[token]`, a plain dict read for a listed token (scoring reads it for every token of every candidate)."""
+
+    def __init__(self, items=(), *, unseen: float = 1.0):
+        super().__init__(items)
+        self.unseen = unseen
+
+    def __missing__(self, token: str) -> float:
+        return self.unseen
+
+
 @dataclass
 class ScreeningIndex:
     signature: tuple
@@ -89,7 +101,7 @@ class ScreeningIndex:
     postings: dict[str, list[int]] = field(default_factory=dict)  # vocabulary token -> name positions
     deletes: dict[str, list[str]] = field(default_factory=dict)  # deletion key -> vocabulary tokens
     sounds: dict[str, list[str]] = field(default_factory=dict)  # phonetic key -> vocabulary tokens
-    weights: dict[str, float] = field(default_factory=dict)  # vocabulary token -> inverse document frequency
+    weights: TokenWeights = field(default_factory=lambda: TokenWeights())  # vocabulary token -> inverse document frequency
     name_sizes: list[int] = field(default_factory=list)  # token count of each name, for candidate ranking
     broad: dict[str, frozenset[int]] = field(default_factory=dict)  # tokens in many names -> their postings as a set
     unseen_weight: float = 1.0
@@ -118,7 +130,7 @@ class ScreeningIndex:
         return mask
 
     def weight(self, token: str) -> float:
-        return self.weights.get(token, self.unseen_weight)
+        return self.weights[token]
 
     def similar_tokens(self, token: str) -> set[str]:
         """Vocabulary tokens that may be the same word as `token`: equal, one edit away, or same sound."""
@@ -176,8 +188,9 @@ def _blocking_keys(index: ScreeningIndex) -> None:
 def _idf(index: ScreeningIndex) -> None:
     """Inverse document frequency over listed names: 'mohammed' weighs less than 'zawahiri'."""
     total = max(len(index.names), 1)
-    index.weights = {token: math.log(1 + total / len(positions)) for token, positions in index.postings.items()}
     index.unseen_weight = math.log(1 + total)
+    index.weights = TokenWeights(((token, math.log(1 + total / len(positions))) for token, positions in index.postings.items()),
+                                 unseen=index.unseen_weight)
 
 
 def build_index_from_rows(signature: tuple, lists: list[ListInfo], entries: list[EntryRecord], names, addresses) -> ScreeningIndex:

@@ -87,13 +87,14 @@ def _candidates(index: ScreeningIndex, tokens: tuple[str, ...], similarities: Si
     ranking and the limit see the chosen lists' names alone.
     """
     explained: dict[int, float] = {}
-    for token in sorted(blocking_tokens(tokens), key=lambda token: (-index.weight(token), token)):
+    weights = index.weights
+    for token in sorted(blocking_tokens(tokens), key=lambda token: (-weights[token], token)):
         best: dict[int, float] = {}
         for listed in index.similar_tokens(token):
             value, _how = similarities[token, listed]
             if value <= 0:
                 continue
-            gain = value * index.weight(listed)
+            gain = value * weights[listed]
             members = index.broad.get(listed)
             if members is not None and explained:
                 reach = [position for position in explained if position in members]  # masked already
@@ -130,7 +131,8 @@ def _score_name(tokens: tuple[str, ...], name: NameRecord, index: ScreeningIndex
     """The listed name's score; with `explain=False` the score alone (scoring.score_tokens), to rank."""
     individual = index.entries[name.entry].kind == "individual"
     share = MAJOR_SHARE_INDIVIDUAL if individual else MAJOR_SHARE_ORGANIZATION
-    scored = score_tokens(tokens, name.tokens, weight=index.weight, similarities=similarities, major_share=share, explain=explain)
+    scored = score_tokens(tokens, name.tokens, weight=index.weights.__getitem__, similarities=similarities, major_share=share,
+                          explain=explain)
     compact = score_compact(tokens, name.tokens)
     if compact > scored.score:
         scored.score, scored.method = compact, "compact"
