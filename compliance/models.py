@@ -32,7 +32,8 @@ class Chain(BaseModel):
 
     chain_id = models.PositiveBigIntegerField(unique=True)
     name = models.CharField(max_length=100)
-    rpc_urls = models.JSONField(default=list, blank=True, help_text="JSON-RPC URLs, first first; CHAIN_RPC_URL_<chain_id> overrides.")
+    rpc_urls = models.JSONField(default=list, blank=True,
+                                help_text="JSON-RPC URLs, tried in order; CHAIN_RPC_URL_{chain_id} in the environment overrides them.")
     oracle_address = models.CharField(max_length=42, blank=True, default="", help_text="Blank until deployed (manage.py deploy_oracle).")
     confirmations = models.PositiveIntegerField(default=2, help_text="Blocks deep a publication must be to count as confirmed.")
     enabled = models.BooleanField(default=False)

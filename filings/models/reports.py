@@ -21,7 +21,7 @@ class ReportDraft(TenantModel):
     alert = models.ForeignKey("monitoring.Alert", null=True, blank=True, on_delete=models.CASCADE, related_name="+")
     form_data = models.JSONField(default=dict)
     prepared_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
-    prepared_by_actor = models.CharField(max_length=80, help_text="user:<id> or api_key:<id>: who changed the form data last.")
+    prepared_by_actor = models.CharField(max_length=80, help_text="user:{id} or api_key:{id}: who changed the form data last.")
     prepared_by_label = models.CharField(max_length=255, blank=True, default="")
     prepared_at = models.DateTimeField()
     validated_at = models.DateTimeField(null=True, blank=True)

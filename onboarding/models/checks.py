@@ -67,7 +67,7 @@ class ScreeningHit(TenantModel):
     check_run = models.ForeignKey(ComplianceCheck, on_delete=models.CASCADE, related_name="hits")
     entity = models.ForeignKey(Entity, on_delete=models.CASCADE, related_name="screening_hits")
     subject_type = models.CharField(max_length=8, choices=HitSubject.choices)
-    subject_key = models.CharField(max_length=64, help_text="entity, ubo:<id> or wallet:<id>: what a re-screening supersedes.")
+    subject_key = models.CharField(max_length=64, help_text="entity, ubo:{id} or wallet:{id}: what a re-screening supersedes.")
     subject_value = models.CharField(max_length=300, help_text="The name or address screened.")
     ubo = models.ForeignKey(BeneficialOwner, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     wallet = models.ForeignKey(Wallet, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
