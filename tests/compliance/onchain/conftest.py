@@ -8,7 +8,8 @@ import shutil
 import pytest
 
 from compliance.onchain.anvil import Anvil, anvil_binary, anvil_installed
-from compliance.onchain.contracts import deploy
+from compliance.onchain.contracts import contract_at
+from tests.compliance.onchain.publishing import enable_local_chain
 
 
 def require_anvil():
@@ -41,8 +42,19 @@ def accounts(w3):
 
 
 @pytest.fixture
-def oracle(w3, accounts):
-    """A fresh ComplianceOracle owned by accounts[0], with accounts[1] as its operator."""
-    contract = deploy(w3, "ComplianceOracle", accounts[0])
-    w3.eth.wait_for_transaction_receipt(contract.functions.addOperator(accounts[1]).transact({"from": accounts[0]}))
-    return contract
+def client(api, org, key):
+    """The API as an l2_investigator of `org` (test mode)."""
+    return api(key(org, role="l2_investigator"))
+
+
+@pytest.fixture
+def chain(anvil, monkeypatch):
+    """The local chain enabled against the node, with a fresh oracle deployed (a module whose tests go through a
+    proxy overrides this with the proxy's URL)."""
+    return enable_local_chain(anvil.url, monkeypatch)
+
+
+@pytest.fixture
+def oracle(chain, w3):
+    """The chain's deployed ComplianceOracle."""
+    return contract_at(w3, "ComplianceOracle", chain.oracle_address)

@@ -24,6 +24,15 @@ CHAINALYSIS_ABI = [{"type": "function", "name": "isSanctioned", "stateMutability
                     "inputs": [{"name": "addr", "type": "address"}], "outputs": [{"name": "", "type": "bool"}]}]
 
 
+@pytest.fixture
+def oracle(w3, accounts):
+    """A fresh ComplianceOracle owned by accounts[0], with accounts[1] as its operator (no database: these
+    tests talk to the contract alone)."""
+    contract = deploy(w3, "ComplianceOracle", accounts[0])
+    w3.eth.wait_for_transaction_receipt(contract.functions.addOperator(accounts[1]).transact({"from": accounts[0]}))
+    return contract
+
+
 def chain_now(w3) -> int:
     return w3.eth.get_block("latest")["timestamp"]
 

@@ -8,14 +8,13 @@ import pytest
 from django.core.management import call_command
 
 from compliance.models import Chain, ChainTransaction, OnchainStatusUpdate
-from compliance.onchain.contracts import Flag, contract_at, unpack_status
+from compliance.onchain.contracts import Flag, unpack_status
 from compliance.onchain.publisher import publish_pass
 from tests.compliance.onchain.publishing import (
     LOCAL,
     SIGNER,
     SIGNER_KEY,
     checksum,
-    enable_local_chain,
     external_screening,
     new_addresses,
     onboard,
@@ -24,21 +23,6 @@ from tests.compliance.onchain.publishing import (
 from tests.onboarding.helpers import entity_url, screened
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def client(api, org, key):
-    return api(key(org, role="l2_investigator"))
-
-
-@pytest.fixture
-def chain(anvil, monkeypatch):
-    return enable_local_chain(anvil.url, monkeypatch)
-
-
-@pytest.fixture
-def oracle(chain, w3):
-    return contract_at(w3, "ComplianceOracle", chain.oracle_address)
 
 
 def test_the_chain_seeds_and_the_deployment(chain, oracle):

@@ -13,7 +13,6 @@ from hexbytes import HexBytes
 
 from compliance import tasks
 from compliance.models import Chain, ChainTransaction, OnchainStatusUpdate
-from compliance.onchain.contracts import contract_at
 from compliance.onchain.publisher import PublisherError, publish_pass
 from tests.compliance.onchain.publishing import (
     LOCAL,
@@ -47,18 +46,8 @@ def proxy(anvil):
 
 
 @pytest.fixture
-def client(api, org, key):
-    return api(key(org, role="l2_investigator"))
-
-
-@pytest.fixture
 def chain(proxy, monkeypatch):
     return enable_local_chain(proxy.url, monkeypatch)
-
-
-@pytest.fixture
-def oracle(chain, w3):
-    return contract_at(w3, "ComplianceOracle", chain.oracle_address)
 
 
 def flagged_entity(client, count: int) -> tuple[dict, list[str]]:

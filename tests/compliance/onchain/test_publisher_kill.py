@@ -45,11 +45,6 @@ def chain(proxy, monkeypatch):
     return enable_local_chain(proxy.url, monkeypatch)
 
 
-@pytest.fixture
-def client(api, org, key):
-    return api(key(org, role="l2_investigator"))
-
-
 def publisher(tmp_path) -> subprocess.Popen:
     """`manage.py publish_status --chain 31337` on the test database; CHAIN_RPC_URL_31337 (the proxy) and the signer's key
     come from this process's environment."""

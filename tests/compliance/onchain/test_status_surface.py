@@ -1,4 +1,3 @@
-# ruff: noqa: F811  (the tests take the imported fixtures client, chain and oracle by name)
 """What the oracle holds, as the service shows it, against a real anvil: the compliance status responses'
 `onchain` (entity, wallet, batch; tenancy; one query), the rule for an address registered in several
 organizations or modes, /health's `oracle` (reachable, unreachable, a stale pending update) and the console's
@@ -18,17 +17,7 @@ from compliance.models import Chain, OnchainStatusUpdate
 from compliance.onchain.contracts import Flag, unpack_status
 from compliance.onchain.publisher import publish_pass
 from onboarding.models import Entity, Wallet
-from tests.compliance.onchain.test_publisher import (  # noqa: F401 - fixtures: client, chain, oracle
-    LOCAL,
-    SIGNER,
-    chain,
-    checksum,
-    client,
-    external_screening,
-    new_addresses,
-    onboard,
-    oracle,
-)
+from tests.compliance.onchain.publishing import LOCAL, SIGNER, checksum, external_screening, new_addresses, onboard
 
 pytestmark = pytest.mark.django_db
 BATCH = "/v1/compliance/batch/status"
