@@ -68,7 +68,7 @@ def prepare(env: dict) -> list[str]:
              "org = organization_by_slug('demo')\n"
              f"for n in range({KEYS}):\n"
              "    print(api_key_issue(organization=org, mode='test', tier='premium', role='admin', name=f'fuzz key {n + 1}').secret)\n")
-    return manage(env, "shell", "-c", issue).split()
+    return [word for word in manage(env, "shell", "-v0", "-c", issue).split() if word.startswith("sk_test_")]
 
 
 # The seeded records whose ids the hooks put in paths: (path parameter, or path prefix for a generic {id}; list to read).
@@ -81,7 +81,7 @@ HARVEST = [
     ("tx_hash", "/v1/onboarding/entities/{entity_id}/transfers", "tx_hash"),
     ("hit_id", "/v1/onboarding/entities/{entity_id}/screening-hits"),
     ("filing_id", "/v1/onboarding/entities/{entity_id}/filing-history"),
-    ("rule_id", "/v1/monitoring/rules", "rule_id"),
+    ("rule_id", "/v1/monitoring/rules", "code"),
     ("file_id", "/v1/monitoring/314a/files"),
     ("match_id", "/v1/monitoring/314a/files/{file_id}/matches"),
     ("partner_id", "/v1/monitoring/314b/partners"),
