@@ -172,7 +172,7 @@ def main() -> int:
                    "--workers", "2", "--request-timeout", "30", "--suppress-health-check", "all", "--no-shrink",
                    "--report", "json,ndjson", "--report-dir", str(report_dir), "--continue-on-failure",
                    *(["--seed", str(options.seed)] if options.seed is not None else [])]
-        run = subprocess.run(command, cwd=ROOT, env={**env, "SCHEMATHESIS_HOOKS": "tests.fuzz.hooks", "FUZZ_API_KEYS": ",".join(keys),
+        run = subprocess.run(command, cwd=data_dir, env={**env, "SCHEMATHESIS_HOOKS": "tests.fuzz.hooks", "FUZZ_API_KEYS": ",".join(keys),
                                                      "FUZZ_IDS": json.dumps(ids),
                                                      "PYTHONPATH": str(ROOT)})
         found = figures(report_dir)
