@@ -5,7 +5,7 @@ gunicorn on loopback, on PostgreSQL + Redis, with the demo portfolio seeded so t
         .venv/bin/python -m tests.fuzz.run [--max-time 210] [--max-examples 25] [--seed N]
 
 It (1) creates a fresh database NAME_fuzz on DATABASE_URL's server (dropped first when left over),
-migrates it, runs bootstrap_demo and seed_demo, and issues FUZZ_KEYS premium admin test-mode keys;
+migrates it, runs bootstrap_demo and seed_demo, and issues FUZZ_KEYS premium keys (admin, test mode: FUZZ_ROLES);
 (2) starts gunicorn (gunicorn.conf.py, 2 processes) on a free loopback port with a Redis key prefix of
 its own; (3) runs `schemathesis run` with the checks not_a_server_error, status_code_conformance,
 response_schema_conformance and content_type_conformance, each request carrying the next key in turn
@@ -31,6 +31,8 @@ from tests.live_gunicorn import ROOT, Gunicorn
 
 CHECKS = "not_a_server_error,status_code_conformance,response_schema_conformance,content_type_conformance"
 KEYS = int(os.environ.get("FUZZ_KEYS", 24))
+# Each key's mode:role, in turn (FUZZ_ROLES="test:admin,test:viewer,live:admin" mixes them; admin reaches the most).
+ROLES = [tuple(pair.split(":")) for pair in os.environ.get("FUZZ_ROLES", "test:admin").split(",")]
 
 
 def fuzz_database_url(url: str) -> tuple[str, str]:
@@ -66,9 +68,11 @@ def prepare(env: dict) -> list[str]:
     issue = ("from organizations.selectors import organization_by_slug\n"
              "from organizations.services import api_key_issue\n"
              "org = organization_by_slug('demo')\n"
+             f"roles = {ROLES!r}\n"
              f"for n in range({KEYS}):\n"
-             "    print(api_key_issue(organization=org, mode='test', tier='premium', role='admin', name=f'fuzz key {n + 1}').secret)\n")
-    return [word for word in manage(env, "shell", "-v0", "-c", issue).split() if word.startswith("sk_test_")]
+             "    mode, role = roles[n % len(roles)]\n"
+             "    print(api_key_issue(organization=org, mode=mode, tier='premium', role=role, name=f'fuzz key {n + 1}').secret)\n")
+    return [word for word in manage(env, "shell", "-v0", "-c", issue).split() if word.startswith(("sk_test_", "sk_live_"))]
 
 
 # The seeded records whose ids the hooks put in paths: (path parameter, or path prefix for a generic {id}; list to read).
