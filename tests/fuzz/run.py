@@ -2,7 +2,7 @@
 gunicorn on loopback, on PostgreSQL + Redis, with the demo portfolio seeded so that ids exist.
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/NAME REDIS_URL=redis://127.0.0.1:6379/0 \\
-        .venv/bin/python -m tests.fuzz.run [--max-time 210] [--max-examples 25] [--seed N]
+        .venv/bin/python -m tests.fuzz.run [--budget 330 | --max-time S] [--max-examples 25] [--seed N]
 
 It (1) creates a fresh database NAME_fuzz on DATABASE_URL's server (dropped first when left over),
 migrates it, runs bootstrap_demo and seed_demo, and issues FUZZ_KEYS premium keys (admin, test mode: FUZZ_ROLES);
@@ -149,8 +149,10 @@ def figures(report_dir: Path) -> dict:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--max-time", type=int, default=int(os.environ.get("FUZZ_MAX_TIME", 210)),
-                        help="seconds schemathesis may spend (default 210)")
+    parser.add_argument("--budget", type=int, default=int(os.environ.get("FUZZ_BUDGET", 330)),
+                        help="seconds for the whole step, set-up included (default 330); schemathesis gets what is left")
+    parser.add_argument("--max-time", type=int, default=os.environ.get("FUZZ_MAX_TIME") and int(os.environ["FUZZ_MAX_TIME"]),
+                        help="seconds schemathesis may spend, whatever the set-up took (instead of --budget)")
     parser.add_argument("--max-examples", type=int, default=int(os.environ.get("FUZZ_MAX_EXAMPLES", 25)),
                         help="generated cases per operation and phase (default 25)")
     parser.add_argument("--seed", type=int, default=None)
@@ -160,7 +162,10 @@ def main() -> int:
     data_dir = Path(os.environ.get("FUZZ_DATA_DIR") or tempfile.mkdtemp(prefix="fuzz-"))
     data_dir.mkdir(parents=True, exist_ok=True)
     env = {**os.environ, "DATABASE_URL": url, "DATA_DIR": str(data_dir), "CACHE_KEY_PREFIX": f"fuzz{os.getpid()}",
-           "SCREENING_PROVIDER_URL": "", "EMAIL_URL": "console://", "LOG_LEVEL": "WARNING"}
+           "SCREENING_PROVIDER_URL": "", "EMAIL_URL": "console://", "LOG_LEVEL": "WARNING",
+           # Tasks the requests queue go to a folder of this run (no worker runs): never into a broker
+           # that a later test's worker, or a developer's, would consume against another database.
+           "CELERY_BROKER_URL": "filesystem://localhost//"}
     recreate_database(url, name)
     server = None
     try:
@@ -171,8 +176,10 @@ def main() -> int:
         ids = harvest(f"http://127.0.0.1:{port}", keys[0])
         print(f"fuzz: {len(keys)} keys; real ids for {', '.join(sorted(ids))}")
         report_dir = data_dir / "fuzz-report"
+        # What is left of the budget, less ~20 s to stop gunicorn and drop the database; never under a minute.
+        max_time = options.max_time or max(60, int(options.budget - (time.monotonic() - started) - 20))
         command = [sys.executable, "-m", "schemathesis.cli", "run", f"http://127.0.0.1:{port}/v1/openapi.json",
-                   "--checks", CHECKS, "--max-time", str(options.max_time), "--max-examples", str(options.max_examples),
+                   "--checks", CHECKS, "--max-time", str(max_time), "--max-examples", str(options.max_examples),
                    "--workers", "2", "--request-timeout", "30", "--suppress-health-check", "all", "--no-shrink",
                    "--report", "json,ndjson", "--report-dir", str(report_dir), "--continue-on-failure",
                    *(["--seed", str(options.seed)] if options.seed is not None else [])]
