@@ -10,13 +10,15 @@ migrates it, runs bootstrap_demo and seed_demo, and issues FUZZ_KEYS premium key
 its own; (3) runs `schemathesis run` with the checks not_a_server_error, status_code_conformance,
 response_schema_conformance and content_type_conformance, each request carrying the next key in turn
 (tests/fuzz/hooks.py); (4) prints the figures and exits non-zero on any 5xx or violation.
-The database is dropped at the end (FUZZ_KEEP_DB=1 keeps it); reports go to DATA_DIR/fuzz-report.
+The database is dropped at the end (FUZZ_KEEP_DB=1 keeps it); reports go to DATA_DIR/fuzz-report (a temporary
+folder unless FUZZ_DATA_DIR names one, removed after a clean run).
 """
 
 import argparse
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -159,6 +161,7 @@ def main() -> int:
     options = parser.parse_args()
     started = time.monotonic()
     url, name = fuzz_database_url(os.environ.get("DATABASE_URL", ""))
+    temporary = not os.environ.get("FUZZ_DATA_DIR")
     data_dir = Path(os.environ.get("FUZZ_DATA_DIR") or tempfile.mkdtemp(prefix="fuzz-"))
     data_dir.mkdir(parents=True, exist_ok=True)
     env = {**os.environ, "DATABASE_URL": url, "DATA_DIR": str(data_dir), "CACHE_KEY_PREFIX": f"fuzz{os.getpid()}",
@@ -192,7 +195,10 @@ def main() -> int:
               f"whole step {(time.monotonic() - started) / 60:.1f} min; reports in {report_dir}")
         for title, operations in found["failures"]:
             print(f"fuzz: {title}: {', '.join(operations)}")
-        return run.returncode or int(bool(found["5xx"] or found["violations"] or found["errors"]))
+        failed = run.returncode or int(bool(found["5xx"] or found["violations"] or found["errors"]))
+        if temporary and not failed:  # the reports of a failed run stay for reading
+            shutil.rmtree(data_dir, ignore_errors=True)
+        return failed
     finally:
         if server:
             server.stop()
