@@ -190,20 +190,20 @@ def main() -> int:
                                                      "FUZZ_IDS": json.dumps(ids),
                                                      "PYTHONPATH": str(ROOT)})
         found = figures(report_dir)
-        print(f"fuzz: {found['operations']} operations, {found['cases']} cases ({found['requests']} requests, {found['429']} of them 429), "
+        print(f"fuzz: {found['operations']} operations, {found['cases']} cases ({found['requests']} answers, {found['429']} of them 429), "
               f"{found['5xx']} 5xx, {found['violations']} violations, {found['errors']} errors; setup {prepared - started:.0f} s, "
               f"whole step {(time.monotonic() - started) / 60:.1f} min; reports in {report_dir}")
         for title, operations in found["failures"]:
             print(f"fuzz: {title}: {', '.join(operations)}")
         failed = run.returncode or int(bool(found["5xx"] or found["violations"] or found["errors"]))
-        if temporary and not failed:  # the reports of a failed run stay for reading
-            shutil.rmtree(data_dir, ignore_errors=True)
-        return failed
     finally:
         if server:
             server.stop()
         if not os.environ.get("FUZZ_KEEP_DB"):
             recreate_database(url, name, drop_only=True)
+    if temporary and not failed:  # the reports of a failed run stay for reading
+        shutil.rmtree(data_dir, ignore_errors=True)
+    return failed
 
 
 if __name__ == "__main__":
