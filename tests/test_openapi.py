@@ -197,3 +197,21 @@ def test_saml_and_google_sign_in_are_documented(schema):
     assert {"302", "400", "401", "403", "422", "502"} <= set(callback["responses"])
     for operation in (metadata, login, acs, google, callback):
         assert operation.get("security") in (None, [], [{}])
+
+
+def test_the_signed_travel_rule_operations_document_the_429_they_can_answer(schema, api, org, key, settings):
+    """Found by the contract fuzz (tests/fuzz): a VASP id that is not a UUID reaches the /v1 fallback,
+    which counts an API key sent along, so a key over its limit gets a 429 there; the document listed
+    401 and 403 only. Nothing is stored either way."""
+    from compliance.models import InboundTravelRuleTransfer
+
+    settings.RATE_LIMIT_TIERS = {**settings.RATE_LIMIT_TIERS, "standard": 1}
+    client = api(key(org))
+    first = client.post("/v1/travel-rule/vasps/not-a-uuid/inquiry", b"{}", content_type="application/json")
+    second = client.post("/v1/travel-rule/vasps/not-a-uuid/reply", b"{}", content_type="application/json")
+    assert first.status_code == 404 and first.json()["error"]["code"] == "NOT_FOUND"
+    assert second.status_code == 429 and second.json()["error"]["code"] == "RATE_LIMIT_EXCEEDED" and int(second["Retry-After"]) >= 1
+    assert InboundTravelRuleTransfer.objects.count() == 0
+    for path in ("/v1/travel-rule/vasps/{vasp_id}/inquiry", "/v1/travel-rule/vasps/{vasp_id}/reply"):
+        answers = schema["paths"][path]["post"]["responses"]
+        assert {"401", "403", "429"} <= set(answers) and "Retry-After" in answers["429"]["headers"], path
