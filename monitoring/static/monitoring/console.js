@@ -4,7 +4,7 @@
   "use strict";
 
   function copy(text, button) {
-    var done = function () { button.textContent = "✓"; setTimeout(function () { button.textContent = "⧉"; }, 1200); };
+    var done = function () { button.textContent = "copied"; setTimeout(function () { button.textContent = "copy"; }, 1200); };
     if (navigator.clipboard && window.isSecureContext) {
       navigator.clipboard.writeText(text).then(done, function () {});
       return;
