@@ -14,7 +14,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import timedelta
 from decimal import Decimal
+from functools import partial
+from uuid import UUID
 
+from django.db import connection
 from django.db.models import Count, Q, Sum
 from django.utils import timezone
 
@@ -67,11 +70,12 @@ def counterparty_graph(*, organization, mode: str, entity: Entity, days: int = D
     transfers = Transaction.objects.filter(organization=organization, mode=mode, orphaned=False, timestamp__gte=since,
                                            timestamp__lte=until).order_by()
     subject = node_key(entity.pk, None, None)
-    edges, first = _first_hop(transfers, entity.pk, subject)
     highlighted = _highlighted_edges(highlight_transactions)
     forced = {key for pair in highlighted for key in pair if key != subject}
     budget = limit if hops == 1 else max(limit - limit // 2, 1)
-    kept = _top(first, budget, forced)
+    edges, first, first_total = _first_hop(organization=organization, mode=mode, entity_id=entity.pk, subject=subject, since=since,
+                                           until=until, budget=budget, forced=forced)
+    kept = list(first)
     second, second_kept = {}, []
     if hops == 2 and kept:
         second_edges, second = _second_hop(transfers, entity.pk, set(kept))
@@ -87,29 +91,75 @@ def counterparty_graph(*, organization, mode: str, entity: Entity, days: int = D
         "entity_id": str(entity.pk), "from_date": since, "to_date": until, "days": days, "hops": hops, "limit": limit,
         "nodes": nodes,
         "edges": [_edge(pair, all_edges[pair], pair in highlighted) for pair in chosen],
-        "cut": {"ranked_by": "USD amount, then number of transfers", "counterparties_total": len(first),
+        "cut": {"ranked_by": "USD amount, then number of transfers", "counterparties_total": first_total,
                 "counterparties_shown": len(kept), "second_hop_total": len(second), "second_hop_shown": len(second_kept),
                 "edges_total": len(all_edges), "edges_shown": len(chosen),
-                "truncated": len(kept) < len(first) or len(second_kept) < len(second) or len(chosen) < len(all_edges)},
+                "truncated": len(kept) < first_total or len(second_kept) < len(second) or len(chosen) < len(all_edges)},
         "highlighted_transfers": sum(highlighted.values()),
     }
 
 
-def _first_hop(transfers, entity_id, subject: str) -> tuple[dict, dict]:
-    """Edges between the entity and each counterparty, and each counterparty's total with it."""
+# Hop 1 in one statement: the entity's transfers, both directions, summed per counterparty (a customer,
+# or an outside address on its chain), ranked and cut in SQL; COUNT(*) OVER () is the number before the cut.
+# The highlighted counterparties (an alert's or case's) come first whatever their size.
+FIRST_HOP_SQL = """
+WITH sides AS (
+  SELECT to_entity_id AS entity_id, CASE WHEN to_entity_id IS NULL THEN chain_id END AS chain_id,
+         CASE WHEN to_entity_id IS NULL THEN to_address END AS address, 1 AS outgoing, usd_value
+    FROM monitoring_transaction
+   WHERE from_entity_id = %(entity)s AND organization_id = %(org)s AND mode = %(mode)s AND orphaned = %(no)s
+     AND timestamp >= %(since)s AND timestamp <= %(until)s AND (to_entity_id IS NULL OR to_entity_id <> %(entity)s)
+  UNION ALL
+  SELECT from_entity_id, CASE WHEN from_entity_id IS NULL THEN chain_id END, CASE WHEN from_entity_id IS NULL THEN from_address END,
+         0, usd_value
+    FROM monitoring_transaction
+   WHERE to_entity_id = %(entity)s AND organization_id = %(org)s AND mode = %(mode)s AND orphaned = %(no)s
+     AND timestamp >= %(since)s AND timestamp <= %(until)s AND (from_entity_id IS NULL OR from_entity_id <> %(entity)s)
+)
+SELECT entity_id, chain_id, address,
+       SUM(CASE WHEN outgoing = 1 THEN usd_value END), SUM(outgoing),
+       SUM(CASE WHEN outgoing = 1 AND usd_value IS NULL THEN 1 ELSE 0 END),
+       SUM(CASE WHEN outgoing = 0 THEN usd_value END), SUM(1 - outgoing),
+       SUM(CASE WHEN outgoing = 0 AND usd_value IS NULL THEN 1 ELSE 0 END),
+       COUNT(*) OVER ()
+  FROM sides GROUP BY entity_id, chain_id, address
+ ORDER BY CASE WHEN {forced} THEN 0 ELSE 1 END, COALESCE(SUM(usd_value), 0) DESC, COUNT(*) DESC, entity_id, chain_id, address
+ LIMIT %(budget)s"""
+
+
+def _first_hop(*, organization, mode: str, entity_id, subject: str, since, until, budget: int, forced: set[str]):
+    """(edges, the kept counterparties' totals in rank order, how many counterparties there are)."""
+    uuid_field = Transaction._meta.get_field("from_entity").target_field  # ids as the database stores them (hex on SQLite)
+    as_stored = partial(uuid_field.get_db_prep_value, connection=connection)
+    params = {"entity": as_stored(entity_id), "org": as_stored(organization.pk), "mode": mode, "no": False,
+              "since": connection.ops.adapt_datetimefield_value(since),
+              "until": connection.ops.adapt_datetimefield_value(until), "budget": max(budget, 0)}
+    forced_entities = [as_stored(key.split(":", 1)[1]) for key in forced if key.startswith("entity:")]
+    forced_addresses = [key.split(":", 2)[2] for key in forced if key.startswith("address:")]
+    conditions = []
+    for name, values in (("entity_id", forced_entities), ("address", forced_addresses)):
+        for index, value in enumerate(values):
+            params[f"{name}{index}"] = value
+        if values:
+            conditions.append(f"{name} IN ({', '.join(f'%({name}{index})s' for index in range(len(values)))})")
+    with connection.cursor() as cursor:
+        cursor.execute(FIRST_HOP_SQL.format(forced=" OR ".join(conditions) or "1 = 0"), params)
+        rows = cursor.fetchall()
     edges: dict[tuple[str, str], Flow] = {}
     first: dict[str, Flow] = {}
-    grouped = [(transfers.filter(from_entity_id=entity_id).values("to_entity_id", "chain_id", "to_address"), "to"),
-               (transfers.filter(to_entity_id=entity_id).values("from_entity_id", "chain_id", "from_address"), "from")]
-    for rows, side in grouped:
-        for row in rows.annotate(**TOTALS):
-            other = _row_key(row, side)
-            if other == subject:
-                continue  # between two wallets of the entity itself
-            pair = (subject, other) if side == "to" else (other, subject)
-            edges.setdefault(pair, Flow()).add(row)
-            first.setdefault(other, Flow()).add(row)
-    return edges, first
+    for entity, chain_id, address, *sums, _total in rows:
+        key = node_key(UUID(str(entity)) if entity else None, chain_id, address)
+        outgoing, incoming = Flow(_money(sums[0]), sums[1], sums[2]), Flow(_money(sums[3]), sums[4], sums[5])
+        for pair, flow in (((subject, key), outgoing), ((key, subject), incoming)):
+            if flow.transfers:
+                edges[pair] = flow
+        first[key] = Flow(outgoing.amount + incoming.amount, outgoing.transfers + incoming.transfers, outgoing.unpriced + incoming.unpriced)
+    return edges, first, rows[0][-1] if rows else 0
+
+
+def _money(value) -> Decimal:
+    """A SUM of the USD column: a Decimal on PostgreSQL, a float or integer on SQLite."""
+    return ZERO if value is None else Decimal(str(value)).quantize(ZERO)
 
 
 def _second_hop(transfers, entity_id, first: set[str]) -> tuple[dict, dict]:
