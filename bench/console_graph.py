@@ -78,6 +78,16 @@ def seed_neighbourhood(org, counterparties: int):
     return entity, len(rows)
 
 
+def settle() -> None:
+    """On PostgreSQL, fresh statistics before measuring (bench/harness.settle_database)."""
+    from django.db import connection
+
+    if connection.vendor == "postgresql":
+        connection.ensure_connection()
+        with connection.cursor() as cursor:
+            cursor.execute("ANALYZE monitoring_transaction")
+
+
 def graph_figures(counterparties: int, runs: int) -> bool:
     from rest_framework.test import APIClient
 
@@ -85,6 +95,7 @@ def graph_figures(counterparties: int, runs: int) -> bool:
 
     org = organization()
     entity, transfers = seed_neighbourhood(org, counterparties)
+    settle()
     client = APIClient()
     secret = api_key_issue(organization=org, mode="live", tier="premium", role="viewer", name="bench").secret
     client.credentials(HTTP_AUTHORIZATION=f"Bearer {secret}")

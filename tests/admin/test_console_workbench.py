@@ -1,3 +1,4 @@
+# ruff: noqa: F811  (the test takes the imported fixture browser by name)
 """The console as a workbench, in headless Chromium (as tests/admin/test_console_browser.py): an
 investigator works the queue from the keyboard, reads an alert's evidence table, disposes it, opens its
 case (51 transfers, 25 a page), follows the counterparty graph to a customer, assigns the case, moves
@@ -16,8 +17,7 @@ from filings.models import Case
 from monitoring.models import AddressTag, Alert, AssetPrice
 from onboarding.models import Entity
 from organizations.models import Membership
-from tests.admin.test_console_browser import CHROMEDRIVER, CHROMIUM, PASSWORD, _stale, submitted
-from tests.admin.test_console_browser import browser as chromium  # noqa: F401  (the `browser` fixture)
+from tests.admin.test_console_browser import CHROMEDRIVER, CHROMIUM, PASSWORD, _stale, browser, submitted  # noqa: F401  (browser: a fixture)
 
 AXE = Path(__file__).resolve().parents[1] / "browser" / "node_modules" / "axe-core" / "axe.min.js"
 pytestmark = [
@@ -125,13 +125,12 @@ def serious_violations(driver) -> list[str]:
     return [" · ".join(item) for item in found if item[0] in ("serious", "critical")]
 
 
-def test_a_days_work(chromium, live_server, investigator, workload):
+def test_a_days_work(browser, live_server, investigator, workload):
     from selenium.webdriver.common.action_chains import ActionChains
     from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys
     from selenium.webdriver.support.ui import Select
 
-    browser = chromium
     browser.set_script_timeout(30)
     sign_in(browser, live_server, investigator)
     assert not serious_violations(browser), serious_violations(browser)  # the index
