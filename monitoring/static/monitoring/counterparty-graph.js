@@ -73,7 +73,7 @@
     var cy = window.cytoscape({
       container: canvas, elements: elements, wheelSensitivity: 0.3,
       layout: {name: "concentric", concentric: function (n) { return 3 - n.data("hop"); }, levelWidth: function () { return 1; },
-               minNodeSpacing: 18, animate: false},
+               equidistant: true, minNodeSpacing: 30, animate: false},
       style: [
         {selector: "node", style: {"background-color": "data(colour)", "width": "data(size)", "height": "data(size)", "label": "data(label)",
                                    "font-size": 10, "color": "#111827", "text-valign": "bottom", "text-margin-y": 3}},
