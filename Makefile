@@ -59,6 +59,7 @@ bench: deps
 	@$(PY) bench/memory.py celery --passes 4
 	@$(PY) bench/filings.py --all
 	@$(PY) bench/webhooks.py
+	@$(PY) bench/console_graph.py
 	@scripts/npm-deps compliance/onchain
 	@$(PY) bench/oracle.py
 
