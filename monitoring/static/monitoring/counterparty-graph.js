@@ -72,8 +72,10 @@
     }));
     var cy = window.cytoscape({
       container: canvas, elements: elements, wheelSensitivity: 0.3,
+      // Rings by hop first; with a second hop, a force-directed pass from there groups each
+      // counterparty's own counterparties around it.
       layout: {name: "concentric", concentric: function (n) { return 3 - n.data("hop"); }, levelWidth: function () { return 1; },
-               equidistant: true, minNodeSpacing: 30, animate: false},
+               minNodeSpacing: 18, animate: false},
       style: [
         {selector: "node", style: {"background-color": "data(colour)", "width": "data(size)", "height": "data(size)", "label": "data(label)",
                                    "font-size": 10, "color": "#111827", "text-valign": "bottom", "text-margin-y": 3}},
@@ -94,6 +96,10 @@
     cy.on("mouseover", "edge", function (event) { event.target.addClass("hover"); });
     cy.on("mouseout", "edge", function (event) { event.target.removeClass("hover"); });
     section.cy = cy;  // the browser tests read the drawn graph through it
+    if (graph.nodes.some(function (node) { return node.hop === 2; })) {
+      cy.layout({name: "cose", animate: false, randomize: false, fit: true, padding: 20, idealEdgeLength: function () { return 70; },
+                 nodeRepulsion: function () { return 60000; }}).run();
+    }
   }
 
   function load(section) {
