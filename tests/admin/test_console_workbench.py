@@ -210,3 +210,13 @@ def test_a_days_work(browser, live_server, investigator, workload):
     submitted(browser, report, until=lambda d: "/report/" in d.current_url)
     assert "Nova Traders LLC" in browser.title and browser.find_element(By.NAME, "form_data")
     screenshot(browser, "sar")
+
+    # The cases list at 1,400 px: the SLA and filing columns in view; j and Enter open the case.
+    browser.get(f"{live_server.url}/admin/filings/case/")
+    screenshot(browser, "cases")
+    assert in_view(browser, "th.column-sla") and in_view(browser, "th.column-filing_status_shown")
+    assert not serious_violations(browser), serious_violations(browser)
+    browser.find_element(By.TAG_NAME, "body").send_keys("j")
+    row = browser.find_element(By.CSS_SELECTOR, "#result_list tbody tr.kb-focus")
+    assert case.reference in row.text and "Determination" in row.text
+    navigated(browser, lambda: row.send_keys(Keys.ENTER), until=lambda d: str(case.pk) in d.current_url)
