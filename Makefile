@@ -27,6 +27,7 @@ run: deps
 	@$(PY) manage.py serve --check-port
 	@$(PY) manage.py migrate --noinput -v0
 	@$(PY) manage.py createcachetable -v0
+	@NPM_DEPS_OPTIONAL=1 scripts/npm-deps console/vendor || true  # the console's graph library: without it, the graph's table alone
 	@$(PY) manage.py collectstatic --noinput -v0
 	@$(PY) manage.py bootstrap_demo
 	@$(PY) manage.py load_sanctions > "$${DATA_DIR:-var}/load_sanctions.log" 2>&1 \
@@ -58,6 +59,7 @@ bench: deps
 	@$(PY) bench/memory.py celery --passes 4
 	@$(PY) bench/filings.py --all
 	@$(PY) bench/webhooks.py
+	@$(PY) bench/console_graph.py
 	@scripts/npm-deps compliance/onchain
 	@$(PY) bench/oracle.py
 

@@ -370,6 +370,10 @@ STORAGES = {
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
 }
 WHITENOISE_USE_FINDERS = True
+# Browser libraries installed from console/vendor/package.json (scripts/npm-deps), served as static files
+# (no CDN: the console works offline); absent until installed, when the console shows the graph's table alone.
+CONSOLE_VENDOR = {"vendor/cytoscape": BASE_DIR / "console" / "vendor" / "node_modules" / "cytoscape" / "dist"}
+STATICFILES_DIRS = [(prefix, folder) for prefix, folder in CONSOLE_VENDOR.items() if folder.is_dir()]
 MEDIA_ROOT = DATA_DIR / "media"
 
 SESSION_COOKIE_HTTPONLY = True

@@ -17,9 +17,11 @@ from common.admin_support import OrganizationFilter, admin_principal, of_members
 from filings.admin import reports
 from filings.admin.forms import AssignForm, CommentForm, OpenCaseForm, SplitForm, StatusForm
 from filings.cases import regroup, selectors, services
+from filings.cases.regroup import REGROUP_ROLE
 from filings.choices import CaseStatus, FilingStatus
 from filings.models import Case
 from filings.renderers import large_transaction_report_kind
+from monitoring.templatetags.console_pages import collapsed, transfers_page
 from organizations.choices import Role
 from organizations.models import Membership
 
@@ -116,7 +118,7 @@ class CaseAdmin(admin.ModelAdmin):
 
     @admin.display(description="case", ordering="number")
     def reference_link(self, case):
-        return format_html('<a href="{}">{}</a>', reverse("admin:filings_case_change", args=[case.pk]), case.reference)
+        return case.reference  # the first column: the list links it to the case (a link of its own would nest, an empty link)
 
     @admin.display(description="priority", ordering="priority")
     def priority_badge(self, case):
@@ -224,15 +226,16 @@ class CaseAdmin(admin.ModelAdmin):
     def _page(self, request, case: Case) -> dict:
         alerts = list(selectors.case_alerts(case))
         rule24 = [alert for alert in alerts if alert.rule_code == "large_fiat_transaction"]
-        visible = selectors.filings_visible(admin_principal(request, case.organization, case.mode).role)
+        role = admin_principal(request, case.organization, case.mode).role
+        visible = selectors.filings_visible(role)
         detail = selectors.case_detail(organization=case.organization, mode=case.mode, case_id=case.pk, with_filings=visible)
         return {
             **self.admin_site.each_context(request), "title": f"{case.reference} — {case.entity.legal_name}", "case": case,
-            "opts": self.model._meta, "alerts": alerts, "events": detail.events.all(), "filings": detail.filings.all(),
-            "transactions": selectors.case_transactions(case)[:200], "transaction_count": selectors.case_transactions(case).count(),
+            "opts": self.model._meta, "alerts": alerts, "timeline": collapsed(detail.events.all(), same=_same_step),
+            "filings": detail.filings.all(), "transactions_page": transfers_page(request, selectors.case_transactions(case)),
             "fiat_events": selectors.case_fiat_events(case)[:200], "fiat_event_count": selectors.case_fiat_events(case).count(),
             "ctr_alerts": rule24 if visible and large_transaction_report_kind(case.entity.jurisdiction) else [],
-            "filings_visible": visible,
+            "filings_visible": visible, "allowed": _allowed(case, role, alerts), "graph_highlight": f"case_id={case.pk}",
             "assign_form": AssignForm(case=case), "status_form": StatusForm(case=case), "comment_form": CommentForm(),
             "split_form": SplitForm(case=case), "now": timezone.now(),
         }
@@ -248,3 +251,21 @@ class CaseAdmin(admin.ModelAdmin):
         if alert is None:
             raise Http404("No large-fiat-transaction alert of this case has this id.")
         return reports.report_view(self, request, case, alert=alert)
+
+
+def _allowed(case: Case, role: str | None, alerts: list) -> dict[str, bool]:
+    """The actions the case's state and the console user's role allow: only those are offered (the
+    services refuse the others anyway)."""
+    def at_least(minimum):
+        return role is not None and Role.at_least(role, minimum)
+
+    reopening = case.is_closed
+    return {"assign": not case.is_closed and at_least(services.ASSIGN_ROLE),
+            "status": bool(CaseStatus.targets(case.status)) and at_least(services.REOPEN_ROLE if reopening else services.STATUS_ROLE),
+            "comment": at_least(services.COMMENT_ROLE),
+            "split": not case.is_closed and len(alerts) > 1 and at_least(REGROUP_ROLE)}
+
+
+def _same_step(event) -> tuple:
+    """Timeline steps shown as one row when repeated: same kind, actor, text and status change."""
+    return event.kind, event.actor_label, event.body, event.data.get("previous_status"), event.data.get("new_status")

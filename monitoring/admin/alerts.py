@@ -1,12 +1,11 @@
 """The alert queue: open work first, by severity, overdue highlighted; the alert page with its
 evidence, hits and transactions; dispositions through the same service as the API."""
 
-import json
-
 from django import forms
 from django.contrib import admin, messages
 from django.db.models import Case, IntegerField, Value, When
 from django.http import Http404, HttpResponseRedirect
+from django.template.loader import render_to_string
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils import timezone
@@ -14,8 +13,10 @@ from django.utils.html import format_html, format_html_join
 
 from common.admin_support import OrganizationFilter, ReadOnlyAdmin, admin_principal, of_members, run_service
 from monitoring.alerts import services
+from monitoring.alerts.evidence import evidence_table
 from monitoring.choices import AlertStatus, Disposition, Severity
 from monitoring.models import Alert, AlertHit
+from monitoring.templatetags.console_pages import transfers_page
 
 SEVERITY_ORDER = Case(*[When(severity=s, then=Value(i)) for i, s in enumerate(
     [Severity.CRITICAL, Severity.HIGH, Severity.MEDIUM, Severity.LOW])], output_field=IntegerField())
@@ -61,7 +62,7 @@ class HitInline(admin.TabularInline):
 
     @admin.display(description="measured values")
     def measured(self, hit):
-        return json.dumps(hit.evidence.get("measured", {}), indent=1, default=str)
+        return "; ".join(f"{row.measure} {row.measured}" for row in evidence_table(hit.evidence).rows) or "—"
 
 
 class DispositionForm(forms.Form):
@@ -79,9 +80,8 @@ class AlertAdmin(ReadOnlyAdmin):
                      "=transactions__from_address", "=transactions__to_address")
     list_select_related = ("entity", "organization")
     readonly_fields = ("organization", "mode", "entity_link", "case_page", "rule_number", "rule_code", "rule_name", "severity",
-                       "rule_score", "status", "description", "evidence_pretty", "hit_count", "first_triggered_at", "last_triggered_at",
-                       "sla", "disposition", "disposition_notes", "disposed_by_name", "disposed_at", "transactions_list",
-                       "fiat_events_list")
+                       "rule_score", "status", "description", "evidence_shown", "hit_count", "first_triggered_at", "last_triggered_at",
+                       "sla", "disposition", "disposition_notes", "disposed_by_name", "disposed_at", "fiat_events_list")
     exclude = ("entity", "evidence", "transactions", "fiat_events", "disposed_by", "sla_breach_notified_at", "sla_due_at", "score",
                "disposed_by_label")  # shown through sla, rule_score and disposed_by_name
     inlines = [HitInline]
@@ -136,15 +136,18 @@ class AlertAdmin(ReadOnlyAdmin):
              event.counterparty_name or "—", event.reference or "—") for event in rows)) or "—"
 
     @admin.display(description="evidence (the hit that opened it)")
-    def evidence_pretty(self, alert):
-        return format_html("<pre>{}</pre>", json.dumps(alert.evidence, indent=2, default=str))
+    def evidence_shown(self, alert):
+        unit = "events" if alert.evidence.get("measured") and not alert.transactions.exists() else "transfers"
+        return render_to_string("admin/monitoring/includes/evidence.html", {"table": evidence_table(alert.evidence, unit=unit)})
 
-    @admin.display(description="transactions")
-    def transactions_list(self, alert):
-        rows = alert.transactions.order_by("timestamp")[:200]
-        return format_html_join("", "<div>{} · {} {} · {} → {} · chain {} · {}</div>", (
-            (tx.timestamp.strftime("%Y-%m-%d %H:%M:%S"), tx.amount, tx.asset, tx.from_address, tx.to_address, tx.chain_id, tx.tx_hash)
-            for tx in rows)) or "—"
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        """The page adds its transactions, 25 a page, and the entity's counterparty graph with them highlighted."""
+        alert = self.get_object(request, object_id)
+        if alert is not None:
+            transactions = transfers_page(request, alert.transactions.order_by("timestamp", "id"))
+            extra_context = {**(extra_context or {}), "transactions_page": transactions, "graph_entity": alert.entity,
+                             "graph_highlight": f"alert_id={alert.pk}"}
+        return super().change_view(request, object_id, form_url, extra_context)
 
     @admin.action(description="Set a disposition on the selected alerts…")
     def dispose(self, request, queryset):

@@ -3,6 +3,7 @@
 from django.urls import path
 
 from monitoring.api import alert_views as views
+from monitoring.api.graph_views import CounterpartyGraphView
 
 urlpatterns = [
     path("entities/<uuid:entity_id>/alerts", views.EntityAlertsView.as_view()),
@@ -13,4 +14,5 @@ urlpatterns = [
     path("entities/<uuid:entity_id>/transfers/<uuid:transfer_id>", views.EntityTransferView.as_view()),
     path("entities/<uuid:entity_id>/fiat-events", views.EntityFiatEventsView.as_view()),
     path("entities/<uuid:entity_id>/fiat-events/<uuid:event_id>", views.EntityFiatEventView.as_view()),
+    path("entities/<uuid:entity_id>/counterparty-graph", CounterpartyGraphView.as_view()),
 ]
