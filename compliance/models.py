@@ -189,7 +189,7 @@ class TravelRuleTransfer(TenantModel):
     tx_hash = models.CharField(max_length=80, blank=True, default="")
     block_number = models.PositiveBigIntegerField(null=True, blank=True)
     confirmations = models.PositiveIntegerField(null=True, blank=True)
-    # The inquiry to the beneficiary VASP (compliance.vasp_exchange): attempts made, when the next is due,
+    # The inquiry to the beneficiary VASP (compliance.travel_rule.vasp_exchange): attempts made, when the next is due,
     # the last failure, and when the VASP took it (then its answer is awaited on the callback).
     vasp_attempts = models.PositiveIntegerField(default=0)
     vasp_next_attempt_at = models.DateTimeField(null=True, blank=True)
