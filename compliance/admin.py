@@ -6,10 +6,10 @@ from django.utils.html import format_html, format_html_join
 from django.utils.timezone import localtime
 
 from common.admin_support import OrganizationFilter, OrganizationPolicyAdmin, ReadOnlyAdmin, TenantAdmin
-from compliance.travel_rule import services
 from compliance.models import Chain, ChainTransaction, OnchainStatusUpdate, TravelRulePolicy, TravelRuleTransfer
 from compliance.onchain import selectors as onchain_selectors
 from compliance.onchain.publisher import signer_address
+from compliance.travel_rule import services
 from compliance.travel_rule.vasp_admin import CounterpartyVaspAdmin, InboundTravelRuleTransferAdmin  # noqa: F401 - registers them
 
 

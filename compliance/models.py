@@ -119,14 +119,15 @@ class TravelRuleStatus(models.TextChoices):
     PENDING = "pending"  # recorded; the travel-rule process has not decided yet
     ACKNOWLEDGED = "acknowledged"  # both sides compliant, travel-rule data exchanged: the caller may execute it
     REJECTED = "rejected"  # a side was no longer compliant when the process ran
-    COMPLETED = "completed"  # the chain service confirmed the transaction that executed it
+    COMPLETED = "completed"  # the chain service confirmed, or the indexer saw, the transaction that executed it
     EXPIRED = "expired"  # acknowledged but not executed in time: initiate again
 
     @classmethod
     def transitions(cls) -> dict[str, frozenset[str]]:
         return {cls.PENDING: frozenset({cls.ACKNOWLEDGED, cls.REJECTED, cls.EXPIRED}),  # expired: no VASP answer in time
                 cls.ACKNOWLEDGED: frozenset({cls.COMPLETED, cls.EXPIRED}),
-                cls.REJECTED: frozenset(), cls.COMPLETED: frozenset(), cls.EXPIRED: frozenset()}
+                # completed → acknowledged: the block of its transaction was orphaned by a reorganisation (travel_rule.chain)
+                cls.REJECTED: frozenset(), cls.COMPLETED: frozenset({cls.ACKNOWLEDGED}), cls.EXPIRED: frozenset()}
 
     @classmethod
     def can_move(cls, current: str, target: str) -> bool:

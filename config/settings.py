@@ -355,6 +355,11 @@ INDEXER_RPC_ATTEMPTS = env_int("INDEXER_RPC_ATTEMPTS", 5)
 INDEXER_BACKOFF_SECONDS = 0.5
 INDEXER_LEASE_SECONDS = env_int("INDEXER_LEASE_SECONDS", 240)  # the per-chain lock (past the task's time limit)
 INDEXER_INTERVAL_SECONDS = env_int("INDEXER_INTERVAL_SECONDS", 5)  # beat: every enabled chain
+# /health is `degraded` when an enabled chain's indexer is further behind than this (blocks past the head minus the
+# confirmations, or seconds between the last indexed block and the head), stopped, or has not run for STALE seconds.
+INDEXER_LAG_BLOCKS_DEGRADED = env_int("INDEXER_LAG_BLOCKS_DEGRADED", 100)
+INDEXER_LAG_SECONDS_DEGRADED = env_int("INDEXER_LAG_SECONDS_DEGRADED", 600)
+INDEXER_STALE_RUN_SECONDS = env_int("INDEXER_STALE_RUN_SECONDS", 600)
 
 # --- Locale, static ---------------------------------------------------------------------------
 LANGUAGE_CODE = "en-us"

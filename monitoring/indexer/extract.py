@@ -11,9 +11,14 @@ A client that posts the same transfers through the API and wants them stored onc
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from eth_utils import keccak
+
 from monitoring.indexer.rpc import ChainRpc, IndexerError, Unsupported
 
 TRANSFER_TOPIC = "0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef"
+# keccak256("TransferCommitment(address,address,uint256,bytes32)"): the demo CompliantToken's transferWithCommitment emits
+# it beside its Transfer (from and to indexed as in Transfer, so the same topic filters find both).
+COMMITMENT_TOPIC = "0x" + keccak(text="TransferCommitment(address,address,uint256,bytes32)").hex().removeprefix("0x")
 NATIVE_LOG_INDEX = 1_000_000_000
 INTERNAL_LOG_INDEX = 1_500_000_000
 
@@ -31,6 +36,7 @@ class Seen:
     to_address: str
     raw_amount: int
     token: str = ""
+    commitment: str = ""  # a travel-rule commitment the transaction carries for this transfer (TransferCommitment)
 
 
 @dataclass(frozen=True)
@@ -86,16 +92,17 @@ class RangeReader:
     def _topic_sets(self) -> list[list]:
         """The topic filters that cover the wallets: node-side in chunks (as sender, as receiver), or every Transfer
         log (filtered here) above `local_above` wallets."""
+        events = [TRANSFER_TOPIC, COMMITMENT_TOPIC]
         if len(self.wallets) > self.local_above:
-            return [[TRANSFER_TOPIC]]
+            return [[events]]
         sets = []
         for chunk in _chunks(sorted(self.wallets), self.chunk):
             padded = [_padded(address) for address in chunk]
-            sets += [[TRANSFER_TOPIC, padded], [TRANSFER_TOPIC, None, padded]]
+            sets += [[events, padded], [events, None, padded]]
         return sets
 
     def token_logs(self, start: int, end: int, headers: list[Block]) -> list[dict]:
-        """Transfer logs of the range with a wallet on either side; each log once."""
+        """Transfer and TransferCommitment logs of the range with a wallet on either side; each log once."""
         if not self.wallets:
             return []
         split = end + 1 if self.by_hash_from is None else max(start, min(end + 1, self.by_hash_from))
@@ -109,7 +116,8 @@ class RangeReader:
         unique = {}
         for log in found:
             topics = log.get("topics") or []
-            if len(topics) != 3 or len(log.get("data") or "") != 66:  # ERC-721 has a third indexed topic, no data
+            shape = (3, TRANSFER_TOPIC) if topics and topics[0] == TRANSFER_TOPIC else (4, COMMITMENT_TOPIC)
+            if len(topics) != shape[0] or topics[0] != shape[1] or len(log.get("data") or "") != 66:  # ERC-721: 4 topics, no data
                 continue
             if _topic_address(topics[1]) in self.wallets or _topic_address(topics[2]) in self.wallets:
                 unique[(log["blockHash"], int(log["logIndex"], 16))] = log
@@ -118,14 +126,20 @@ class RangeReader:
     def read(self, start: int, end: int, parent: str) -> tuple[list[Block], list[Seen]]:
         headers, bodies = self.blocks(start, end, parent)
         by_hash = {block.hash: block for block in headers}
-        seen = []
-        for log in self.token_logs(start, end, headers):
+        seen, logs = [], self.token_logs(start, end, headers)
+        commitments = {(log["transactionHash"], log["address"].lower(), _topic_address(log["topics"][1]), _topic_address(log["topics"][2]),
+                        int(log["data"], 16)): log["topics"][3].lower() for log in logs if log["topics"][0] == COMMITMENT_TOPIC}
+        for log in logs:
             block = by_hash.get(log["blockHash"])
             if block is None:
                 raise BranchChanged(f"a log of block {int(log['blockNumber'], 16)} is of another branch ({log['blockHash']})")
             topics = log["topics"]
+            if topics[0] != TRANSFER_TOPIC:
+                continue
+            key = (log["transactionHash"], log["address"].lower(), _topic_address(topics[1]), _topic_address(topics[2]),
+                   int(log["data"], 16))
             seen.append(Seen(block.number, block.hash, block.timestamp, log["transactionHash"], int(log["logIndex"], 16),
-                             _topic_address(topics[1]), _topic_address(topics[2]), int(log["data"], 16), log["address"].lower()))
+                             key[2], key[3], key[4], key[1], commitments.get(key, "")))
         for block, body in zip(headers, bodies, strict=True):
             seen += self._native(block, body)
             seen += self._internal(block)

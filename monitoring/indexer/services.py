@@ -9,7 +9,7 @@ import logging
 from collections.abc import Callable
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 
 from django.conf import settings
 from django.db.models import Q
@@ -17,8 +17,9 @@ from django.utils import timezone
 
 from compliance.models import Chain
 from compliance.onchain.publisher.common import connect
+from compliance.travel_rule.chain import transfers_executed
 from monitoring.indexer import selectors
-from monitoring.indexer.delivery import deliver
+from monitoring.indexer.delivery import deliver, executions
 from monitoring.indexer.extract import RangeReader
 from monitoring.indexer.reorg import DeepReorg, fork_point, orphan_above, stop
 from monitoring.indexer.rpc import ChainRpc, RangeTooWide
@@ -69,11 +70,11 @@ def _lease_end():
 
 def _advance(cursor: ChainCursor, blocks) -> None:
     """The cursor and the window past `blocks`; the lease renewed (a long run keeps its lock)."""
-    cursor.last_block = blocks[-1].number
+    cursor.last_block, cursor.last_block_time = blocks[-1].number, blocks[-1].timestamp
     window = cursor.window + [[block.number, block.hash, block.parent_hash] for block in blocks]
     cursor.window = window[-max(1, cursor.reorg_window):]
     cursor.lease_until = _lease_end()
-    cursor.save(update_fields=["last_block", "window", "lease_until", "updated_at"])
+    cursor.save(update_fields=["last_block", "last_block_time", "window", "lease_until", "updated_at"])
 
 
 def _index(rpc: ChainRpc, cursor: ChainCursor, end: int, result: PassResult, progress: Callable | None) -> None:
@@ -98,7 +99,8 @@ def _index(rpc: ChainRpc, cursor: ChainCursor, end: int, result: PassResult, pro
             result.narrowed += 1
             logger.info("indexer: chain %s range %s-%s refused (%s): span now %s", chain.chain_id, start, stop_at, refusal, rpc.span)
             continue
-        totals = deliver(chain.chain_id, seen, registered, tokens)
+        totals = deliver(chain.chain_id, seen, registered, tokens, chain.confirmations)
+        transfers_executed(executions(chain.chain_id, seen, tokens, head))
         _advance(cursor, blocks)
         result.start = start if result.start is None else result.start
         result.end, result.transfers = stop_at, result.transfers + len(seen)
@@ -122,8 +124,15 @@ def _run(chain: Chain, cursor: ChainCursor, result: PassResult, work: Callable[[
         result.error = f"{type(error).__name__}: {error}"[:2000]
     result.retries = rpc.retries if rpc else 0
     cursor.last_run_at, cursor.last_error = timezone.now(), result.error or ("" if not cursor.stopped else cursor.last_error)
-    cursor.save(update_fields=["last_run_at", "last_error", "updated_at"])
+    cursor.save(update_fields=["last_run_at", "last_error", "head", "head_time", "updated_at"])
     return result
+
+
+def _target(rpc: ChainRpc, cursor: ChainCursor) -> int:
+    """The node's head (noted on the cursor with its time, for the console's and /health's lag) minus the confirmations."""
+    head = rpc.block(rpc.head(), full=False)
+    cursor.head, cursor.head_time = int(head["number"], 16), datetime.fromtimestamp(int(head["timestamp"], 16), tz=UTC)
+    return cursor.head - cursor.chain.confirmations
 
 
 def index_pass(chain: Chain, *, max_blocks: int | None = None, progress: Callable | None = None) -> PassResult:
@@ -141,7 +150,7 @@ def index_pass(chain: Chain, *, max_blocks: int | None = None, progress: Callabl
             fork = fork_point(rpc, cursor.window)
             if fork is not None:
                 result.orphaned = orphan_above(cursor, fork)
-            result.target = rpc.head() - chain.confirmations
+            result.target = _target(rpc, cursor)
             first = cursor.last_block + 1 if cursor.last_block is not None else cursor.start_block
             end = min(result.target, first + (max_blocks or settings.INDEXER_BLOCKS_PER_RUN) - 1)
             _index(rpc, cursor, end, result, progress)
@@ -165,7 +174,7 @@ def reindex(chain: Chain, *, from_block: int, to_block: int | None = None, progr
         cursor.save(update_fields=["last_block", "window", "stopped", "start_block", "updated_at"])
 
         def work(rpc: ChainRpc) -> None:
-            result.target = rpc.head() - chain.confirmations
+            result.target = _target(rpc, cursor)
             end = result.target if to_block is None else min(to_block, result.target)
             _index(rpc, cursor, end, result, progress)
             result.behind = result.target > (cursor.last_block if cursor.last_block is not None else -1)

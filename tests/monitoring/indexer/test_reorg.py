@@ -52,7 +52,7 @@ def test_a_reorg_inside_the_window_orphans_the_old_branch_and_indexes_the_new(ap
     cursor = ChainCursor.objects.get(chain=chain)
     assert cursor.last_block == w3.eth.block_number
     assert [entry[1] for entry in cursor.window[-2:]] == [w3.eth.get_block(n)["hash"].to_0x_hex() for n in (fork + 1, fork + 2)]
-    assert cursor.reorgs[-1] | {"at": None} == {"at": None, "fork_block": fork, "depth": 2, "orphaned": 2}
+    assert cursor.reorgs[-1] | {"at": None} == {"at": None, "fork_block": fork, "depth": 2, "orphaned": 2, "travel_rule_reopened": 0}
 
     assert index_pass(chain).ingested == 0  # settled
 
