@@ -353,6 +353,9 @@ INDEXER_LOCAL_FILTER_ABOVE = env_int("INDEXER_LOCAL_FILTER_ABOVE", 1000)
 # Each JSON-RPC call is tried this many times (HTTP errors, refused connections), after 0.5, 1, 2 ... s with jitter.
 INDEXER_RPC_ATTEMPTS = env_int("INDEXER_RPC_ATTEMPTS", 5)
 INDEXER_BACKOFF_SECONDS = 0.5
+INDEXER_RPC_BATCH = env_int("INDEXER_RPC_BATCH", 100)  # calls per JSON-RPC batch (blocks, receipts, traces)
+# A run stops starting new ranges after this many seconds and re-enqueues itself (under the task's time limit).
+INDEXER_RUN_SECONDS = env_int("INDEXER_RUN_SECONDS", 60)
 INDEXER_LEASE_SECONDS = env_int("INDEXER_LEASE_SECONDS", 240)  # the per-chain lock (past the task's time limit)
 INDEXER_INTERVAL_SECONDS = env_int("INDEXER_INTERVAL_SECONDS", 5)  # beat: every enabled chain
 # /health is `degraded` when an enabled chain's indexer is further behind than this (blocks past the head minus the

@@ -78,8 +78,7 @@ class RangeReader:
     def blocks(self, start: int, end: int, parent: str) -> tuple[list[Block], list[dict]]:
         """The blocks (linked to each other and to `parent`) and their full bodies."""
         headers, bodies = [], []
-        for number in range(start, end + 1):
-            body = self.rpc.block(number)
+        for number, body in zip(range(start, end + 1), self.rpc.blocks(list(range(start, end + 1))), strict=True):
             if body is None:
                 raise BranchChanged(f"block {number} is missing (the node's head moved back)")
             if parent and body["parentHash"] != parent:
@@ -106,13 +105,12 @@ class RangeReader:
         if not self.wallets:
             return []
         split = end + 1 if self.by_hash_from is None else max(start, min(end + 1, self.by_hash_from))
-        found = []
+        found, by_hash = [], []
         for topics in self._topic_sets():
             if split > start:
                 found += self.rpc.logs(start, split - 1, topics)
-            for block in headers:
-                if block.number >= split:
-                    found += self.rpc.block_logs(block.hash, topics)
+            by_hash += [(block.hash, topics) for block in headers if block.number >= split]
+        found += self.rpc.block_logs(by_hash)
         unique = {}
         for log in found:
             topics = log.get("topics") or []
@@ -140,31 +138,34 @@ class RangeReader:
                    int(log["data"], 16))
             seen.append(Seen(block.number, block.hash, block.timestamp, log["transactionHash"], int(log["logIndex"], 16),
                              key[2], key[3], key[4], key[1], commitments.get(key, "")))
-        for block, body in zip(headers, bodies, strict=True):
-            seen += self._native(block, body)
-            seen += self._internal(block)
+        seen += self._native(headers, bodies)
+        seen += self._internal(headers)
         return headers, sorted(seen, key=lambda transfer: (transfer.block_number, transfer.log_index))  # block order
 
-    def _native(self, block: Block, body: dict) -> list[Seen]:
-        seen = []
-        for tx in body.get("transactions") or []:
-            sender, receiver, value = (tx.get("from") or "").lower(), (tx.get("to") or "").lower(), int(tx.get("value") or "0x0", 16)
-            if not value or not receiver or not (sender in self.wallets or receiver in self.wallets):
-                continue
-            receipt = self.rpc.receipt(tx["hash"])
-            if receipt is None or int(receipt.get("status") or "0x1", 16) != 1:
-                continue  # a failed transaction moved nothing
-            seen.append(Seen(block.number, block.hash, block.timestamp, tx["hash"], NATIVE_LOG_INDEX, sender, receiver, value))
-        return seen
+    def _native(self, headers: list[Block], bodies: list[dict]) -> list[Seen]:
+        """The transactions' own values to or from a wallet, those that did not fail (their receipts read in batches)."""
+        candidates = []
+        for block, body in zip(headers, bodies, strict=True):
+            for tx in body.get("transactions") or []:
+                sender, receiver, value = (tx.get("from") or "").lower(), (tx.get("to") or "").lower(), int(tx.get("value") or "0x0", 16)
+                if value and receiver and (sender in self.wallets or receiver in self.wallets):
+                    candidates.append((block, tx["hash"], sender, receiver, value))
+        receipts = self.rpc.receipts([candidate[1] for candidate in candidates])
+        return [Seen(block.number, block.hash, block.timestamp, tx_hash, NATIVE_LOG_INDEX, sender, receiver, value)
+                for (block, tx_hash, sender, receiver, value), receipt in zip(candidates, receipts, strict=True)
+                if receipt is not None and int(receipt.get("status") or "0x1", 16) == 1]  # a failed transaction moved nothing
 
-    def _internal(self, block: Block) -> list[Seen]:
-        if not self.traces_supported:
+    def _internal(self, headers: list[Block]) -> list[Seen]:
+        if not self.traces_supported or not headers:
             return []
         try:
-            traces = self.rpc.traces(block.number)
+            traced = self.rpc.traces([block.number for block in headers])
         except Unsupported:
             self.traces_supported = False
             return []
+        return [transfer for block, traces in zip(headers, traced, strict=True) for transfer in self._calls(block, traces)]
+
+    def _calls(self, block: Block, traces: list[dict]) -> list[Seen]:
         failed: dict[str, list[tuple]] = {}
         for trace in traces:
             if trace.get("error"):

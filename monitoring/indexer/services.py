@@ -6,6 +6,7 @@ confirmations, a range at a time: read it, hand its transfers to monitoring, and
 past it. A run that fails resumes from the cursor: the ingest skips what was stored before."""
 
 import logging
+import time
 from collections.abc import Callable
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -77,8 +78,10 @@ def _advance(cursor: ChainCursor, blocks) -> None:
     cursor.save(update_fields=["last_block", "last_block_time", "window", "lease_until", "updated_at"])
 
 
-def _index(rpc: ChainRpc, cursor: ChainCursor, end: int, result: PassResult, progress: Callable | None) -> None:
-    """Ranges from the cursor up to `end`, each read, delivered, then the cursor moved past it."""
+def _index(rpc: ChainRpc, cursor: ChainCursor, end: int, result: PassResult, progress: Callable | None,
+           deadline: float | None = None) -> None:
+    """Ranges from the cursor up to `end`, each read, delivered, then the cursor moved past it; no range is begun after
+    `deadline` (time.monotonic(); the first range always is): the run ends behind and is enqueued again."""
     chain = cursor.chain
     registered, tokens = selectors.registrations(chain.chain_id), selectors.tokens(chain)
     head = result.target + chain.confirmations
@@ -86,7 +89,7 @@ def _index(rpc: ChainRpc, cursor: ChainCursor, end: int, result: PassResult, pro
                          by_hash_from=head - cursor.reorg_window + 1)
     while True:
         start = cursor.last_block + 1 if cursor.last_block is not None else cursor.start_block
-        if start > end:
+        if start > end or (deadline is not None and result.ranges and time.monotonic() > deadline):
             return
         stop_at = min(end, start + rpc.span - 1)
         parent = cursor.window[-1][1] if cursor.window and cursor.window[-1][0] == start - 1 else ""
@@ -136,8 +139,10 @@ def _target(rpc: ChainRpc, cursor: ChainCursor) -> int:
 
 
 def index_pass(chain: Chain, *, max_blocks: int | None = None, progress: Callable | None = None) -> PassResult:
-    """One run over the chain: the window checked, then up to `max_blocks` (INDEXER_BLOCKS_PER_RUN) blocks indexed."""
-    result = PassResult(chain.chain_id)
+    """One run over the chain: the window checked, then up to `max_blocks` (INDEXER_BLOCKS_PER_RUN) blocks indexed, no
+    range begun after INDEXER_RUN_SECONDS (the Celery task's time limit is well above it; a run that is behind is enqueued
+    again)."""
+    result, began = PassResult(chain.chain_id), time.monotonic()
     with chain_lock(chain) as cursor:
         if cursor is None:
             result.skipped_reason = "another run holds the chain's lock"
@@ -153,7 +158,7 @@ def index_pass(chain: Chain, *, max_blocks: int | None = None, progress: Callabl
             result.target = _target(rpc, cursor)
             first = cursor.last_block + 1 if cursor.last_block is not None else cursor.start_block
             end = min(result.target, first + (max_blocks or settings.INDEXER_BLOCKS_PER_RUN) - 1)
-            _index(rpc, cursor, end, result, progress)
+            _index(rpc, cursor, end, result, progress, deadline=began + settings.INDEXER_RUN_SECONDS)
             result.behind = result.target > (cursor.last_block if cursor.last_block is not None else -1)
 
         return _run(chain, cursor, result, work)
