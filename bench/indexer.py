@@ -3,7 +3,8 @@
     .venv/bin/python bench/indexer.py            # 1,000 wallets, 20,000 transfers over 2,000 blocks, 100 latency samples
     .venv/bin/python bench/indexer.py --quick    # 1,000 wallets, 2,000 transfers over 200 blocks, 20 samples
 
-Runs on a throw-away DATA_DIR (its own SQLite database), removed at the end; the user's database is never opened.
+Runs on a throw-away DATA_DIR (its own SQLite database), removed at the end; the user's database is never opened. With
+--database-url postgres://…/NAME, on that PostgreSQL database instead (dropped and created again: give a bench's own name).
 
 Set-up: one organization with every rule at its default settings (all 50 on), `--wallets` registered wallets (one
 business customer each, mode live), prices for DUSD (1 USD) and ETH (3,000 USD). On anvil: the demo CompliantToken
@@ -63,8 +64,12 @@ def rss_mb() -> float:
     return float("nan")
 
 
-def setup_django(data_dir: Path) -> None:
-    os.environ.update({"DATA_DIR": str(data_dir), "DATABASE_URL": f"sqlite:///{data_dir / 'db.sqlite3'}",
+def setup_django(data_dir: Path, database_url: str | None) -> None:
+    if database_url:  # a throw-away PostgreSQL database, dropped and created again
+        from bench.harness import fresh_database
+
+        fresh_database(database_url)
+    os.environ.update({"DATA_DIR": str(data_dir), "DATABASE_URL": database_url or f"sqlite:///{data_dir / 'db.sqlite3'}",
                        "CELERY_BROKER_URL": "memory://", "CELERY_TASK_ALWAYS_EAGER": "false", "LOG_LEVEL": "WARNING",
                        "DJANGO_SETTINGS_MODULE": "config.settings"})
     import django
@@ -220,6 +225,8 @@ def main() -> None:
     parser.add_argument("--per-block", type=int, default=10)
     parser.add_argument("--relevant", type=float, default=0.5)
     parser.add_argument("--samples", type=int)
+    parser.add_argument("--database-url", help="a PostgreSQL URL whose database is dropped and created again (default: SQLite in the "
+                                                 "throw-away DATA_DIR)")
     parser.add_argument("--profile", action="store_true", help="cProfile the catch-up: the 25 costliest functions (cumulative)")
     args = parser.parse_args()
     args.transfers = args.transfers or (2000 if args.quick else 20_000)
@@ -227,7 +234,7 @@ def main() -> None:
 
     data_dir = Path(tempfile.mkdtemp(prefix="bench-indexer-"))
     try:
-        setup_django(data_dir)
+        setup_django(data_dir, args.database_url)
         from compliance.models import Chain
 
         with Anvil(extra_args=["--accounts", "20", "--balance", "1000000", "--gas-limit", "100000000"]) as node:

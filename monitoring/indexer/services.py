@@ -8,6 +8,7 @@ past it. A run that fails resumes from the cursor: the ingest skips what was sto
 import logging
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -81,37 +82,60 @@ def _advance(cursor: ChainCursor, blocks) -> None:
 def _index(rpc: ChainRpc, cursor: ChainCursor, end: int, result: PassResult, progress: Callable | None,
            deadline: float | None = None) -> None:
     """Ranges from the cursor up to `end`, each read, delivered, then the cursor moved past it; no range is begun after
-    `deadline` (time.monotonic(); the first range always is): the run ends behind and is enqueued again."""
+    `deadline` (time.monotonic(); the first range always is): the run ends behind and is enqueued again.
+
+    The node is read one range ahead: while a range is delivered (the database's work), the next one is read on a
+    thread of its own (the node's), building on the last block read. Only that thread calls the node while a run reads."""
     chain = cursor.chain
     registered, tokens = selectors.registrations(chain.chain_id), selectors.tokens(chain)
     head = result.target + chain.confirmations
     reader = RangeReader(rpc, set(registered), chunk=settings.INDEXER_WALLET_CHUNK, local_above=settings.INDEXER_LOCAL_FILTER_ABOVE,
                          by_hash_from=head - cursor.reorg_window + 1)
-    while True:
-        start = cursor.last_block + 1 if cursor.last_block is not None else cursor.start_block
-        if start > end or (deadline is not None and result.ranges and time.monotonic() > deadline):
-            return
-        stop_at = min(end, start + rpc.span - 1)
-        parent = cursor.window[-1][1] if cursor.window and cursor.window[-1][0] == start - 1 else ""
+
+    def out_of_time() -> bool:
+        return deadline is not None and bool(result.ranges) and time.monotonic() > deadline
+
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"indexer-{chain.chain_id}") as node:
+        ahead = None  # (start, stop_at, the read under way)
         try:
-            blocks, seen = reader.read(start, stop_at, parent)
-        except RangeTooWide as refusal:
-            if stop_at == start:
-                raise
-            rpc.narrow(stop_at - start + 1)
-            result.narrowed += 1
-            logger.info("indexer: chain %s range %s-%s refused (%s): span now %s", chain.chain_id, start, stop_at, refusal, rpc.span)
-            continue
-        totals = deliver(chain.chain_id, seen, registered, tokens, chain.confirmations)
-        transfers_executed(executions(chain.chain_id, seen, tokens, head))
-        _advance(cursor, blocks)
-        result.start = start if result.start is None else result.start
-        result.end, result.transfers = stop_at, result.transfers + len(seen)
-        result.ingested, result.skipped, result.alerts = (result.ingested + totals["ingested"], result.skipped + totals["skipped"],
-                                                          result.alerts + totals["alerts"])
-        result.ranges.append((start, stop_at))
-        if progress:
-            progress(result)
+            while True:
+                start = cursor.last_block + 1 if cursor.last_block is not None else cursor.start_block
+                if start > end or out_of_time():
+                    return
+                if ahead is not None and ahead[0] == start:
+                    _, stop_at, reading = ahead
+                else:
+                    stop_at = min(end, start + rpc.span - 1)
+                    parent = cursor.window[-1][1] if cursor.window and cursor.window[-1][0] == start - 1 else ""
+                    reading = node.submit(reader.read, start, stop_at, parent)
+                ahead = None
+                try:
+                    blocks, seen = reading.result()
+                except RangeTooWide as refusal:
+                    if stop_at == start:
+                        raise
+                    rpc.narrow(stop_at - start + 1)
+                    result.narrowed += 1
+                    logger.info("indexer: chain %s range %s-%s refused (%s): span now %s", chain.chain_id, start, stop_at, refusal,
+                                rpc.span)
+                    continue
+                following = stop_at + 1
+                if following <= end and not out_of_time():
+                    last = min(end, following + rpc.span - 1)
+                    ahead = (following, last, node.submit(reader.read, following, last, blocks[-1].hash))
+                totals = deliver(chain.chain_id, seen, registered, tokens, chain.confirmations)
+                transfers_executed(executions(chain.chain_id, seen, tokens, head))
+                _advance(cursor, blocks)
+                result.start = start if result.start is None else result.start
+                result.end, result.transfers = stop_at, result.transfers + len(seen)
+                result.ingested, result.skipped, result.alerts = (result.ingested + totals["ingested"], result.skipped + totals["skipped"],
+                                                                  result.alerts + totals["alerts"])
+                result.ranges.append((start, stop_at))
+                if progress:
+                    progress(result)
+        finally:
+            if ahead is not None:
+                ahead[2].cancel()  # not begun: dropped; under way: its result is not used
 
 
 def _run(chain: Chain, cursor: ChainCursor, result: PassResult, work: Callable[[ChainRpc], None]) -> PassResult:
