@@ -81,7 +81,7 @@ def setup_django(data_dir: Path, database_url: str | None) -> None:
     call_command("createcachetable", verbosity=0)
 
 
-def organization():
+def organization(rules_on: bool = True):
     from accounts.services import user_create_verified
     from monitoring.models import AssetPrice
     from organizations.services import organization_create
@@ -90,6 +90,12 @@ def organization():
     org = organization_create(actor=user, name="Indexer bench", slug="indexer-bench")
     for asset, rate in (("DUSD", 1), ("ETH", 3000)):
         AssetPrice.objects.update_or_create(organization=org, asset=asset, defaults={"usd_rate": Decimal(rate), "decimals": 0})
+    if not rules_on:
+        from monitoring.models import RuleSetting
+        from monitoring.rules.registry import RULES
+
+        for rule in RULES:
+            RuleSetting.objects.update_or_create(organization=org, rule_code=rule.code, defaults={"enabled": False})
     return org
 
 
@@ -227,6 +233,7 @@ def main() -> None:
     parser.add_argument("--samples", type=int)
     parser.add_argument("--database-url", help="a PostgreSQL URL whose database is dropped and created again (default: SQLite in the "
                                                  "throw-away DATA_DIR)")
+    parser.add_argument("--rules-off", action="store_true", help="every rule disabled: what indexing and storing alone cost")
     parser.add_argument("--profile", action="store_true", help="cProfile the catch-up: the 25 costliest functions (cumulative)")
     args = parser.parse_args()
     args.transfers = args.transfers or (2000 if args.quick else 20_000)
@@ -244,8 +251,8 @@ def main() -> None:
             others = ["0x" + rnd.randbytes(20).hex() for _ in range(args.wallets)]
             fresh = registered[-args.samples:]  # the latency transfers' receivers: registered, not sent to before
             say(f"set-up: {args.wallets:,} registered wallets, {args.transfers:,} transfers, {args.per_block} a block, "
-                f"{args.relevant:.0%} relevant; all rules on (defaults)")
-            org = organization()
+                f"{args.relevant:.0%} relevant; " + ("every rule off" if args.rules_off else "all rules on (defaults)"))
+            org = organization(rules_on=not args.rules_off)
             register(org, registered)
             token = deploy_token(w3, registered + others)
             os.environ[f"CHAIN_RPC_URL_{LOCAL}"] = node.url
@@ -267,8 +274,9 @@ def main() -> None:
                 pstats.Stats(profiler).sort_stats("cumulative").print_stats(40)
             else:
                 catch_up(chain, first, relevant)
-            say("2. steady state")
-            steady_state(node, w3, chain, fresh, args.samples)
+            if not args.rules_off:
+                say("2. steady state")
+                steady_state(node, w3, chain, fresh, args.samples)
     finally:
         shutil.rmtree(data_dir, ignore_errors=True)
 
