@@ -142,8 +142,9 @@ class AlertAdmin(ReadOnlyAdmin):
     @admin.display(description="transactions")
     def transactions_list(self, alert):
         rows = alert.transactions.order_by("timestamp")[:200]
-        return format_html_join("", "<div>{} · {} {} · {} → {} · chain {} · {}</div>", (
-            (tx.timestamp.strftime("%Y-%m-%d %H:%M:%S"), tx.amount, tx.asset, tx.from_address, tx.to_address, tx.chain_id, tx.tx_hash)
+        return format_html_join("", "<div>{} · {} {} · {} → {} · chain {} · {}{}</div>", (
+            (tx.timestamp.strftime("%Y-%m-%d %H:%M:%S"), tx.amount, tx.asset, tx.from_address, tx.to_address, tx.chain_id, tx.tx_hash,
+             " · ORPHANED (its block was reorganised away: out of every rule's history)" if tx.orphaned else "")
             for tx in rows)) or "—"
 
     @admin.action(description="Set a disposition on the selected alerts…")

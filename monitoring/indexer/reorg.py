@@ -7,6 +7,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from compliance.travel_rule.chain import executions_orphaned
+from monitoring.alerts.hooks import after_orphaned
 from monitoring.indexer.rpc import ChainRpc, IndexerError
 from monitoring.models import ChainCursor, IndexedTransfer, Transaction
 
@@ -40,8 +41,12 @@ def orphan_above(cursor: ChainCursor, fork: int) -> int:
         above = IndexedTransfer.objects.filter(chain_id=cursor.chain.chain_id, block_number__gt=fork)
         ids = list(above.values_list("transaction_id", flat=True))
         live = Transaction.objects.filter(pk__in=ids, orphaned=False)
-        hashes = set(live.values_list("tx_hash", flat=True))
-        orphaned = live.update(orphaned=True, from_entity=None, to_entity=None)
+        live_ids, hashes = [], set()
+        for pk, tx_hash in live.values_list("pk", "tx_hash"):
+            live_ids.append(pk)
+            hashes.add(tx_hash)
+        orphaned = Transaction.objects.filter(pk__in=live_ids).update(orphaned=True, from_entity=None, to_entity=None)
+        after_orphaned(transaction_ids=live_ids, chain_id=cursor.chain.chain_id, fork=fork)
         reopened = executions_orphaned(chain_id=cursor.chain.chain_id, tx_hashes=hashes, fork=fork)
         cursor.last_block = fork
         cursor.window = [entry for entry in cursor.window if entry[0] <= fork]
