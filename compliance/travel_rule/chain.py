@@ -58,6 +58,8 @@ def transfers_executed(executions: list[Execution]) -> list[str]:
     if not executions:
         return []
     chain_id = executions[0].chain_id
+    if not TravelRuleTransfer.objects.filter(chain_id=chain_id, status=TravelRuleStatus.ACKNOWLEDGED).exists():
+        return []  # the usual case: nothing awaits execution on the chain (one indexed query)
     commitments = {execution.commitment for execution in executions if execution.commitment}
     senders = {execution.from_address for execution in executions}
     candidates = list(TravelRuleTransfer.objects.select_for_update(no_key=True).select_related("organization")

@@ -75,10 +75,10 @@ class RangeReader:
         self.by_hash_from = by_hash_from
         self.traces_supported = traces
 
-    def blocks(self, start: int, end: int, parent: str) -> tuple[list[Block], list[dict]]:
-        """The blocks (linked to each other and to `parent`) and their full bodies."""
+    def blocks(self, start: int, end: int, parent: str, *, full: bool = True) -> tuple[list[Block], list[dict]]:
+        """The blocks (linked to each other and to `parent`) and their bodies (with full transactions when `full`)."""
         headers, bodies = [], []
-        for number, body in zip(range(start, end + 1), self.rpc.blocks(list(range(start, end + 1))), strict=True):
+        for number, body in zip(range(start, end + 1), self.rpc.blocks(list(range(start, end + 1)), full=full), strict=True):
             if body is None:
                 raise BranchChanged(f"block {number} is missing (the node's head moved back)")
             if parent and body["parentHash"] != parent:
@@ -122,7 +122,18 @@ class RangeReader:
         return list(unique.values())
 
     def read(self, start: int, end: int, parent: str) -> tuple[list[Block], list[Seen]]:
-        headers, bodies = self.blocks(start, end, parent)
+        """The range's transfers. With trace_block, the transactions' own values come from the traces' top-level calls
+        (a failed transaction's top call has an error) and the blocks are read without their transactions (a node
+        serialises full transactions slowly: anvil 40 times slower); without it, from the full blocks and the
+        receipts."""
+        traced = None
+        headers, bodies = self.blocks(start, end, parent, full=not self.traces_supported)
+        if self.traces_supported:
+            traced = self._traces(headers)
+            if traced is None:  # the node has no trace_block after all: the full blocks, which must be the same ones
+                full_headers, bodies = self.blocks(start, end, parent)
+                if [block.hash for block in full_headers] != [block.hash for block in headers]:
+                    raise BranchChanged(f"blocks {start}-{end} changed while being read")
         by_hash = {block.hash: block for block in headers}
         seen, logs = [], self.token_logs(start, end, headers)
         commitments = {(log["transactionHash"], log["address"].lower(), _topic_address(log["topics"][1]), _topic_address(log["topics"][2]),
@@ -138,8 +149,10 @@ class RangeReader:
                    int(log["data"], 16))
             seen.append(Seen(block.number, block.hash, block.timestamp, log["transactionHash"], int(log["logIndex"], 16),
                              key[2], key[3], key[4], key[1], commitments.get(key, "")))
-        seen += self._native(headers, bodies)
-        seen += self._internal(headers)
+        if traced is None:
+            seen += self._native(headers, bodies)
+        else:
+            seen += [transfer for block, traces in zip(headers, traced, strict=True) for transfer in self._calls(block, traces)]
         return headers, sorted(seen, key=lambda transfer: (transfer.block_number, transfer.log_index))  # block order
 
     def _native(self, headers: list[Block], bodies: list[dict]) -> list[Seen]:
@@ -155,17 +168,17 @@ class RangeReader:
                 for (block, tx_hash, sender, receiver, value), receipt in zip(candidates, receipts, strict=True)
                 if receipt is not None and int(receipt.get("status") or "0x1", 16) == 1]  # a failed transaction moved nothing
 
-    def _internal(self, headers: list[Block]) -> list[Seen]:
-        if not self.traces_supported or not headers:
-            return []
+    def _traces(self, headers: list[Block]) -> list[list[dict]] | None:
+        """trace_block of each block; None when the node has none (then not asked again)."""
         try:
-            traced = self.rpc.traces([block.number for block in headers])
+            return self.rpc.traces([block.number for block in headers])
         except Unsupported:
             self.traces_supported = False
-            return []
-        return [transfer for block, traces in zip(headers, traced, strict=True) for transfer in self._calls(block, traces)]
+            return None
 
     def _calls(self, block: Block, traces: list[dict]) -> list[Seen]:
+        """The value-carrying calls of a block's traces touching a wallet: a transaction's top-level call is its own
+        value (NATIVE_LOG_INDEX), the calls below it internal transfers; none in or under a frame that failed."""
         failed: dict[str, list[tuple]] = {}
         for trace in traces:
             if trace.get("error"):
@@ -174,15 +187,17 @@ class RangeReader:
         seen = []
         for trace in traces:
             action, path, tx_hash = trace.get("action") or {}, tuple(trace.get("traceAddress") or ()), trace.get("transactionHash")
-            if trace.get("type") != "call" or not path or action.get("callType") not in ("call", None):
-                continue  # the top-level call is the transaction's own value (_native); delegate/static calls move nothing
+            if trace.get("type") != "call" or action.get("callType") not in ("call", None):
+                continue  # delegate/static calls move nothing; a creation has no receiver to register
             value = int(action.get("value") or "0x0", 16)
             if not value:
                 continue
-            ordinal = ordinals[tx_hash] = ordinals.get(tx_hash, -1) + 1
+            if path:  # an internal call: its ordinal among the transaction's value-carrying internal calls, failed ones included
+                ordinals[tx_hash] = ordinals.get(tx_hash, -1) + 1
             if any(path[:len(bad)] == bad for bad in failed.get(tx_hash, [])):
                 continue  # it or a call around it reverted
             sender, receiver = (action.get("from") or "").lower(), (action.get("to") or "").lower()
             if sender in self.wallets or receiver in self.wallets:
-                seen.append(Seen(block.number, block.hash, block.timestamp, tx_hash, INTERNAL_LOG_INDEX + ordinal, sender, receiver, value))
+                index = INTERNAL_LOG_INDEX + ordinals[tx_hash] if path else NATIVE_LOG_INDEX
+                seen.append(Seen(block.number, block.hash, block.timestamp, tx_hash, index, sender, receiver, value))
         return seen

@@ -118,9 +118,9 @@ class ChainRpc:
     def block(self, number: int, *, full: bool = True) -> dict | None:
         return self.call("eth_getBlockByNumber", [hex(number), full])
 
-    def blocks(self, numbers: list[int]) -> list[dict | None]:
-        """Full blocks, batched."""
-        return self.batch([("eth_getBlockByNumber", [hex(number), True]) for number in numbers])
+    def blocks(self, numbers: list[int], *, full: bool = True) -> list[dict | None]:
+        """Blocks (with full transactions when `full`), batched."""
+        return self.batch([("eth_getBlockByNumber", [hex(number), full]) for number in numbers])
 
     def receipts(self, tx_hashes: list[str]) -> list[dict | None]:
         return self.batch([("eth_getTransactionReceipt", [tx_hash]) for tx_hash in tx_hashes])

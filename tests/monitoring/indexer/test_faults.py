@@ -60,7 +60,7 @@ def test_refusals_errors_and_timeouts_lose_and_duplicate_nothing(api, key, org, 
         chain.save()
         proxy.on("eth_getLogs", "reply", call=node_like_a_public_one)
         proxy.on("eth_getBlockByNumber", "reply", times=2, call=lambda request: (500, {"error": "upstream unavailable"}))
-        proxy.on("eth_getTransactionReceipt", "drop", times=1)
+        proxy.on("trace_block", "drop", times=1)
         result = index_pass(chain)
 
     assert result.error == "" and result.behind is False, result.error
