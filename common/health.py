@@ -1,5 +1,5 @@
 """/health (readiness: database, cache and broker; whether the sanctions lists are current; the on-chain oracle's
-enabled chains) and /health/live (liveness: constant JSON)."""
+enabled chains; the chain indexer's lag) and /health/live (liveness: constant JSON)."""
 
 import time
 
@@ -52,19 +52,27 @@ def _oracle():
     return health_check()
 
 
+def _indexer():
+    from monitoring.indexer.health import health_check
+
+    return health_check()
+
+
 @require_GET
 def health(request):
     """200 `ok`; 200 `degraded` when the service runs but needs an operator (sanctions lists missing,
-    stale or failing to refresh; an enabled chain's RPC unreachable or an on-chain update pending too long);
+    stale or failing to refresh; an enabled chain's RPC unreachable or an on-chain update pending too long; a chain's
+    indexer stopped or lagging);
     503 `unavailable` when the database, cache or broker is down."""
     checks = {"database": _timed(_database), "cache": _timed(_cache), "broker": _timed(_broker)}
     available = all(check["ok"] for check in checks.values())
     unread = {"ok": False, "error": "database unavailable"}
     lists = _timed(_sanctions_lists) if checks["database"]["ok"] else unread
     oracle = _timed(_oracle) if checks["database"]["ok"] else unread
-    status = "unavailable" if not available else "ok" if lists["ok"] and oracle["ok"] else "degraded"
+    indexer = _timed(_indexer) if checks["database"]["ok"] else unread
+    status = "unavailable" if not available else "ok" if lists["ok"] and oracle["ok"] and indexer["ok"] else "degraded"
     body = {"status": status, "version": settings.SPECTACULAR_SETTINGS["VERSION"], **checks, "sanctions_lists": lists,
-            "oracle": oracle}
+            "oracle": oracle, "indexer": indexer}
     return JsonResponse(body, status=200 if available else 503)
 
 

@@ -6,11 +6,11 @@ from django.utils.html import format_html, format_html_join
 from django.utils.timezone import localtime
 
 from common.admin_support import OrganizationFilter, OrganizationPolicyAdmin, ReadOnlyAdmin, TenantAdmin
-from compliance import services
 from compliance.models import Chain, ChainTransaction, OnchainStatusUpdate, TravelRulePolicy, TravelRuleTransfer
 from compliance.onchain import selectors as onchain_selectors
 from compliance.onchain.publisher import signer_address
-from compliance.vasp_admin import CounterpartyVaspAdmin, InboundTravelRuleTransferAdmin  # noqa: F401 - registers them
+from compliance.travel_rule import services
+from compliance.travel_rule.vasp_admin import CounterpartyVaspAdmin, InboundTravelRuleTransferAdmin  # noqa: F401 - registers them
 
 
 @admin.register(OnchainStatusUpdate)
@@ -143,7 +143,7 @@ class TravelRuleTransferAdmin(TenantAdmin, ReadOnlyAdmin):
 
 @admin.register(TravelRulePolicy)
 class TravelRulePolicyAdmin(OrganizationPolicyAdmin):
-    """The organization's travel-rule threshold (compliance.services: admin role, audit)."""
+    """The organization's travel-rule threshold (compliance.travel_rule.services: admin role, audit)."""
 
     policy_fields = ("threshold_usd", "acknowledgement_valid_hours")
     policy_service = staticmethod(services.travel_rule_policy_set)

@@ -5,8 +5,8 @@ transfer (docs/travel-rule.md)."""
 from django.utils import timezone
 
 from common.errors import NotFound
-from compliance import selectors, services
 from compliance.models import OnchainStatus, OnchainStatusUpdate
+from compliance.travel_rule import selectors, services
 from webhooks.services import event_emit
 
 

@@ -119,14 +119,15 @@ class TravelRuleStatus(models.TextChoices):
     PENDING = "pending"  # recorded; the travel-rule process has not decided yet
     ACKNOWLEDGED = "acknowledged"  # both sides compliant, travel-rule data exchanged: the caller may execute it
     REJECTED = "rejected"  # a side was no longer compliant when the process ran
-    COMPLETED = "completed"  # the chain service confirmed the transaction that executed it
+    COMPLETED = "completed"  # the chain service confirmed, or the indexer saw, the transaction that executed it
     EXPIRED = "expired"  # acknowledged but not executed in time: initiate again
 
     @classmethod
     def transitions(cls) -> dict[str, frozenset[str]]:
         return {cls.PENDING: frozenset({cls.ACKNOWLEDGED, cls.REJECTED, cls.EXPIRED}),  # expired: no VASP answer in time
                 cls.ACKNOWLEDGED: frozenset({cls.COMPLETED, cls.EXPIRED}),
-                cls.REJECTED: frozenset(), cls.COMPLETED: frozenset(), cls.EXPIRED: frozenset()}
+                # completed → acknowledged: the block of its transaction was orphaned by a reorganisation (travel_rule.chain)
+                cls.REJECTED: frozenset(), cls.COMPLETED: frozenset({cls.ACKNOWLEDGED}), cls.EXPIRED: frozenset()}
 
     @classmethod
     def can_move(cls, current: str, target: str) -> bool:
@@ -189,7 +190,7 @@ class TravelRuleTransfer(TenantModel):
     tx_hash = models.CharField(max_length=80, blank=True, default="")
     block_number = models.PositiveBigIntegerField(null=True, blank=True)
     confirmations = models.PositiveIntegerField(null=True, blank=True)
-    # The inquiry to the beneficiary VASP (compliance.vasp_exchange): attempts made, when the next is due,
+    # The inquiry to the beneficiary VASP (compliance.travel_rule.vasp_exchange): attempts made, when the next is due,
     # the last failure, and when the VASP took it (then its answer is awaited on the callback).
     vasp_attempts = models.PositiveIntegerField(default=0)
     vasp_next_attempt_at = models.DateTimeField(null=True, blank=True)

@@ -1,31 +1,13 @@
-"""Travel-rule transfers: the process enqueued on commit of each initiation, and the beat sweep. The oracle's
-status publisher: enqueued on commit where on-chain status rows are written, and on beat for every enabled chain; on beat
+"""The oracle's status publisher: enqueued on commit where on-chain status rows are written, and on beat for every enabled chain; on beat
 too, fresh rows for the statuses close to their on-chain expiry."""
 
 import logging
 
 from celery import shared_task
 
-from compliance import services, vasp_exchange
+from compliance import services
 
 logger = logging.getLogger("compliance.tasks")
-
-
-@shared_task(name="compliance.process_transfer", ignore_result=True, time_limit=60)
-def process_transfer(transfer_id: str) -> None:
-    """The travel-rule process; for a beneficiary at another VASP, an attempt of the inquiry to it."""
-    if vasp_exchange.is_vasp_transfer(transfer_id):
-        vasp_exchange.transfer_inquire(transfer_id=transfer_id)
-    else:
-        services.transfer_process(transfer_id=transfer_id)
-
-
-@shared_task(name="compliance.sweep_transfers", ignore_result=True, time_limit=120)
-def sweep_transfers() -> None:
-    """Beat: process transfers left pending, expire acknowledged ones not executed in time."""
-    pending, expired = services.transfers_sweep()
-    if pending or expired:
-        logger.info("travel-rule sweep: %d pending re-enqueued, %d expired", len(pending), expired)
 
 
 @shared_task(name="compliance.publish_status", ignore_result=True, time_limit=240)
@@ -56,3 +38,7 @@ def republish_expiring() -> None:
         rows = services.onchain_republish_expiring(chain_id=chain_id)
         if rows:
             logger.info("chain %s: %d statuses close to expiry written to publish again", chain_id, len(rows))
+
+
+# The travel rule's tasks live in its package; imported here so that the worker's autodiscovery registers them.
+from compliance.travel_rule.tasks import process_transfer, sweep_transfers  # noqa: E402, F401

@@ -353,8 +353,16 @@ INDEXER_LOCAL_FILTER_ABOVE = env_int("INDEXER_LOCAL_FILTER_ABOVE", 1000)
 # Each JSON-RPC call is tried this many times (HTTP errors, refused connections), after 0.5, 1, 2 ... s with jitter.
 INDEXER_RPC_ATTEMPTS = env_int("INDEXER_RPC_ATTEMPTS", 5)
 INDEXER_BACKOFF_SECONDS = 0.5
+INDEXER_RPC_BATCH = env_int("INDEXER_RPC_BATCH", 100)  # calls per JSON-RPC batch (blocks, receipts, traces)
+# A run stops starting new ranges after this many seconds and re-enqueues itself (under the task's time limit).
+INDEXER_RUN_SECONDS = env_int("INDEXER_RUN_SECONDS", 60)
 INDEXER_LEASE_SECONDS = env_int("INDEXER_LEASE_SECONDS", 240)  # the per-chain lock (past the task's time limit)
 INDEXER_INTERVAL_SECONDS = env_int("INDEXER_INTERVAL_SECONDS", 5)  # beat: every enabled chain
+# /health is `degraded` when an enabled chain's indexer is further behind than this (blocks past the head minus the
+# confirmations, or seconds between the last indexed block and the head), stopped, or has not run for STALE seconds.
+INDEXER_LAG_BLOCKS_DEGRADED = env_int("INDEXER_LAG_BLOCKS_DEGRADED", 100)
+INDEXER_LAG_SECONDS_DEGRADED = env_int("INDEXER_LAG_SECONDS_DEGRADED", 600)
+INDEXER_STALE_RUN_SECONDS = env_int("INDEXER_STALE_RUN_SECONDS", 600)
 
 # --- Locale, static ---------------------------------------------------------------------------
 LANGUAGE_CODE = "en-us"

@@ -44,7 +44,7 @@ ERROR_STATUSES = {
 RETRIED_PATHS = ("/v1/monitoring/transfers", "/v1/monitoring/fiat-events")
 # Operations without credentials that still answer these: the sign-in throttle (accounts.services.
 # credentials_check), the providers' signed callbacks (webhooks.inbound) and the counterparty VASPs'
-# signed messages (compliance.vasp_exchange: an unknown VASP or a bad signature 401, a disabled one 403;
+# signed messages (compliance.travel_rule.vasp_exchange: an unknown VASP or a bad signature 401, a disabled one 403;
 # an id that is not a UUID reaches the /v1 fallback, which counts an API key sent along: 429 over its limit).
 PUBLIC_ERRORS = {"/v1/auth/login": ("401", "429"), "/v1/auth/resend-verification": ("401", "429"), "/v1/webhooks/": ("401",),
                  "/v1/travel-rule/vasps/": ("401", "403", "429")}

@@ -7,9 +7,9 @@ from rest_framework.response import Response
 from common.api.serializers import validated
 from common.api.views import V1APIView
 from common.errors import NotFound, ValidationFailed
-from compliance import selectors, services
 from compliance.api import transfer_serializers as s
 from compliance.api.vasp_serializers import inbound_record
+from compliance.travel_rule import selectors, services
 from onboarding.models import Entity
 
 TAGS = ["compliance"]

@@ -5,8 +5,8 @@ from types import SimpleNamespace
 from rest_framework import serializers
 
 from common.api.serializers import StrictSerializer
-from compliance import selectors, vasp_protocol, vasp_selectors
 from compliance.models import CounterpartyVasp, VaspStatus
+from compliance.travel_rule import selectors, vasp_protocol, vasp_selectors
 
 
 class VaspCreateRequest(StrictSerializer):

@@ -11,8 +11,8 @@ from common.api.pagination import paginator
 from common.api.serializers import validated
 from common.api.views import V1APIView, V1ViewSet
 from common.errors import PayloadTooLarge
-from compliance import vasp_exchange, vasp_protocol, vasp_selectors, vasp_services
 from compliance.api import vasp_serializers as s
+from compliance.travel_rule import vasp_exchange, vasp_protocol, vasp_selectors, vasp_services
 from organizations.choices import Role
 
 TAGS = ["compliance: counterparty VASPs"]

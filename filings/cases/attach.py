@@ -155,3 +155,17 @@ def case_note_disposition(*, alert: Alert, by) -> CaseEvent | None:
         return None
     return common.timeline_add(link.case, CaseEventKind.ALERT_DISPOSED, by=by, body=alert.disposition_notes, data={
         "alert_id": str(alert.pk), "rule_code": alert.rule_code, "disposition": alert.disposition})
+
+
+def case_note_orphaned(*, links: list[tuple], chain_id: int, fork: int) -> int:
+    """Transfers that alerts of cases link were orphaned by a reorganisation (monitoring.indexer): each such alert's case
+    says so on its timeline (a system comment naming the alert and the transfer). `links`: (alert, transaction) pairs.
+    Returns the notes written."""
+    cases = {link.alert_id: link.case for link in CaseAlert.objects.filter(alert__in={alert for alert, _ in links}).select_related("case")}
+    rows = [common.timeline_row(cases[alert.pk], CaseEventKind.COMMENT, body=(
+        f"Transfer {tx.tx_hash} (#{tx.log_index}) of alert {alert.pk} ({alert.rule_code}) was orphaned by a reorganisation of chain "
+        f"{chain_id} above block {fork}: kept for audit, out of every rule's history."), data={
+        "alert_id": str(alert.pk), "transaction_id": str(tx.pk), "chain_id": chain_id, "fork_block": fork, "orphaned": True})
+        for alert, tx in links if alert.pk in cases]
+    CaseEvent.objects.bulk_create(rows)
+    return len(rows)

@@ -18,3 +18,14 @@ def after_disposition(*, alert, by) -> None:
     from filings.cases.attach import case_note_disposition
 
     case_note_disposition(alert=alert, by=by)
+
+
+def after_orphaned(*, transaction_ids: list, chain_id: int, fork: int) -> int:
+    """In the orphaning's transaction: the cases of the alerts that link these (now orphaned) transfers note it on their
+    timelines. Returns the notes written."""
+    from filings.cases.attach import case_note_orphaned
+    from monitoring.models import Alert
+
+    links = [(alert, tx) for alert in Alert.objects.filter(transactions__in=transaction_ids).distinct()
+             for tx in alert.transactions.filter(pk__in=transaction_ids)]
+    return case_note_orphaned(links=links, chain_id=chain_id, fork=fork) if links else 0

@@ -2,13 +2,15 @@
 gets it through the ingestion service of POST /v1/monitoring/transfers/batch (source `indexer`, the same idempotency
 key), and the block it was seen in is recorded (what a reorganisation orphans)."""
 
-from collections import defaultdict
+from collections import defaultdict, namedtuple
 from decimal import Decimal
 
 from common.principal import Principal
+from compliance.travel_rule.chain import Execution
 from monitoring.amounts import canonical_amount
 from monitoring.choices import Source
 from monitoring.indexer.extract import Seen
+from monitoring.ingestion.announce import announce_confirmed
 from monitoring.ingestion.services import transactions_ingest_batch
 from monitoring.models import IndexedToken, IndexedTransfer, Transaction
 from organizations.models import Organization
@@ -16,6 +18,7 @@ from organizations.models import Organization
 # The native coin's label per chain id (the price table's asset); ETH elsewhere.
 NATIVE_SYMBOLS = {80002: "POL", 137: "POL"}
 NATIVE_DECIMALS = 18
+Confirmed = namedtuple("Confirmed", "pk from_entity_id to_entity_id chain_id tx_hash block_number")
 
 
 def _whole(raw: int, decimals: int) -> str:
@@ -37,9 +40,22 @@ def as_item(chain_id: int, seen: Seen, tokens: dict[str, IndexedToken]) -> dict:
             "to_address": seen.to_address, "amount": amount, "asset": asset, "timestamp": seen.timestamp}
 
 
-def deliver(chain_id: int, seen: list[Seen], registered: dict[str, set[tuple[str, str]]], tokens: dict[str, IndexedToken]) -> dict:
-    """Ingests each transfer for every (organization, mode) with a registered wallet on either side. Returns
-    {"ingested", "skipped", "alerts", "restored"} summed over them."""
+def executions(chain_id: int, seen: list[Seen], tokens: dict[str, IndexedToken], head: int) -> list[Execution]:
+    """The transfers as the travel rule matches them (compliance.travel_rule.chain), labelled as monitoring stores them."""
+    found = []
+    for transfer in seen:
+        item = as_item(chain_id, transfer, tokens)
+        found.append(Execution(chain_id, transfer.tx_hash, transfer.block_number, transfer.timestamp, transfer.from_address,
+                               transfer.to_address, item["asset"], item["amount"], max(0, head - transfer.block_number),
+                               transfer.commitment))
+    return found
+
+
+def deliver(chain_id: int, seen: list[Seen], registered: dict[str, set[tuple[str, str]]], tokens: dict[str, IndexedToken],
+            confirmations: int = 0) -> dict:
+    """Ingests each transfer for every (organization, mode) with a registered wallet on either side (`transfer.detected`
+    from the ingestion service), records the blocks and announces the newly stored ones `transfer.confirmed` (their block
+    is `confirmations` deep). Returns {"ingested", "skipped", "alerts", "restored"} summed over them."""
     groups: dict[tuple[str, str], list[Seen]] = defaultdict(list)
     for transfer in seen:
         for owner in registered.get(transfer.from_address, set()) | registered.get(transfer.to_address, set()):
@@ -54,7 +70,8 @@ def deliver(chain_id: int, seen: list[Seen], registered: dict[str, set[tuple[str
         totals["ingested"] += outcome.ingested
         totals["skipped"] += outcome.skipped
         totals["alerts"] += outcome.alerts_triggered
-        _note_blocks(organization, mode, chain_id, transfers)
+        noted = _note_blocks(organization, mode, chain_id, transfers)
+        announce_confirmed(organization=organization, mode=mode, records=noted, confirmations=confirmations)
     return totals
 
 
@@ -80,13 +97,17 @@ def _restore(organization, mode: str, chain_id: int, transfers: list[Seen]) -> i
     return restored
 
 
-def _note_blocks(organization, mode: str, chain_id: int, transfers: list[Seen]) -> None:
+def _note_blocks(organization, mode: str, chain_id: int, transfers: list[Seen]) -> list[Confirmed]:
+    """Records the block of each transfer stored for the first time; returns them."""
     keys = {(transfer.tx_hash, transfer.log_index): transfer for transfer in transfers}
-    rows = []
+    rows, hashes = [], []
     for pk, tx_hash, log_index, from_entity_id, to_entity_id in _stored(organization, mode, chain_id, transfers).filter(
             indexed__isnull=True).values_list("pk", "tx_hash", "log_index", "from_entity_id", "to_entity_id"):
         transfer = keys.get((tx_hash, log_index))
         if transfer is not None:
+            hashes.append(tx_hash)
             rows.append(IndexedTransfer(transaction_id=pk, chain_id=chain_id, block_number=transfer.block_number,
                                         block_hash=transfer.block_hash, from_entity_id=from_entity_id, to_entity_id=to_entity_id))
     IndexedTransfer.objects.bulk_create(rows, ignore_conflicts=True)
+    return [Confirmed(row.transaction_id, row.from_entity_id, row.to_entity_id, chain_id, keys_tx, row.block_number)
+            for row, keys_tx in zip(rows, hashes, strict=True)]

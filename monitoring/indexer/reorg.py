@@ -6,6 +6,8 @@ import logging
 from django.db import transaction
 from django.utils import timezone
 
+from compliance.travel_rule.chain import executions_orphaned
+from monitoring.alerts.hooks import after_orphaned
 from monitoring.indexer.rpc import ChainRpc, IndexerError
 from monitoring.models import ChainCursor, IndexedTransfer, Transaction
 
@@ -38,10 +40,18 @@ def orphan_above(cursor: ChainCursor, fork: int) -> int:
     with transaction.atomic():
         above = IndexedTransfer.objects.filter(chain_id=cursor.chain.chain_id, block_number__gt=fork)
         ids = list(above.values_list("transaction_id", flat=True))
-        orphaned = Transaction.objects.filter(pk__in=ids, orphaned=False).update(orphaned=True, from_entity=None, to_entity=None)
+        live = Transaction.objects.filter(pk__in=ids, orphaned=False)
+        live_ids, hashes = [], set()
+        for pk, tx_hash in live.values_list("pk", "tx_hash"):
+            live_ids.append(pk)
+            hashes.add(tx_hash)
+        orphaned = Transaction.objects.filter(pk__in=live_ids).update(orphaned=True, from_entity=None, to_entity=None)
+        after_orphaned(transaction_ids=live_ids, chain_id=cursor.chain.chain_id, fork=fork)
+        reopened = executions_orphaned(chain_id=cursor.chain.chain_id, tx_hashes=hashes, fork=fork)
         cursor.last_block = fork
         cursor.window = [entry for entry in cursor.window if entry[0] <= fork]
-        seen = {"at": timezone.now().isoformat(), "fork_block": fork, "depth": depth, "orphaned": orphaned}
+        seen = {"at": timezone.now().isoformat(), "fork_block": fork, "depth": depth, "orphaned": orphaned,
+                "travel_rule_reopened": reopened}
         cursor.reorgs = [*cursor.reorgs, seen][-100:]
         cursor.save(update_fields=["last_block", "window", "reorgs", "updated_at"])
     logger.warning("indexer: chain %s reorganised above block %s (depth %s): %s transfers orphaned", cursor.chain.chain_id, fork, depth,

@@ -1,6 +1,7 @@
 """Reads of the indexer: who registered which wallet on a chain, the chain's tokens, and its cursor."""
 
 from collections import defaultdict
+from dataclasses import dataclass
 
 from compliance.models import Chain
 from monitoring.models import ChainCursor, IndexedToken
@@ -25,3 +26,30 @@ def cursor_of(chain: Chain) -> ChainCursor:
 
 def enabled_chain_ids() -> list[int]:
     return list(Chain.objects.filter(enabled=True).values_list("chain_id", flat=True))
+
+
+@dataclass(frozen=True)
+class Lag:
+    """How far a chain's indexer is behind, from what its last run noted (no RPC call): blocks past the head minus the
+    confirmations not indexed yet, and the seconds between the last indexed block and the head."""
+
+    blocks: int | None
+    seconds: int | None
+
+
+def lag_of(cursor: ChainCursor) -> Lag:
+    if cursor.head is None:
+        return Lag(None, None)
+    indexed = cursor.last_block if cursor.last_block is not None else cursor.start_block - 1
+    blocks = max(0, cursor.head - cursor.chain.confirmations - indexed)
+    seconds = None
+    if cursor.head_time is not None:
+        seconds = max(0, int((cursor.head_time - (cursor.last_block_time or cursor.head_time)).total_seconds()))
+    return Lag(blocks, seconds)
+
+
+def enabled_cursors() -> list[tuple[Chain, ChainCursor | None]]:
+    """Each enabled chain with its cursor (None before its first run)."""
+    chains = list(Chain.objects.filter(enabled=True).order_by("chain_id"))
+    cursors = {cursor.chain_id: cursor for cursor in ChainCursor.objects.filter(chain__in=chains).select_related("chain")}
+    return [(chain, cursors.get(chain.pk)) for chain in chains]

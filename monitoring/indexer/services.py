@@ -6,10 +6,12 @@ confirmations, a range at a time: read it, hand its transfers to monitoring, and
 past it. A run that fails resumes from the cursor: the ingest skips what was stored before."""
 
 import logging
+import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 
 from django.conf import settings
 from django.db.models import Q
@@ -17,8 +19,9 @@ from django.utils import timezone
 
 from compliance.models import Chain
 from compliance.onchain.publisher.common import connect
+from compliance.travel_rule.chain import transfers_executed
 from monitoring.indexer import selectors
-from monitoring.indexer.delivery import deliver
+from monitoring.indexer.delivery import deliver, executions
 from monitoring.indexer.extract import RangeReader
 from monitoring.indexer.reorg import DeepReorg, fork_point, orphan_above, stop
 from monitoring.indexer.rpc import ChainRpc, RangeTooWide
@@ -69,44 +72,70 @@ def _lease_end():
 
 def _advance(cursor: ChainCursor, blocks) -> None:
     """The cursor and the window past `blocks`; the lease renewed (a long run keeps its lock)."""
-    cursor.last_block = blocks[-1].number
+    cursor.last_block, cursor.last_block_time = blocks[-1].number, blocks[-1].timestamp
     window = cursor.window + [[block.number, block.hash, block.parent_hash] for block in blocks]
     cursor.window = window[-max(1, cursor.reorg_window):]
     cursor.lease_until = _lease_end()
-    cursor.save(update_fields=["last_block", "window", "lease_until", "updated_at"])
+    cursor.save(update_fields=["last_block", "last_block_time", "window", "lease_until", "updated_at"])
 
 
-def _index(rpc: ChainRpc, cursor: ChainCursor, end: int, result: PassResult, progress: Callable | None) -> None:
-    """Ranges from the cursor up to `end`, each read, delivered, then the cursor moved past it."""
+def _index(rpc: ChainRpc, cursor: ChainCursor, end: int, result: PassResult, progress: Callable | None,
+           deadline: float | None = None) -> None:
+    """Ranges from the cursor up to `end`, each read, delivered, then the cursor moved past it; no range is begun after
+    `deadline` (time.monotonic(); the first range always is): the run ends behind and is enqueued again.
+
+    The node is read one range ahead: while a range is delivered (the database's work), the next one is read on a
+    thread of its own (the node's), building on the last block read. Only that thread calls the node while a run reads."""
     chain = cursor.chain
     registered, tokens = selectors.registrations(chain.chain_id), selectors.tokens(chain)
     head = result.target + chain.confirmations
     reader = RangeReader(rpc, set(registered), chunk=settings.INDEXER_WALLET_CHUNK, local_above=settings.INDEXER_LOCAL_FILTER_ABOVE,
                          by_hash_from=head - cursor.reorg_window + 1)
-    while True:
-        start = cursor.last_block + 1 if cursor.last_block is not None else cursor.start_block
-        if start > end:
-            return
-        stop_at = min(end, start + rpc.span - 1)
-        parent = cursor.window[-1][1] if cursor.window and cursor.window[-1][0] == start - 1 else ""
+
+    def out_of_time() -> bool:
+        return deadline is not None and bool(result.ranges) and time.monotonic() > deadline
+
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"indexer-{chain.chain_id}") as node:
+        ahead = None  # (start, stop_at, the read under way)
         try:
-            blocks, seen = reader.read(start, stop_at, parent)
-        except RangeTooWide as refusal:
-            if stop_at == start:
-                raise
-            rpc.narrow(stop_at - start + 1)
-            result.narrowed += 1
-            logger.info("indexer: chain %s range %s-%s refused (%s): span now %s", chain.chain_id, start, stop_at, refusal, rpc.span)
-            continue
-        totals = deliver(chain.chain_id, seen, registered, tokens)
-        _advance(cursor, blocks)
-        result.start = start if result.start is None else result.start
-        result.end, result.transfers = stop_at, result.transfers + len(seen)
-        result.ingested, result.skipped, result.alerts = (result.ingested + totals["ingested"], result.skipped + totals["skipped"],
-                                                          result.alerts + totals["alerts"])
-        result.ranges.append((start, stop_at))
-        if progress:
-            progress(result)
+            while True:
+                start = cursor.last_block + 1 if cursor.last_block is not None else cursor.start_block
+                if start > end or out_of_time():
+                    return
+                if ahead is not None and ahead[0] == start:
+                    _, stop_at, reading = ahead
+                else:
+                    stop_at = min(end, start + rpc.span - 1)
+                    parent = cursor.window[-1][1] if cursor.window and cursor.window[-1][0] == start - 1 else ""
+                    reading = node.submit(reader.read, start, stop_at, parent)
+                ahead = None
+                try:
+                    blocks, seen = reading.result()
+                except RangeTooWide as refusal:
+                    if stop_at == start:
+                        raise
+                    rpc.narrow(stop_at - start + 1)
+                    result.narrowed += 1
+                    logger.info("indexer: chain %s range %s-%s refused (%s): span now %s", chain.chain_id, start, stop_at, refusal,
+                                rpc.span)
+                    continue
+                following = stop_at + 1
+                if following <= end and not out_of_time():
+                    last = min(end, following + rpc.span - 1)
+                    ahead = (following, last, node.submit(reader.read, following, last, blocks[-1].hash))
+                totals = deliver(chain.chain_id, seen, registered, tokens, chain.confirmations)
+                transfers_executed(executions(chain.chain_id, seen, tokens, head))
+                _advance(cursor, blocks)
+                result.start = start if result.start is None else result.start
+                result.end, result.transfers = stop_at, result.transfers + len(seen)
+                result.ingested, result.skipped, result.alerts = (result.ingested + totals["ingested"], result.skipped + totals["skipped"],
+                                                                  result.alerts + totals["alerts"])
+                result.ranges.append((start, stop_at))
+                if progress:
+                    progress(result)
+        finally:
+            if ahead is not None:
+                ahead[2].cancel()  # not begun: dropped; under way: its result is not used
 
 
 def _run(chain: Chain, cursor: ChainCursor, result: PassResult, work: Callable[[ChainRpc], None]) -> PassResult:
@@ -122,13 +151,22 @@ def _run(chain: Chain, cursor: ChainCursor, result: PassResult, work: Callable[[
         result.error = f"{type(error).__name__}: {error}"[:2000]
     result.retries = rpc.retries if rpc else 0
     cursor.last_run_at, cursor.last_error = timezone.now(), result.error or ("" if not cursor.stopped else cursor.last_error)
-    cursor.save(update_fields=["last_run_at", "last_error", "updated_at"])
+    cursor.save(update_fields=["last_run_at", "last_error", "head", "head_time", "updated_at"])
     return result
 
 
+def _target(rpc: ChainRpc, cursor: ChainCursor) -> int:
+    """The node's head (noted on the cursor with its time, for the console's and /health's lag) minus the confirmations."""
+    head = rpc.block(rpc.head(), full=False)
+    cursor.head, cursor.head_time = int(head["number"], 16), datetime.fromtimestamp(int(head["timestamp"], 16), tz=UTC)
+    return cursor.head - cursor.chain.confirmations
+
+
 def index_pass(chain: Chain, *, max_blocks: int | None = None, progress: Callable | None = None) -> PassResult:
-    """One run over the chain: the window checked, then up to `max_blocks` (INDEXER_BLOCKS_PER_RUN) blocks indexed."""
-    result = PassResult(chain.chain_id)
+    """One run over the chain: the window checked, then up to `max_blocks` (INDEXER_BLOCKS_PER_RUN) blocks indexed, no
+    range begun after INDEXER_RUN_SECONDS (the Celery task's time limit is well above it; a run that is behind is enqueued
+    again)."""
+    result, began = PassResult(chain.chain_id), time.monotonic()
     with chain_lock(chain) as cursor:
         if cursor is None:
             result.skipped_reason = "another run holds the chain's lock"
@@ -141,10 +179,10 @@ def index_pass(chain: Chain, *, max_blocks: int | None = None, progress: Callabl
             fork = fork_point(rpc, cursor.window)
             if fork is not None:
                 result.orphaned = orphan_above(cursor, fork)
-            result.target = rpc.head() - chain.confirmations
+            result.target = _target(rpc, cursor)
             first = cursor.last_block + 1 if cursor.last_block is not None else cursor.start_block
             end = min(result.target, first + (max_blocks or settings.INDEXER_BLOCKS_PER_RUN) - 1)
-            _index(rpc, cursor, end, result, progress)
+            _index(rpc, cursor, end, result, progress, deadline=began + settings.INDEXER_RUN_SECONDS)
             result.behind = result.target > (cursor.last_block if cursor.last_block is not None else -1)
 
         return _run(chain, cursor, result, work)
@@ -165,7 +203,7 @@ def reindex(chain: Chain, *, from_block: int, to_block: int | None = None, progr
         cursor.save(update_fields=["last_block", "window", "stopped", "start_block", "updated_at"])
 
         def work(rpc: ChainRpc) -> None:
-            result.target = rpc.head() - chain.confirmations
+            result.target = _target(rpc, cursor)
             end = result.target if to_block is None else min(to_block, result.target)
             _index(rpc, cursor, end, result, progress)
             result.behind = result.target > (cursor.last_block if cursor.last_block is not None else -1)

@@ -21,6 +21,9 @@ class ChainCursor(BaseModel):
     lease_until = models.DateTimeField(null=True, blank=True, help_text="The per-chain lock: a run holds it until this time.")
     last_run_at = models.DateTimeField(null=True, blank=True)
     last_error = models.TextField(blank=True, default="")
+    last_block_time = models.DateTimeField(null=True, blank=True, help_text="The time of the last indexed block.")
+    head = models.PositiveBigIntegerField(null=True, blank=True, help_text="The node's head at the last run.")
+    head_time = models.DateTimeField(null=True, blank=True, help_text="The time of that head block.")
 
     class Meta:
         ordering = ["chain"]

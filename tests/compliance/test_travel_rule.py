@@ -10,9 +10,9 @@ import pytest
 from django.utils import timezone
 
 from common.models import AuditLogEntry
-from compliance import services, tasks
-from compliance.commitment import commitment_of
 from compliance.models import TravelRulePolicy, TravelRuleTransfer
+from compliance.travel_rule import services, tasks
+from compliance.travel_rule.commitment import commitment_of
 from monitoring.models import AssetPrice
 from onboarding.models import Entity, Wallet
 from tests.compliance.travel_rule_helpers import (

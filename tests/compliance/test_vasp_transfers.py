@@ -11,9 +11,9 @@ import pytest
 from django.utils import timezone
 
 from common.models import AuditLogEntry
-from compliance import services, tasks, vasp_protocol
-from compliance.commitment import commitment_of
 from compliance.models import CounterpartyVasp, InboundTravelRuleTransfer, TravelRuleTransfer
+from compliance.travel_rule import services, tasks, vasp_protocol
+from compliance.travel_rule.commitment import commitment_of
 from monitoring.models import AssetPrice
 from onboarding.models import Entity
 from organizations.choices import Role

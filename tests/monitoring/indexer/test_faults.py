@@ -8,7 +8,7 @@ import pytest
 from django.test import override_settings
 
 from compliance.onchain.anvil import rpc
-from monitoring.indexer.extract import NATIVE_LOG_INDEX
+from monitoring.indexer.extract import INTERNAL_LOG_INDEX, NATIVE_LOG_INDEX
 from monitoring.indexer.services import index_pass
 from monitoring.models import ChainCursor, IndexedToken, IndexedTransfer
 from tests.compliance.onchain.rpc_proxy import RpcProxy
@@ -42,6 +42,9 @@ def test_refusals_errors_and_timeouts_lose_and_duplicate_nothing(api, key, org, 
     requests, answered = [], []
 
     def node_like_a_public_one(request):
+        if isinstance(request, list):  # the window's by-hash calls, batched
+            requests.extend(request)
+            return None
         requests.append(request)
         if not slow_once.is_set():
             slow_once.set()
@@ -57,7 +60,7 @@ def test_refusals_errors_and_timeouts_lose_and_duplicate_nothing(api, key, org, 
         chain.save()
         proxy.on("eth_getLogs", "reply", call=node_like_a_public_one)
         proxy.on("eth_getBlockByNumber", "reply", times=2, call=lambda request: (500, {"error": "upstream unavailable"}))
-        proxy.on("eth_getTransactionReceipt", "drop", times=1)
+        proxy.on("trace_block", "drop", times=1)
         result = index_pass(chain)
 
     assert result.error == "" and result.behind is False, result.error
@@ -81,10 +84,12 @@ def test_logs_marked_removed_are_dropped(api, key, org, chain, node, w3, account
     kept = send_token(w3, token, accounts[4], accounts[2], 1)
     removed = send_token(w3, token, accounts[4], accounts[2], 2)
 
-    def marking_one_removed(request):
-        logs = rpc(node.url, "eth_getLogs", request["params"])
-        return 200, {"jsonrpc": "2.0", "id": request["id"],
-                     "result": [{**log, "removed": log["transactionHash"] == removed} for log in logs]}
+    def marked(call):
+        logs = rpc(node.url, "eth_getLogs", call["params"])
+        return {"jsonrpc": "2.0", "id": call["id"], "result": [{**log, "removed": log["transactionHash"] == removed} for log in logs]}
+
+    def marking_one_removed(request):  # a range's call, or a batch of by-hash calls
+        return 200, [marked(call) for call in request] if isinstance(request, list) else marked(request)
 
     with RpcProxy(node.url) as proxy:
         chain.rpc_urls = [proxy.url]
@@ -106,9 +111,47 @@ def test_a_node_without_trace_block_is_read_without_internal_transfers(api, key,
     with RpcProxy(node.url) as proxy:
         chain.rpc_urls = [proxy.url]
         chain.save()
-        proxy.on("trace_block", "reply", call=lambda request: (200, {**no_such_method, "id": request["id"]}))
+        proxy.on("trace_block", "reply", call=lambda request: (200, [{**no_such_method, "id": call["id"]} for call in request]))
         result = index_pass(chain)
 
     assert result.error == "" and result.end == w3.eth.block_number
-    assert proxy.count("trace_block") == 1  # asked once, then not again in the run
+    assert proxy.count("trace_block") == 2  # both blocks in one batch, then not again in the run
     assert {(row[2], row[3]) for row in stored()} == {(native, NATIVE_LOG_INDEX)}
+
+
+def test_a_node_that_takes_no_batches_gets_the_calls_one_by_one(api, key, org, chain, node, w3, accounts, forwarder):
+    register(api, key, org, [accounts[2]])
+    ChainCursor.objects.create(chain=chain, start_block=w3.eth.block_number + 1)
+    native = [send_eth(w3, accounts[4], accounts[2], n * ETH) for n in (1, 2, 3)]
+    internal = forward(w3, forwarder, accounts[4], accounts[2], 4 * ETH)
+    batches = []
+
+    def no_batches(request):
+        if isinstance(request, list):
+            batches.append(len(request))
+            return 200, {"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": "batch requests are not supported"}}
+        return None
+
+    with RpcProxy(node.url) as proxy:
+        chain.rpc_urls = [proxy.url]
+        chain.save()
+        proxy.on("eth_getBlockByNumber", "reply", call=no_batches)
+        result = index_pass(chain)
+
+    assert result.error == "" and result.end == w3.eth.block_number
+    assert batches == [4]  # tried once, then one by one
+    assert {(row[2], row[3]) for row in stored()} == {*((tx, NATIVE_LOG_INDEX) for tx in native), (internal, INTERNAL_LOG_INDEX)}
+
+
+def test_a_run_past_its_time_budget_ends_behind_and_is_enqueued_again(api, key, org, chain, w3, accounts):
+    register(api, key, org, [accounts[2]])
+    ChainCursor.objects.create(chain=chain, start_block=w3.eth.block_number + 1)
+    sent = [send_eth(w3, accounts[4], accounts[2], n * ETH) for n in (1, 2, 3)]
+
+    with override_settings(INDEXER_RUN_SECONDS=0, INDEXER_INITIAL_SPAN=1):
+        first = index_pass(chain)
+        assert (first.ranges, first.behind, first.ingested) == ([(first.start, first.start)], True, 1)  # one range, then out of time
+        while index_pass(chain).behind:
+            pass
+
+    assert {row[2] for row in stored()} == set(sent)

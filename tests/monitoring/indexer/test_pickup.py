@@ -8,6 +8,10 @@ from monitoring.indexer.extract import INTERNAL_LOG_INDEX, NATIVE_LOG_INDEX
 from monitoring.indexer.services import index_pass
 from monitoring.models import ChainCursor, IndexedToken, IndexedTransfer, Transaction
 from tests.monitoring.indexer.helpers import forward, register, send_eth, send_token, stored
+from tests.webhooks.conftest import principal_of
+from tests.webhooks.test_api import URL
+from webhooks import services
+from webhooks.models import Delivery, Event
 
 pytestmark = pytest.mark.django_db
 ETH = 10**18
@@ -69,3 +73,28 @@ def test_confirmations_hold_back_the_newest_blocks(api, key, org, chain, w3, acc
     assert result.target == w3.eth.block_number - 2
     assert {row[2] for row in stored()} == {first}
     assert last not in {row[2] for row in stored()}
+
+
+def test_indexed_transfers_are_announced_detected_and_confirmed(api, key, org, chain, w3, accounts):
+    chain.confirmations = 2
+    chain.save()
+    endpoint = services.endpoint_create(principal=principal_of(org, mode="test"), url=URL,
+                                        event_types=["transfer.detected", "transfer.confirmed"])
+    customer = register(api, key, org, [accounts[2]])
+    tx_hash = send_eth(w3, accounts[4], accounts[2], 10**18)
+    block = w3.eth.block_number
+    assert index_pass(chain).ingested == 0  # not 2 blocks deep yet
+    assert not Event.objects.filter(type__startswith="transfer.").exists()
+
+    send_eth(w3, accounts[5], accounts[6], 1)
+    send_eth(w3, accounts[5], accounts[6], 1)
+    assert index_pass(chain).ingested == 1
+    stored = Transaction.objects.get(tx_hash=tx_hash)
+    detected, confirmed = Event.objects.get(type="transfer.detected"), Event.objects.get(type="transfer.confirmed")
+    assert detected.data["transfer_id"] == str(stored.pk) and detected.data["entity_id"] == customer["id"]
+    assert confirmed.data == {"transfer_id": str(stored.pk), "entity_id": customer["id"], "chain_id": 31337, "tx_hash": tx_hash,
+                              "block_number": block, "confirmations": 2, "confirmed_at": confirmed.data["confirmed_at"]}
+    assert {delivery.endpoint for delivery in Delivery.objects.filter(event=confirmed)} == {endpoint}
+
+    assert index_pass(chain).ingested == 0
+    assert Event.objects.filter(type="transfer.confirmed").count() == 1  # once

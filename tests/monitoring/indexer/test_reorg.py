@@ -1,17 +1,19 @@
 """Reorganisations on anvil (anvil_reorg): inside the window the orphaned transfers are marked and leave the rules'
 history, the new branch is indexed and the cursor follows it; deeper than the window the chain stops."""
 
+import re
 from datetime import timedelta
 
 import pytest
 
 from common.principal import Principal
 from compliance.onchain.anvil import rpc
+from filings.models import CaseEvent
 from monitoring.backtest import rule_backtest
 from monitoring.engine import reads
 from monitoring.indexer.extract import NATIVE_LOG_INDEX
 from monitoring.indexer.services import index_pass
-from monitoring.models import ChainCursor, IndexedTransfer, Transaction
+from monitoring.models import Alert, AssetPrice, ChainCursor, IndexedTransfer, Transaction
 from tests.monitoring.indexer.helpers import register, send_eth, stored
 
 pytestmark = pytest.mark.django_db
@@ -52,7 +54,7 @@ def test_a_reorg_inside_the_window_orphans_the_old_branch_and_indexes_the_new(ap
     cursor = ChainCursor.objects.get(chain=chain)
     assert cursor.last_block == w3.eth.block_number
     assert [entry[1] for entry in cursor.window[-2:]] == [w3.eth.get_block(n)["hash"].to_0x_hex() for n in (fork + 1, fork + 2)]
-    assert cursor.reorgs[-1] | {"at": None} == {"at": None, "fork_block": fork, "depth": 2, "orphaned": 2}
+    assert cursor.reorgs[-1] | {"at": None} == {"at": None, "fork_block": fork, "depth": 2, "orphaned": 2, "travel_rule_reopened": 0}
 
     assert index_pass(chain).ingested == 0  # settled
 
@@ -89,3 +91,23 @@ def test_a_reorg_deeper_than_the_window_stops_the_chain(api, key, org, chain, no
     assert result.error == cursor.last_error
     assert stored() == before  # nothing orphaned or added: an operator decides
     assert index_pass(chain).skipped_reason.startswith("stopped: reorganisation deeper than the window")
+
+
+def test_an_alert_whose_transfer_is_orphaned_says_so_in_the_console_and_its_case_timeline(api, key, org, chain, node, w3, accounts,
+                                                                                          admin_client):
+    AssetPrice.objects.create(organization=org, asset="ETH", usd_rate=3000)
+    register(api, key, org, [accounts[2]])
+    large = send_eth(w3, accounts[4], accounts[2], 10 * ETH)  # 30,000 USD: the large-transfer rule
+    assert index_pass(chain).alerts >= 1
+    alert = Alert.objects.get(rule_code="large_transfer")
+    assert "ORPHANED" not in admin_client.get(f"/admin/monitoring/alert/{alert.pk}/change/").content.decode()
+
+    rpc(node.url, "anvil_reorg", [1, [[{"from": w3.eth.accounts[6], "to": w3.eth.accounts[7], "value": hex(ETH)}, 0]]])
+    assert index_pass(chain).orphaned == 1
+
+    note = CaseEvent.objects.get(kind="comment", data__alert_id=str(alert.pk))
+    assert note.data["orphaned"] is True and note.data["fork_block"] == w3.eth.block_number - 1
+    assert f"Transfer {large} (#{NATIVE_LOG_INDEX}) of alert {alert.pk} (large_transfer) was orphaned" in note.body
+    assert note.actor_id is None  # the system
+    page = admin_client.get(f"/admin/monitoring/alert/{alert.pk}/change/").content.decode()
+    assert re.search(rf'data-copy="{large}".*?</span>\s*<strong class="orphaned"[^>]*>ORPHANED</strong>', page)

@@ -1,4 +1,4 @@
-"""Console: the counterparty VASP directory (writes through compliance.vasp_services: admin role,
+"""Console: the counterparty VASP directory (writes through compliance.travel_rule.vasp_services: admin role,
 audited; the secret shown once after creation) and the inbound travel-rule records (read-only)."""
 
 from functools import partial
@@ -8,8 +8,8 @@ from django.contrib import admin
 from django.template.response import TemplateResponse
 
 from common.admin_support import OrganizationFilter, ReadOnlyAdmin, ServiceSaveAdmin, TenantAdmin, admin_principal
-from compliance import vasp_protocol, vasp_services
 from compliance.models import CounterpartyVasp, InboundTravelRuleTransfer
+from compliance.travel_rule import vasp_protocol, vasp_services
 
 FIELDS = ("name", "lei", "inquiry_url", "status")
 

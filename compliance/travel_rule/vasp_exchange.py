@@ -1,7 +1,7 @@
 """The travel-rule exchange with other VASPs (docs/travel-rule.md, "Beneficiaries at another VASP").
 
 Outbound (we are the originator's VASP): the transfer's inquiry is POSTed to the beneficiary VASP
-(compliance.tasks.process_transfer, on commit of the initiation; the beat sweep hands out retries).
+(compliance.travel_rule.tasks.process_transfer, on commit of the initiation; the beat sweep hands out retries).
 An attempt is claimed first (attempts + 1 and a lease in `vasp_next_attempt_at`, committed), sent
 outside any transaction within the webhook transport's 5 s deadline, and its outcome recorded only
 if the lease is still this attempt's. The answer is the VASP's decision (approved → acknowledged,
@@ -25,14 +25,14 @@ from django.utils import timezone
 from common.audit import audit_record
 from common.errors import BadRequest, Conflict, NotFound, ValidationFailed, flatten_details
 from common.parsers import loads_object
-from compliance import selectors, vasp_protocol
-from compliance.commitment import commitment_of
 from compliance.models import InboundDecision, InboundTravelRuleTransfer, TravelRuleStatus, TravelRuleTransfer, VaspStatus
-from compliance.services import _move, side_problems
+from compliance.travel_rule import selectors, vasp_protocol
+from compliance.travel_rule.commitment import commitment_of
+from compliance.travel_rule.services import _move, side_problems
 from onboarding.models import Entity, Wallet
 from webhooks import transport
 
-logger = logging.getLogger("compliance.vasp_exchange")
+logger = logging.getLogger("compliance.travel_rule.vasp_exchange")
 
 RETRY_DELAYS = (timedelta(seconds=30), timedelta(minutes=1), timedelta(minutes=5), timedelta(minutes=15), timedelta(hours=1))
 LEASE = timedelta(seconds=60)  # longer than an attempt's 5 s deadline
