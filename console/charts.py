@@ -7,8 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 
-from django.db.models import Count
-from django.db.models.functions import TruncMonth, TruncWeek
+from django.db.models import Count, Q
+from django.db.models.functions import TruncMonth
 from django.urls import reverse
 
 from common.confidentiality import SAR_KINDS
@@ -40,31 +40,47 @@ class Chart:
                 "stacked": self.stacked}
 
 
-def _weeks(now: datetime) -> list[date]:
-    """The Mondays of the weeks in the window, oldest first."""
-    last = (now - timedelta(days=now.weekday())).date()
-    first = (now - WINDOW - timedelta(days=(now - WINDOW).weekday())).date()
-    return [first + timedelta(weeks=n) for n in range((last - first).days // 7 + 1)]
+def _weeks(now: datetime) -> list[datetime]:
+    """The Mondays (00:00 UTC) that start the weeks of the window, oldest first."""
+    midnight = now.replace(hour=0, minute=0, second=0, microsecond=0)
+    last = midnight - timedelta(days=now.weekday())
+    return [last - timedelta(weeks=n) for n in range(WINDOW.days // 7 + 1, -1, -1)]
 
 
-def _day(value) -> date:
-    return value.date() if isinstance(value, datetime) else value
+def _per_week(field_name: str, weeks: list[datetime]) -> dict:
+    """One conditional count per week of `field_name`: the rows are counted in one pass, in SQL
+    (no per-row date truncation, which SQLite would run as a Python function on every row)."""
+    bounds = [*weeks[1:], None]
+    return {f"w{i}": Count("id", filter=Q(**{f"{field_name}__gte": start}, **({f"{field_name}__lt": end} if end else {})))
+            for i, (start, end) in enumerate(zip(weeks, bounds, strict=True))}
 
 
-def alerts_per_rule_per_week(scope) -> Chart:
-    since = scope.now - WINDOW
-    rows = (scope_alerts(scope).filter(created_at__gte=since).annotate(week=TruncWeek("created_at"))
-            .values_list("rule_code", "week").annotate(n=Count("id")).order_by())
+def _week_labels(weeks: list[datetime]) -> list[str]:
+    return [week.date().isoformat() for week in weeks]
+
+
+def alert_tallies(scope) -> list[dict]:
+    """The window's alerts by rule, status and disposition, with a count per week: the one read both
+    alert charts are drawn from."""
     weeks = _weeks(scope.now)
-    index = {week: position for position, week in enumerate(weeks)}
+    rows = (Alert.objects.filter(organization=scope.organization, mode=scope.mode, created_at__gte=weeks[0])
+            .values("rule_code", "status", "disposition").annotate(**_per_week("created_at", weeks)).order_by())
+    return [{**row, "weeks": [row[f"w{i}"] for i in range(len(weeks))], "week_starts": weeks} for row in rows]
+
+
+def alerts_per_rule_per_week(scope, tallies: list[dict] | None = None) -> Chart:
+    tallies = alert_tallies(scope) if tallies is None else tallies
+    weeks = _weeks(scope.now)
     per_rule: dict[str, list[int]] = {}
-    for rule, week, count in rows:
-        per_rule.setdefault(rule, [0] * len(weeks))[index[_day(week)]] += count
+    for row in tallies:
+        counts = per_rule.setdefault(row["rule_code"], [0] * len(weeks))
+        for i, count in enumerate(row["weeks"]):
+            counts[i] += count
     busiest = sorted(per_rule, key=lambda rule: (-sum(per_rule[rule]), rule))
     series = {rule: per_rule[rule] for rule in busiest[:TOP_RULES]}
     if busiest[TOP_RULES:]:
         series["other rules"] = [sum(per_rule[rule][i] for rule in busiest[TOP_RULES:]) for i in range(len(weeks))]
-    labels = [week.isoformat() for week in weeks]
+    labels = _week_labels(weeks)
     return Chart("alerts-per-rule", "Alerts per rule per week (90 days)", "bar", labels, series, stacked=True,
                  columns=["week of", *series, "total"],
                  rows=[[label, *(values[i] for values in series.values()), sum(values[i] for values in series.values())]
@@ -72,16 +88,19 @@ def alerts_per_rule_per_week(scope) -> Chart:
                  note=f"The {TOP_RULES} busiest rules; the others are summed." if busiest[TOP_RULES:] else "")
 
 
-def dispositions_per_rule(scope) -> Chart:
+def dispositions_per_rule(scope, tallies: list[dict] | None = None) -> Chart:
     """Closed alerts of the window by rule and disposition; the false-positive rate first (the rules
     worth tuning), each rule linked to its page, where its backtest runs."""
-    rows = (scope_alerts(scope).filter(status=AlertStatus.CLOSED, created_at__gte=scope.now - WINDOW)
-            .values_list("rule_code", "disposition").annotate(n=Count("id")).order_by())
+    tallies = alert_tallies(scope) if tallies is None else tallies
     mix: dict[str, dict[str, int]] = {}
-    for rule, disposition, count in rows:
-        mix.setdefault(rule, {})[disposition or "none"] = count
+    for row in tallies:
+        if row["status"] == AlertStatus.CLOSED:
+            rule = mix.setdefault(row["rule_code"], {})
+            rule[row["disposition"] or "none"] = rule.get(row["disposition"] or "none", 0) + sum(row["weeks"])
+
     def fp_rate(rule):
-        return mix[rule].get(Disposition.FALSE_POSITIVE, 0) / sum(mix[rule].values())
+        return mix[rule].get(Disposition.FALSE_POSITIVE, 0) / (sum(mix[rule].values()) or 1)
+
     rules = sorted(mix, key=lambda rule: (-fp_rate(rule), -sum(mix[rule].values()), rule))[:TOP_RULES * 2]
     dispositions = [Disposition.FALSE_POSITIVE, Disposition.INCONCLUSIVE, Disposition.TRUE_POSITIVE]
     series = {disposition.label: [mix[rule].get(disposition.value, 0) for rule in rules] for disposition in dispositions}
@@ -97,32 +116,27 @@ def dispositions_per_rule(scope) -> Chart:
 def case_throughput(scope) -> Chart:
     """Cases opened and closed per week over the window."""
     cases = Case.objects.filter(organization=scope.organization, mode=scope.mode)
-    since = scope.now - WINDOW
     weeks = _weeks(scope.now)
-    index = {week: position for position, week in enumerate(weeks)}
-    series = {"opened": [0] * len(weeks), "closed": [0] * len(weeks)}
-    for name, field_name, chosen in (("opened", "created_at", cases), ("closed", "closed_at", cases.filter(status=CaseStatus.CLOSED))):
-        for week, count in (chosen.filter(**{f"{field_name}__gte": since}).annotate(week=TruncWeek(field_name))
-                            .values_list("week").annotate(n=Count("id")).order_by()):
-            series[name][index[_day(week)]] += count
-    labels = [week.isoformat() for week in weeks]
+    opened = cases.filter(created_at__gte=weeks[0]).aggregate(**_per_week("created_at", weeks))
+    closed = cases.filter(status=CaseStatus.CLOSED, closed_at__gte=weeks[0]).aggregate(**_per_week("closed_at", weeks))
+    series = {"opened": [opened[f"w{i}"] for i in range(len(weeks))], "closed": [closed[f"w{i}"] for i in range(len(weeks))]}
+    labels = _week_labels(weeks)
     return Chart("case-throughput", "Cases opened and closed per week (90 days)", "line", labels, series,
                  columns=["week of", "opened", "closed"],
                  rows=[[label, series["opened"][i], series["closed"][i]] for i, label in enumerate(labels)])
 
 
 def case_ageing(scope) -> Chart:
-    """Open cases by how long they have been open."""
+    """Open cases by how long they have been open (from when the case was opened)."""
     open_cases = Case.objects.filter(organization=scope.organization, mode=scope.mode).exclude(status=CaseStatus.CLOSED)
-    counts, lower = [], None
-    for days, _label in AGE_BUCKETS:
-        bucket = open_cases
-        if lower is not None:
-            bucket = bucket.filter(created_at__lte=scope.now - timedelta(days=lower))
-        if days is not None:
-            bucket = bucket.filter(created_at__gt=scope.now - timedelta(days=days))
-        counts.append(bucket.count())
+    buckets, lower = {}, None
+    for i, (days, _label) in enumerate(AGE_BUCKETS):
+        bounds = {**({"created_at__lte": scope.now - timedelta(days=lower)} if lower is not None else {}),
+                  **({"created_at__gt": scope.now - timedelta(days=days)} if days is not None else {})}
+        buckets[f"b{i}"] = Count("id", filter=Q(**bounds))
         lower = days
+    counted = open_cases.aggregate(**buckets)
+    counts = [counted[f"b{i}"] for i in range(len(AGE_BUCKETS))]
     labels = [label for _days, label in AGE_BUCKETS]
     return Chart("case-ageing", "Open cases by age", "bar", labels, {"open cases": counts}, columns=["open for", "cases"],
                  rows=[[label, count] for label, count in zip(labels, counts, strict=True)])
@@ -139,18 +153,15 @@ def sar_filings_per_month(scope) -> Chart | None:
     for month_start, count in (FilingRecord.objects.filter(organization=scope.organization, mode=scope.mode, kind__in=SAR_KINDS,
                                                            filing_date__gte=first)
                                .annotate(month=TruncMonth("filing_date")).values_list("month").annotate(n=Count("id")).order_by()):
-        counts[_day(month_start)] = counts.get(_day(month_start), 0) + count
+        counts[month_start] = counts.get(month_start, 0) + count
     labels = [month.strftime("%Y-%m") for month in months]
     values = [counts[month] for month in months]
     return Chart("sar-filings", "Suspicious-activity reports filed per month", "bar", labels, {"filed": values},
                  columns=["month", "reports filed"], rows=[[label, value] for label, value in zip(labels, values, strict=True)])
 
 
-def scope_alerts(scope):
-    return Alert.objects.filter(organization=scope.organization, mode=scope.mode)
-
-
 def charts(scope) -> list[Chart]:
-    built = [alerts_per_rule_per_week(scope), dispositions_per_rule(scope), case_throughput(scope), case_ageing(scope),
+    tallies = alert_tallies(scope)
+    built = [alerts_per_rule_per_week(scope, tallies), dispositions_per_rule(scope, tallies), case_throughput(scope), case_ageing(scope),
              sar_filings_per_month(scope)]
     return [chart for chart in built if chart is not None]
