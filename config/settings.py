@@ -376,6 +376,9 @@ WHITENOISE_USE_FINDERS = True
 # from node_modules under static/console/lib/<name>/ so the console works offline; a library not installed
 # is left out (docs/console.md: its charts' tables still render).
 CONSOLE_LIBRARIES = {"chart.js": "chart.js/dist"}
+# The dashboard's charts (90 days of an organization's work) are read at most this often per organization and
+# mode; the dashboard's counts are read on every visit.
+CONSOLE_CHARTS_CACHE_SECONDS = env_int("CONSOLE_CHARTS_CACHE_SECONDS", 300)
 STATICFILES_DIRS = [(f"console/lib/{name}", BASE_DIR / "console" / "node_modules" / folder)
                     for name, folder in CONSOLE_LIBRARIES.items() if (BASE_DIR / "console" / "node_modules" / folder).is_dir()]
 MEDIA_ROOT = DATA_DIR / "media"

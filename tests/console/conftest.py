@@ -10,6 +10,7 @@ from common.principal import Principal
 from conftest import PASSWORD
 from organizations.models import Membership
 from organizations.services import invitation_accept, invitation_create
+from tests.admin.test_console_browser import browser  # noqa: F401  the headless Chromium fixture
 
 
 def org_admin(organization) -> Principal:

@@ -85,7 +85,8 @@ def test_below_l2_investigator_no_sar_information_is_read(org, work):
     assert "sar-filings" not in [chart.key for chart in charts.charts(scope)]
     assert "sar-filings" in [chart.key for chart in charts.charts(scope_of(org, work["l2"], "l2_investigator"))]
     body = signed_in(work["l1"]).get("/admin/").content.decode()
-    for secret in ("SAR", "Suspicious-activity", "314(a) responses due", "panel-314a", "panel-sar-deadlines", "chart-sar-filings", "/admin/filings/filingrecord/",
+    for secret in ("SAR", "Suspicious-activity", "314(a) responses due", "panel-314a", "panel-sar-deadlines", "chart-sar-filings",
+                   "/admin/filings/filingrecord/",
                    '<span class="section">System</span>', '<span class="section">Reports and filings</span>'):
         assert secret not in body, secret
     assert "Open alerts by severity" in body and "chart-alerts-per-rule" in body
