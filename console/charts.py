@@ -35,6 +35,11 @@ class Chart:
     stacked: bool = False
     note: str = ""
 
+    @property
+    def wide(self) -> bool:
+        """A table of more than four columns goes under its chart, at full width, rather than beside it."""
+        return len(self.columns) > 4
+
     def as_json(self) -> dict:
         return {"key": self.key, "title": self.title, "kind": self.kind, "labels": self.labels, "series": self.series,
                 "stacked": self.stacked}

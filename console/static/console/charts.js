@@ -15,7 +15,7 @@
         labels: chart.labels,
         datasets: names.map(function (name, i) {
           var colour = palette[i % palette.length];
-          return { label: name, data: chart.series[name], backgroundColor: colour, borderColor: colour, tension: 0.2 };
+          return { label: name, data: chart.series[name], backgroundColor: colour, borderColor: colour, tension: 0 };
         })
       },
       options: {
