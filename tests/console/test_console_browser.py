@@ -75,7 +75,8 @@ def test_an_invited_investigator_reads_the_dashboard(browser, live_server, org, 
     for key in keys:
         assert browser.execute_script(f"return !!Chart.getChart(document.getElementById('canvas-{key}'))"), key
         assert browser.find_elements(By.CSS_SELECTOR, f"#chart-{key} .chart-table tbody tr"), key
-    groups = [caption.get_attribute("textContent").strip() for caption in browser.find_elements(By.CSS_SELECTOR, "#content-related .module caption")]
+    captions = browser.find_elements(By.CSS_SELECTOR, "#content-related .module caption")
+    groups = [caption.get_attribute("textContent").strip() for caption in captions]
     assert groups == ["Work queues", "Customers", "Reports and filings", "Information sharing", "Configuration"], groups
     screenshot(browser, "dashboard-l2")
     screenshot(browser, "dashboard-l2-full", full=True)

@@ -152,3 +152,13 @@ def test_the_mode_is_chosen(org, work):
     assert test["scope"].mode == "test"
     open_test = Alert.objects.filter(organization=org, mode="test", status__in=OPEN_ALERTS).count()
     assert sum(t.count for t in test["alert_queue"]) == open_test
+
+
+def test_without_the_chart_library_the_tables_still_show(org, work, settings, tmp_path):
+    """No node at `make run` (scripts/npm-deps console not run): no script, no canvas, a sentence, every table."""
+    settings.STATICFILES_DIRS = []  # what config.settings leaves when console/node_modules/chart.js is missing
+    settings.STATIC_ROOT = tmp_path  # nothing collected either
+    body = signed_in(work["l2"]).get("/admin/").content.decode()
+    assert "chart.umd.min.js" not in body and "<canvas" not in body and "console/charts.js" not in body
+    assert "The charts need the console&#x27;s front-end libraries" in body or "The charts need the console's front-end libraries" in body
+    assert body.count('<div class="chart-table">') == 5 and "Alerts per rule per week (90 days)" in body
