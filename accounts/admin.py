@@ -31,15 +31,17 @@ class UserAdmin(DjangoUserAdmin):
     organizations, and changes only their own profile (never their console access)."""
 
     ordering = ("email",)
-    list_display = ("email", "first_name", "last_name", "email_verified_at", "is_staff", "is_active", "last_login")
-    list_filter = ("is_staff", "is_superuser", "is_active")
+    list_display = ("email", "first_name", "last_name", "email_verified_at", "is_active", "last_login")
+    list_filter = ("is_superuser", "is_active")
     search_fields = ("email", "first_name", "last_name")
     readonly_fields = ("last_login", "date_joined", "email_verified_at")
     fieldsets = (
         (None, {"fields": ("email", "password")}),
         ("Profile", {"fields": ("first_name", "last_name", "job_title")}),
         ("Status", {"fields": ("is_active", "email_verified_at", "last_login", "date_joined")}),
-        ("Console access", {"fields": CONSOLE_ACCESS}),
+        ("Platform operator", {"fields": CONSOLE_ACCESS, "description": (
+            "Console access comes from membership of an organization (docs/console.md); the staff flag grants nothing by "
+            "itself. Superuser status makes the platform operator.")}),
     )
     add_fieldsets = ((None, {"classes": ("wide",), "fields": ("email", "password1", "password2")}),)
 
