@@ -9,12 +9,15 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from django.db.models import Count, Q
+from django.urls import reverse
 from django.utils import timezone
+from django.utils.http import urlencode
 
 from common.confidentiality import sar_visible
 from filings.choices import CasePriority, CaseStatus
 from filings.models import Case, CaseAlert
 from monitoring.choices import AlertStatus, Severity
+from monitoring.fincen314a.services import READ_ROLE as FINCEN_314A_ROLE
 from monitoring.models import Alert
 from monitoring.models.fincen314a import Fincen314aFile, Fincen314aMatch, ReviewStatus
 from onboarding.choices import EntityStatus
@@ -26,7 +29,6 @@ OPEN_ALERTS = [status for status in AlertStatus.values if status != AlertStatus.
 OPEN_CASES = [status for status in CaseStatus.values if status != CaseStatus.CLOSED]
 SEVERITIES = [Severity.CRITICAL, Severity.HIGH, Severity.MEDIUM, Severity.LOW]  # most urgent first
 PRIORITIES = [CasePriority.CRITICAL, CasePriority.HIGH, CasePriority.MEDIUM, CasePriority.LOW]
-FINCEN_314A_ROLE = Role.L2_INVESTIGATOR  # monitoring.fincen314a.services.READ_ROLE
 OVERDUE_SHOWN = 5
 DEADLINES_SHOWN = 10
 
@@ -48,7 +50,7 @@ class Scope:
     def link(self, model: str, **filters) -> str:
         """The changelist of `model` ("monitoring/alert") in this organization and mode, with `filters`."""
         query = {"organization__id__exact": self.organization.pk, "mode__exact": self.mode, **filters}
-        return f"/admin/{model}/?" + "&".join(f"{key}={value}" for key, value in query.items())
+        return reverse(f"admin:{model.replace('/', '_')}_changelist") + "?" + urlencode(query)
 
 
 @dataclass(frozen=True)
