@@ -164,3 +164,24 @@ def test_without_the_chart_library_the_tables_still_show(org, work, settings, tm
     assert "chart.umd.min.js" not in body and "<canvas" not in body and "console/charts.js" not in body
     assert "<code>scripts/npm-deps console</code>); their numbers are in the tables." in body
     assert body.count('<div class="chart-table">') == 5 and "Alerts per rule per week (90 days)" in body
+
+
+def test_the_sources_panel_shows_list_age_and_chain_lag(org, work):
+    """Each loaded list's age (stale past 30 days) and, once a chain is enabled, its indexer's last block
+    and minutes since its last run; a disabled chain is not shown."""
+    from compliance.models import Chain
+    from monitoring.models import ChainCursor
+    from onboarding.models import SanctionsList
+
+    now = timezone.now()
+    SanctionsList.objects.create(source="ofac_sdn", loaded_at=now - timedelta(days=40), checked_at=now - timedelta(days=40),
+                                 published_at=now - timedelta(days=40), content_hash="0" * 64)
+    Chain.objects.update(enabled=False)  # the seeded chains (compliance migrations)
+    enabled = Chain.objects.create(chain_id=990001, name="Local", enabled=True)
+    ChainCursor.objects.create(chain=enabled, last_block=1234, last_run_at=now - timedelta(minutes=7))
+    ChainCursor.objects.create(chain=Chain.objects.create(chain_id=990002, name="Off", enabled=False), last_block=1)
+    panel = signed_in(work["l2"]).get("/admin/").content.decode()
+    panel = panel[panel.index('id="panel-sources"'):]
+    panel = panel[:panel.index("</section>")]
+    assert "OFAC Specially Designated Nationals" in panel and "40 days old (stale)" in panel
+    assert "Local (990001)" in panel and "block 1234, 7 min ago" in panel and "Off (990002)" not in panel
