@@ -27,7 +27,7 @@ run: deps
 	@$(PY) manage.py serve --check-port
 	@$(PY) manage.py migrate --noinput -v0
 	@$(PY) manage.py createcachetable -v0
-	@NPM_DEPS_OPTIONAL=1 scripts/npm-deps console/vendor || true  # the console's graph library: without it, the graph's table alone
+	@NPM_DEPS_OPTIONAL=1 scripts/npm-deps console || true  # the console's charts and graph (Chart.js, Cytoscape.js): without them their tables still show
 	@$(PY) manage.py collectstatic --noinput -v0
 	@$(PY) manage.py bootstrap_demo
 	@$(PY) manage.py load_sanctions > "$${DATA_DIR:-var}/load_sanctions.log" 2>&1 \

@@ -2,6 +2,7 @@ from django import forms
 from django.contrib import admin
 from django.contrib.admin.forms import AdminAuthenticationForm
 from django.contrib.auth.admin import UserAdmin as DjangoUserAdmin
+from django.contrib.auth.forms import AuthenticationForm
 from django.core.exceptions import PermissionDenied
 from django.db.models import Q
 
@@ -19,6 +20,7 @@ from common.admin_support import (
     of_members,
     run_service,
 )
+from console.access import may_use_console
 
 CONSOLE_ACCESS = ("is_staff", "is_superuser", "groups", "user_permissions")
 
@@ -29,15 +31,17 @@ class UserAdmin(DjangoUserAdmin):
     organizations, and changes only their own profile (never their console access)."""
 
     ordering = ("email",)
-    list_display = ("email", "first_name", "last_name", "email_verified_at", "is_staff", "is_active", "last_login")
-    list_filter = ("is_staff", "is_superuser", "is_active")
+    list_display = ("email", "first_name", "last_name", "email_verified_at", "is_active", "last_login")
+    list_filter = ("is_superuser", "is_active")
     search_fields = ("email", "first_name", "last_name")
     readonly_fields = ("last_login", "date_joined", "email_verified_at")
     fieldsets = (
         (None, {"fields": ("email", "password")}),
         ("Profile", {"fields": ("first_name", "last_name", "job_title")}),
         ("Status", {"fields": ("is_active", "email_verified_at", "last_login", "date_joined")}),
-        ("Console access", {"fields": CONSOLE_ACCESS}),
+        ("Platform operator", {"fields": CONSOLE_ACCESS, "description": (
+            "Console access comes from membership of an organization (docs/console.md); the staff flag grants nothing by "
+            "itself. Superuser status makes the platform operator.")}),
     )
     add_fieldsets = ((None, {"classes": ("wide",), "fields": ("email", "password1", "password2")}),)
 
@@ -159,12 +163,19 @@ class SSOConnectionAdmin(TenantAdmin, ServiceSaveAdmin):
 
 
 class ConsoleLoginForm(AdminAuthenticationForm):
-    """The console's password sign-in refuses what POST /v1/auth/login refuses after the password:
-    an address in a verified domain whose SSO connection enforces SSO signs in through the identity
-    provider (its sign-in sets the console's session cookie too); the platform operator is exempt."""
+    """The console's password sign-in: an active member of an organization or the platform operator
+    (console.access; not Django's staff flag), told apart from a wrong password by nothing. It refuses
+    what POST /v1/auth/login refuses after the password: an address in a verified domain whose SSO
+    connection enforces SSO signs in through the identity provider (its sign-in sets the console's
+    session cookie too); the platform operator is exempt."""
+
+    error_messages = {**AdminAuthenticationForm.error_messages,
+                      "invalid_login": "Please enter the e-mail address and password of a member of an organization."}
 
     def confirm_login_allowed(self, user):
-        super().confirm_login_allowed(user)
+        AuthenticationForm.confirm_login_allowed(self, user)  # active; AdminAuthenticationForm's is_staff is not asked
+        if not may_use_console(user):
+            raise forms.ValidationError(self.error_messages["invalid_login"], code="invalid_login", params={"username": "e-mail"})
         try:
             account_services.refuse_if_sso_required(user.email, exempt=user.is_superuser)
         except SSORequired as exc:

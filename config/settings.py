@@ -28,7 +28,8 @@ HOST = os.environ.get("HOST", "127.0.0.1")  # the address `make run` binds: this
 PUBLIC_URL = os.environ.get("PUBLIC_URL", f"http://localhost:{PORT}").rstrip("/")
 
 INSTALLED_APPS = [
-    "django.contrib.admin",
+    "console",  # before the admin: its templates (the grouped app list) come first
+    "console.apps.ConsoleAdminConfig",  # django.contrib.admin with the console's site (membership decides access)
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",
@@ -156,6 +157,7 @@ AUTH_USER_MODEL = "accounts.User"
 AUTHENTICATION_BACKENDS = [
     "django.contrib.auth.backends.ModelBackend",
     "allauth.account.auth_backends.AuthenticationBackend",
+    "console.access.MembershipPermissionBackend",  # the console's permissions come from membership (docs/console.md)
 ]
 PASSWORD_HASHERS = [
     "django.contrib.auth.hashers.Argon2PasswordHasher",
@@ -378,10 +380,15 @@ STORAGES = {
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
 }
 WHITENOISE_USE_FINDERS = True
-# Browser libraries installed from console/vendor/package.json (scripts/npm-deps), served as static files
-# (no CDN: the console works offline); absent until installed, when the console shows the graph's table alone.
-CONSOLE_VENDOR = {"vendor/cytoscape": BASE_DIR / "console" / "vendor" / "node_modules" / "cytoscape" / "dist"}
-STATICFILES_DIRS = [(prefix, folder) for prefix, folder in CONSOLE_VENDOR.items() if folder.is_dir()]
+# The console's front-end libraries (console/package.json, installed by `scripts/npm-deps console`), served
+# from node_modules under static/console/lib/<name>/ so the console works offline; a library not installed
+# is left out (docs/console.md: its charts' tables still render).
+CONSOLE_LIBRARIES = {"chart.js": "chart.js/dist", "cytoscape": "cytoscape/dist"}
+# The dashboard's charts (90 days of an organization's work) are read at most this often per organization and
+# mode; the dashboard's counts are read on every visit.
+CONSOLE_CHARTS_CACHE_SECONDS = env_int("CONSOLE_CHARTS_CACHE_SECONDS", 300)
+STATICFILES_DIRS = [(f"console/lib/{name}", BASE_DIR / "console" / "node_modules" / folder)
+                    for name, folder in CONSOLE_LIBRARIES.items() if (BASE_DIR / "console" / "node_modules" / folder).is_dir()]
 MEDIA_ROOT = DATA_DIR / "media"
 
 SESSION_COOKIE_HTTPONLY = True

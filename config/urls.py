@@ -45,7 +45,3 @@ urlpatterns = [
     path("accounts/", include("accounts.urls")),
     path("admin/", admin.site.urls),
 ]
-
-admin.site.site_header = "Compliance console"
-admin.site.site_title = "Compliance console"
-admin.site.index_title = "Investigations and administration"

@@ -75,13 +75,13 @@ class CaseAdmin(admin.ModelAdmin):
     actions = ["merge"]
 
     def has_view_permission(self, request, obj=None):
-        return request.user.is_staff
+        return self.admin_site.has_permission(request)
 
     def has_change_permission(self, request, obj=None):
-        return request.user.is_staff
+        return self.admin_site.has_permission(request)
 
     def has_add_permission(self, request):
-        return request.user.is_staff
+        return self.admin_site.has_permission(request)
 
     def has_delete_permission(self, request, obj=None):
         return False

@@ -27,7 +27,8 @@ class FilingRecordAdmin(ReadOnlyAdmin):
     readonly_fields = fields
 
     def has_view_permission(self, request, obj=None):
-        return request.user.is_staff and sar_cleared_anywhere(request)  # below l2_investigator everywhere: not even the list
+        # below l2_investigator everywhere: not even the list
+        return self.admin_site.has_permission(request) and sar_cleared_anywhere(request)
 
     def get_queryset(self, request):
         # Only where the console user may read filings through the API too (the histories' role).

@@ -31,7 +31,7 @@ class QueueFilter(admin.SimpleListFilter):
     parameter_name = "queue"
 
     def lookups(self, request, model_admin):
-        return [("open", "Open (default)"), ("overdue", "Overdue"), ("closed", "Closed"), ("all", "All")]
+        return [("open", "Open (default)"), ("mine", "In my cases"), ("overdue", "Overdue"), ("closed", "Closed"), ("all", "All")]
 
     def choices(self, changelist):
         for lookup, title in self.lookup_choices:
@@ -42,6 +42,8 @@ class QueueFilter(admin.SimpleListFilter):
         value = self.value() or "open"
         if value == "open":
             return queryset.exclude(status=AlertStatus.CLOSED)
+        if value == "mine":  # an alert is assigned through its case
+            return queryset.exclude(status=AlertStatus.CLOSED).filter(case_link__case__assigned_to=request.user)
         if value == "overdue":
             return queryset.exclude(status=AlertStatus.CLOSED).filter(sla_due_at__lt=timezone.now())
         if value == "closed":
@@ -89,7 +91,7 @@ class AlertAdmin(ReadOnlyAdmin):
     change_form_template = "admin/monitoring/alert/change_form.html"
 
     def has_view_permission(self, request, obj=None):
-        return request.user.is_staff
+        return self.admin_site.has_permission(request)  # every console user: the queue is scoped to their organizations
 
     def get_queryset(self, request):
         return of_members(super().get_queryset(request).annotate(status_rank=STATUS_ORDER, severity_rank=SEVERITY_ORDER), request)

@@ -51,7 +51,7 @@ def _form_action(model_admin, request, queryset, *, form_class, service, success
 
 class ReadOnlyTenantAdmin(TenantAdmin, ReadOnlyAdmin):
     def has_view_permission(self, request, obj=None):
-        return request.user.is_staff
+        return self.admin_site.has_permission(request)
 
 
 # --- 314(a) ------------------------------------------------------------------------------------
@@ -250,7 +250,7 @@ class Fincen314bRequestAdmin(TenantAdmin, ServiceSaveAdmin):
     exclude = ("counterpart",)
 
     def has_view_permission(self, request, obj=None):
-        return request.user.is_staff
+        return self.admin_site.has_permission(request)
 
     def has_change_permission(self, request, obj=None):
         return False

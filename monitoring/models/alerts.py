@@ -40,6 +40,7 @@ class Alert(TenantModel):
         ]
         indexes = [
             models.Index(fields=["organization", "mode", "status", "severity", "created_at"]),
+            models.Index(fields=["organization", "mode", "status", "sla_due_at"]),  # overdue: the console's dashboard and queue
             models.Index(fields=["entity", "created_at"]),
             models.Index(fields=["organization", "mode", "rule_code", "disposition"]),
         ]

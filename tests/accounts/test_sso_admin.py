@@ -79,9 +79,7 @@ def test_the_console_password_sign_in_is_refused_where_sso_is_enforced(make_user
 
     connection.domains.update(verified_at=timezone.now())
     SSOConnection.objects.filter(pk=connection.pk).update(enforce=True)
-    person = make_user("person@acme.example")
-    person.is_staff = True
-    person.save()
+    person = make_user("person@acme.example")  # a member: no staff flag (console.access)
     Membership.objects.create(organization=org, user=person, role="admin")
     console = Client()
     refused = console.post("/admin/login/?next=/admin/", {"username": "person@acme.example", "password": PASSWORD})

@@ -330,9 +330,7 @@ class TestSessionsOpenedBeforeEnforcement:
 
         from organizations.models import Membership
 
-        person = make_user("officer@acme.example")
-        person.is_staff = True
-        person.save()
+        person = make_user("officer@acme.example")  # a member: no staff flag (docs/console.md)
         Membership.objects.create(organization=org, user=person, role="admin")
         console = Client()
         assert console.post("/admin/login/?next=/admin/", {"username": "officer@acme.example", "password": PASSWORD}).status_code == 302

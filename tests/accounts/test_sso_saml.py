@@ -148,6 +148,17 @@ class TestACS:
         assert login.after["method"] == "sso_saml" and login.after["connection_id"] == connection["id"]
         assert SSOLoginAttempt.objects.get().used_at is not None
 
+    def test_the_sso_sign_in_opens_the_console(self, api, connection, org, saml_idp):
+        """A member provisioned by SSO (no password, no staff flag) is in the console with the session's
+        cookie: membership is the console's key (docs/console.md, "Access")."""
+        saml_idp.user = "console.person@acme.example"
+        browser = api()
+        response = sign_in(browser, connection, redirect_url="/admin/")
+        assert response.status_code == 302 and urlsplit(response["Location"]).path == "/admin/", response
+        console = browser.get("/admin/")
+        assert console.status_code == 200 and "Your role: <strong>l1_analyst</strong>" in console.content.decode()
+        assert not User.objects.get(email="console.person@acme.example").is_staff
+
     def test_a_signed_response_around_an_unsigned_assertion_is_accepted(self, api, connection, saml_idp):
         saml_idp.tamper = {"response_only": True}
         assert sign_in(api(), connection).status_code == 302

@@ -10,7 +10,6 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from django.contrib.auth.models import Permission
 from django.utils import timezone
 
 from filings.models import Case
@@ -31,11 +30,10 @@ SENDERS = [ORION, MIXER, *("0x" + f"{n:02x}" * 20 for n in range(0x10, 0x18))]  
 
 @pytest.fixture
 def investigator(org, make_user):
-    """An l2_investigator of the organization, with the console access the current rules give a member."""
+    """An ordinary l2_investigator member of the organization: no staff flag, no permission of its own (the
+    console grants by membership and role)."""
     user = make_user("investigator@acme.example", password=PASSWORD)
-    user.is_staff = True
-    user.save()
-    user.user_permissions.set(Permission.objects.filter(codename__regex=r"^(view|change|add|delete)_"))
+    assert not user.is_staff and not user.user_permissions.exists()
     Membership.objects.create(organization=org, user=user, role="l2_investigator")
     return user
 

@@ -109,24 +109,29 @@ def test_review_decisions_from_the_entity_page(admin_client, entity):
 
 
 def test_review_from_the_entity_page_needs_the_console_permissions_and_the_tenant(org, other_org, make_user, entity):
-    """A staff user of another organization finds no such entity (404, its name not shown); a member
-    without the console's view permission is refused (403), as on the entity's page; nothing changes."""
+    """A member of another organization finds no such entity (404, its name not shown); a staff user of
+    no organization is sent to the sign-in page (console.access); a viewer of the organization is shown
+    the form but the service refuses the decision (the role, not a console permission); nothing changes."""
     from django.test import Client
 
     review = f"/admin/onboarding/entity/{entity['id']}/review/approve/"
     screened(entity)
     outsider = make_user("outsider@globex.example")
-    outsider.is_staff = True
-    outsider.save()
     Membership.objects.create(organization=other_org, user=outsider, role="admin")
-    member = make_user("analyst2@acme.example")
-    member.is_staff = True
-    member.save()
-    Membership.objects.create(organization=org, user=member, role="l2_investigator")
-    for user, status in ((outsider, 404), (member, 403)):
+    nobody = make_user("staff.only@acme.example")
+    nobody.is_staff = True
+    nobody.save()
+    viewer = make_user("viewer2@acme.example")
+    Membership.objects.create(organization=org, user=viewer, role="viewer")
+    for user, status in ((outsider, 404), (nobody, 302)):
         console = Client()
         console.force_login(user)
         shown = console.get(review)
         assert shown.status_code == status and b"Blue Harbor" not in shown.content, user
         assert console.post(review, {"apply": "1", "reason": "", "notes": "x"}).status_code == status
+    console = Client()
+    console.force_login(viewer)
+    assert console.get(review).status_code == 200
+    refused = console.post(review, {"apply": "1", "reason": "", "notes": "x"}, follow=True)
+    assert refused.status_code == 200 and "l2_investigator" in refused.content.decode()
     assert Entity.objects.get(pk=entity["id"]).status == "pending"

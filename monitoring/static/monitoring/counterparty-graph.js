@@ -1,6 +1,6 @@
 /* The counterparty graph of the console's entity, alert and case pages: fetched from the API
    (GET /v1/onboarding/entities/{id}/counterparty-graph, with the console's session cookie) and drawn
-   with Cytoscape.js, served by the app itself (console/vendor). Without Cytoscape.js the table alone. */
+   with Cytoscape.js, served by the app itself (console/package.json). Without Cytoscape.js the table alone. */
 (function () {
   "use strict";
   var COLOURS = {subject: "#1e3a8a", customer: "#15803d", address: "#6b7280", tagged: "#c2410c", sanctioned: "#b91c1c",
@@ -58,7 +58,7 @@
   function draw(section, graph) {
     var canvas = section.querySelector(".graph-canvas");
     if (typeof window.cytoscape !== "function") {
-      canvas.textContent = "The graph library is not installed (scripts/npm-deps console/vendor): the table below lists the counterparties.";
+      canvas.textContent = "The graph library is not installed (scripts/npm-deps console): the table below lists the counterparties.";
       section.querySelector(".graph-table").open = true;
       return;
     }
