@@ -30,8 +30,9 @@ def alerts_of_entity(*, organization, mode: str, entity_id, severity: str | None
 
 def alerts_filtered(*, organization, mode: str, rule: str | None = None, severity: str | None = None, status: str | None = None,
                     disposition: str | None = None, from_date=None, to_date=None) -> QuerySet[Alert]:
-    """The organization's alerts across entities, newest first. `rule`: a rule code; `disposition`: one of the dispositions, or "none" for the undisposed; the period bounds the
-    alert's first trigger (both ends included)."""
+    """The organization's alerts across entities, newest first. `rule`: a rule code; `disposition`:
+    one of the dispositions, or "none" for the undisposed; the period bounds the alert's first
+    trigger (both ends included)."""
     alerts = alerts_of(organization=organization, mode=mode)
     if rule:
         alerts = alerts.filter(rule_code=rule)

@@ -115,7 +115,8 @@ class EvaluatedDetail(serializers.Serializer):
 
     alerts = CustomerAlertResponse(many=True)
     evaluation = serializers.SerializerMethodField(
-        help_text='{"skipped": [{"rule", "entity_id", "reason"}]}: the rules skipped for it and why (e.g. no USD price); empty when none.')
+        help_text='{"skipped": [{"rule", "entity_id", "reason"}]}: the rules skipped for it and why (e.g. no USD price); empty when '
+                  'none. With rules in shadow mode, "shadow": [{"rule", "entity_id", "measured"}], what they would have raised.')
     FIELDS = ("evaluation", "alerts")
 
     def get_evaluation(self, record) -> dict:

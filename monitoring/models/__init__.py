@@ -12,6 +12,6 @@ from monitoring.models.configuration import (  # noqa: F401
 )
 from monitoring.models.fincen314a import Fincen314aFile, Fincen314aMatch, Fincen314aSubject  # noqa: F401
 from monitoring.models.fincen314b import Fincen314bPartner, Fincen314bRequest  # noqa: F401
-from monitoring.models.labels import EntityLabel  # noqa: F401
 from monitoring.models.indexer import ChainCursor, IndexedToken, IndexedTransfer  # noqa: F401
+from monitoring.models.labels import EntityLabel  # noqa: F401
 from monitoring.models.notifications import Notification, NotificationType  # noqa: F401
