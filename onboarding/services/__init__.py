@@ -20,6 +20,8 @@ from onboarding.services.checks import (  # noqa: F401
 from onboarding.services.entities import (  # noqa: F401
     ONBOARD_ROLE,
     REVIEW_ROLE,
+    MAX_BATCH,
+    entities_create_batch,
     entity_create,
     entity_flag_for_review,
     entity_review,
