@@ -48,7 +48,8 @@ class RuleSettingForm(forms.Form):
     severity = forms.ChoiceField(required=False)
 
     def __init__(self, *args, view: dict, **kwargs):
-        initial = {"enabled": view["enabled"], "shadow": view["shadow"], "severity": view["severity"] if view["severity"] != view["default_severity"] else "",
+        initial = {"enabled": view["enabled"], "shadow": view["shadow"],
+                   "severity": view["severity"] if view["severity"] != view["default_severity"] else "",
                    **{f"param_{name}": _as_text(value) for name, value in view["overrides"].items()}}
         super().__init__(*args, initial=initial, **kwargs)
         self.view = view
@@ -90,7 +91,8 @@ class BacktestRangeForm(forms.Form):
     grid = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 3, "cols": 60}), help_text=(
         "A sweep (optional): one line per parameter, name = value, value, … (at most 50 combinations), over the parameters above."))
     maximise = forms.ChoiceField(choices=[(metric, metric) for metric in ("f1", "recall", "precision")], initial="f1", required=False)
-    min_precision = forms.FloatField(required=False, min_value=0, max_value=1, help_text="With a sweep: the best keeps precision at least this.")
+    min_precision = forms.FloatField(required=False, min_value=0, max_value=1,
+                                     help_text="With a sweep: the best keeps precision at least this.")
     min_recall = forms.FloatField(required=False, min_value=0, max_value=1)
 
     def clean_grid(self) -> dict | None:

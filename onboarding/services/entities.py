@@ -152,7 +152,8 @@ def _batch_wallets(scope: dict, entities: list[Entity], items: list[dict]) -> tu
                 continue
             key = (row.chain_id, row.address)
             if key in given:
-                errors.append({"field": field, "message": f"The wallet {row.address} on chain {row.chain_id} is given at {given[key]} too."})
+                errors.append({"field": field,
+                               "message": f"The wallet {row.address} on chain {row.chain_id} is given at {given[key]} too."})
                 continue
             given[key] = field
             wallets.append(row)
