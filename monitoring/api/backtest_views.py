@@ -2,7 +2,7 @@ from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers, status
 from rest_framework.response import Response
 
-from common.api.fields import PERIOD_FORMATS, ChoiceField, PeriodBoundField
+from common.api.fields import PERIOD_FORMATS, ChoiceField, PeriodBoundField, StrictBooleanField
 from common.api.serializers import StrictSerializer, validated
 from common.api.views import V1APIView
 from common.errors import NotFound
@@ -25,7 +25,7 @@ class BacktestRequest(StrictSerializer):
     objective = serializers.DictField(required=False, default=dict, help_text=(
         "With a grid: `maximise` (recall, precision or f1; default f1) under optional bounds min_precision, min_recall, min_f1, "
         "max_alerts_per_1000_entities, e.g. {\"maximise\": \"recall\", \"min_precision\": 0.5}."))
-    asynchronous = serializers.BooleanField(required=False, default=False, help_text=(
+    asynchronous = StrictBooleanField(required=False, default=False, help_text=(
         f"Run in a worker (202 and a job to poll) even when the range holds at most {SYNC_MAX_EVENTS} events."))
 
 
