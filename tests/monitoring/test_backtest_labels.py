@@ -217,3 +217,33 @@ def _upload(name: str, content: bytes):
     from django.core.files.uploadedfile import SimpleUploadedFile
 
     return SimpleUploadedFile(name, content, content_type="text/csv")
+
+
+class TestLabelConsole:
+    """/admin/monitoring/entitylabel/: the labels, and an upload page calling the API's service."""
+
+    def test_upload_shows_the_refused_lines_and_keeps_the_others(self, console, org, book):  # noqa: F811
+        from django.urls import reverse
+
+        csv = b"external_id,label,typology\next-3,positive,cycle\next-404,negative,\n"
+        response = console.post(reverse("admin:monitoring_entitylabel_upload"), {
+            "organization": str(org.pk), "mode": "test", "file": _upload("labels.csv", csv)})
+        assert response.status_code == 200
+        assert response.context["result"]["errors"] == [{"line": 3, "message": "no entity of yours has external_id 'ext-404'"}]
+        assert "no entity of yours has external_id" in response.content.decode()
+        assert EntityLabel.objects.get(entity_id=book[3]).typology == "cycle"
+        listing = console.get(reverse("admin:monitoring_entitylabel_changelist")).content.decode()
+        assert "Upload labels" in listing and "cycle" in listing
+
+    def test_a_clean_file_redirects_and_a_bad_header_is_shown_on_the_form(self, console, org, book):  # noqa: F811
+        from django.urls import reverse
+
+        url = reverse("admin:monitoring_entitylabel_upload")
+        response = console.post(url, {"organization": str(org.pk), "mode": "test",
+                                      "file": _upload("labels.csv", b"external_id,label\next-3,negative\n")})
+        assert response.status_code == 302 and EntityLabel.objects.get(entity_id=book[3]).label == "negative"
+        response = console.post(url, {"organization": str(org.pk), "mode": "test", "file": _upload("l.csv", b"who,what\n")})
+        assert response.status_code == 200 and "file" in response.context["form"].errors
+
+
+from tests.monitoring.test_configuration_admin import console  # noqa: E402, F401  (fixture)
