@@ -13,24 +13,23 @@ change what is read: loading.PARAMETERS_READ) is taken as the widest of the vari
 variants are prepared apart when those rules' parameters differ.
 """
 
+from bisect import bisect_left, bisect_right
 from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime
-from types import SimpleNamespace
 
 from django.db import transaction
 
 from common.errors import ValidationFailed
+from common.pg import on_postgres, pg_rows
 from common.principal import Principal
-from monitoring.engine.events import fiat_row, tx_row
 from monitoring.engine.gcpause import gc_paused
 from monitoring.engine.lists import batch_lists
 from monitoring.engine.loading import PARAMETERS_READ, Batch, BatchLoader
-from monitoring.engine.reads import FIAT_COLUMNS, TX_COLUMNS
-from monitoring.engine.runner import events_by_entity
+from monitoring.engine.reads import FIAT_COLUMNS, TX_COLUMNS, _select
 from monitoring.models import FiatEvent, Transaction
 from monitoring.rules import EngineSettings
-from monitoring.rules.context import Skip
+from monitoring.rules.context import Skip, micros
 
 MAX_EVENTS = 200_000
 
@@ -62,22 +61,30 @@ class Outcomes:
     skipped: int = 0
 
 
+# The range's transfers in one statement, binary (PostgreSQL): a backtest reads up to MAX_EVENTS of them.
+RANGE_TX_SQL = f"""SELECT {_select(TX_COLUMNS)} FROM monitoring_transaction WHERE organization_id = %(org)s AND mode = %(mode)s
+AND timestamp >= %(start)s AND timestamp <= %(end)s AND NOT orphaned"""
+
+
 def range_batch(principal: Principal, start: datetime, end: datetime) -> Batch:
-    """The range's stored transfers (not orphaned by a reorganisation) and fiat events, as one batch."""
+    """The range's stored transfers (not orphaned by a reorganisation) and fiat events, as one batch
+    (TX_COLUMNS / FIAT_COLUMNS tuples, ids as text, as the live path makes them from records)."""
     scope = {"organization": principal.organization, "mode": principal.mode, "timestamp__gte": start, "timestamp__lte": end}
     transfers = Transaction.objects.filter(**scope, orphaned=False)
     fiat = FiatEvent.objects.filter(**scope)
     count = transfers.count() + fiat.count()
     if count > MAX_EVENTS:
         raise ValidationFailed.for_field("to_date", f"The range holds {count} events; a backtest replays at most {MAX_EVENTS}.")
-    tx_rows = [_as_row(tx_row, TX_COLUMNS, row) for row in transfers.order_by("timestamp", "id").values_list(*TX_COLUMNS)]
-    fiat_rows = [_as_row(fiat_row, FIAT_COLUMNS, row) for row in fiat.order_by("timestamp", "id").values_list(*FIAT_COLUMNS)]
+    if on_postgres():
+        tx_rows = pg_rows(RANGE_TX_SQL, {"org": principal.organization.pk, "mode": principal.mode, "start": start, "end": end})
+    else:
+        tx_rows = [(str(row[0]), *row[1:9], _text(row[9]), _text(row[10])) for row in transfers.values_list(*TX_COLUMNS)]
+    fiat_rows = [(str(row[0]), str(row[1]), *row[2:]) for row in fiat.values_list(*FIAT_COLUMNS)]
     return Batch(tx_rows=tx_rows, fiat_rows=fiat_rows)
 
 
-def _as_row(convert, columns: tuple[str, ...], values: tuple) -> tuple:
-    """A values_list row as the live path's conversion makes it from a record (ids as text)."""
-    return convert(SimpleNamespace(**dict(zip(columns, values, strict=True))))
+def _text(value) -> str | None:
+    return None if value is None else str(value)
 
 
 def _preparation_key(settings: EngineSettings) -> tuple:
@@ -86,20 +93,20 @@ def _preparation_key(settings: EngineSettings) -> tuple:
                         for active in settings.active if active.rule.code in PARAMETERS_READ))
 
 
-def replay(principal: Principal, batch: Batch, variants: list[EngineSettings]) -> list[Outcomes]:
-    """Each variant's outcomes over the batch, the history prepared once per preparation key."""
+def replay(principal: Principal, batch: Batch, variants: list[EngineSettings], start: datetime, end: datetime) -> list[Outcomes]:
+    """Each variant's outcomes over the batch (the range [start, end]), the history prepared once per preparation key."""
     outcomes = [Outcomes() for _ in variants]
     if not batch.tx_rows and not batch.fiat_rows:
         return outcomes
     groups: dict[tuple, list[int]] = defaultdict(list)
     for index, settings in enumerate(variants):
         groups[_preparation_key(settings)].append(index)
-    by_entity = events_by_entity(batch)
+    replayed = {row[0] for row in batch.tx_rows} | {row[0] for row in batch.fiat_rows}
     for indexes in groups.values():
         chosen = [variants[index] for index in indexes]
         with gc_paused(), transaction.atomic(savepoint=False):
             contexts = _contexts(principal, batch, chosen)
-            _evaluate(by_entity, contexts, chosen, [outcomes[index] for index in indexes])
+            _evaluate(contexts, replayed, micros(start), micros(end), chosen, [outcomes[index] for index in indexes])
     return outcomes
 
 
@@ -113,11 +120,25 @@ def _contexts(principal: Principal, batch: Batch, variants: list[EngineSettings]
     return loader.contexts(batch)
 
 
-def _evaluate(by_entity: dict, contexts: dict, variants: list[EngineSettings], outcomes: list[Outcomes]) -> None:
+def _range_events(context, replayed: set[str], start_us: int, end_us: int) -> list:
+    """The entity's events of the range, in (time, id) order, as its history holds them: the objects
+    the rules' windows return are the evaluated events themselves (made once, from the columns)."""
+    history = context.history
+    transfers, at = history.transactions, history.transactions.at
+    events = [(at[i], transfers.ids[i], 0, i) for i in range(bisect_left(at, start_us), bisect_right(at, end_us))
+              if transfers.ids[i] in replayed]
+    fiat_at = [micros(event.timestamp) for event in history.fiat_events]
+    events += [(fiat_at[i], event.id, 1, i) for i, event in enumerate(history.fiat_events)
+               if start_us <= fiat_at[i] <= end_us and event.id in replayed]
+    events.sort()
+    return [transfers[i] if kind == 0 else history.fiat_events[i] for _, _, kind, i in events]
+
+
+def _evaluate(contexts: dict, replayed: set[str], start_us: int, end_us: int, variants: list[EngineSettings],
+              outcomes: list[Outcomes]) -> None:
     """The engine's evaluate (monitoring.rules.engine.evaluate), with one input per event shared by the variants."""
-    for entity_id, events in by_entity.items():
-        context = contexts[entity_id]
-        for _, _, event in sorted(events, key=lambda item: (item[0], item[1])):
+    for entity_id, context in contexts.items():
+        for event in _range_events(context, replayed, start_us, end_us):
             rules = [(variant.rules_for(event.kind), found) for variant, found in zip(variants, outcomes, strict=True)]
             if not any(active for active, _ in rules):
                 continue

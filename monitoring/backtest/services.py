@@ -17,6 +17,7 @@ from monitoring.backtest.metrics import Population
 from monitoring.backtest.replay import Outcomes, range_batch, replay
 from monitoring.configuration.selectors import engine_settings, rule_or_404, rule_settings_of
 from monitoring.configuration.services import merged_overrides
+from monitoring.engine.gcpause import gc_paused
 from monitoring.labels.selectors import entity_labels, rule_dispositions
 from monitoring.models import BacktestJob
 from monitoring.models.backtests import JobStatus
@@ -46,9 +47,10 @@ def rule_backtest(*, principal: Principal, rule_id, parameters: dict, start: dat
     combos = sweep.combinations(grid) if grid is not None else []
     objective = sweep.check_objective(objective) if grid is not None else None
     candidates = [_field_errors_in("grid", lambda combo=combo: merged_overrides(rule, candidate, combo)) for combo in combos]
-    batch = range_batch(principal, start, end)
     variants = [_settings(principal, rule, parameters) for parameters in (None, candidate, *candidates)]
-    current, proposed, *swept = replay(principal, batch, variants)
+    with gc_paused():  # (the replay's objects form no cycles: monitoring.engine.gcpause)
+        batch = range_batch(principal, start, end)
+        current, proposed, *swept = replay(principal, batch, variants, start, end)
     population = Population.of(batch.entity_ids, entity_labels(organization=principal.organization, mode=principal.mode))
     report = {
         "rule": {"number": rule.number, "code": rule.code}, "from_date": start, "to_date": end,

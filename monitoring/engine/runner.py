@@ -31,7 +31,7 @@ class Evaluation:
     skips: dict[str, list[dict]] = field(default_factory=lambda: defaultdict(list))
 
 
-def events_by_entity(batch: Batch) -> dict[str, list]:
+def _events_by_entity(batch: Batch) -> dict[str, list]:
     """{entity: [(timestamp, id, rule event)]}: a transfer between two customers is evaluated for each."""
     events = defaultdict(list)
     for row in batch.tx_rows:
@@ -61,7 +61,7 @@ def evaluate_batch(*, organization, mode: str, transactions=(), fiat_events=(), 
 def _evaluate(organization, mode: str, transactions, fiat_events, settings: EngineSettings, wallets: list[tuple] | None,
               whole_span: bool = False) -> Evaluation:
     batch = Batch(tx_rows=[tx_row(tx) for tx in transactions], fiat_rows=[fiat_row(event) for event in fiat_events])
-    by_entity = events_by_entity(batch)
+    by_entity = _events_by_entity(batch)
     evaluation = Evaluation()
     if not by_entity:
         return evaluation
