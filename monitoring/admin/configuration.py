@@ -201,7 +201,7 @@ class RuleSettingAdmin(admin.ModelAdmin):
         try:
             report = rule_backtest(principal=admin_principal(request, organization, mode), rule_id=form.view["code"],
                                    parameters=form.overrides(), start=start, end=end, grid=backtest.cleaned_data["grid"],
-                                   objective=backtest.objective())
+                                   objective=backtest.objective() if backtest.cleaned_data["grid"] else None)
         except ValidationFailed as error:
             for detail in error.details:  # parameter problems beside their boxes, range problems beside the dates
                 field = detail.get("field") or ""

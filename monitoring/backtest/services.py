@@ -35,6 +35,15 @@ def _checked_range(start: datetime, end: datetime) -> None:
         raise ValidationFailed.for_field("to_date", f"to_date must be after from_date and at most {MAX_RANGE.days} days later.")
 
 
+def _checked_sweep(grid: dict | None, objective: dict | None) -> tuple[list[dict], dict | None]:
+    """The grid's combinations and the objective, checked; ([], None) without a grid."""
+    if grid is None:
+        if objective:
+            raise ValidationFailed.for_field("objective", "An objective chooses among the combinations of a grid: send a grid too.")
+        return [], None
+    return sweep.combinations(grid), sweep.check_objective(objective)
+
+
 def rule_backtest(*, principal: Principal, rule_id, parameters: dict, start: datetime, end: datetime, grid: dict | None = None,
                   objective: dict | None = None) -> dict:
     """The report: per variant what it would have raised and how it scores against the labels."""
@@ -44,8 +53,7 @@ def rule_backtest(*, principal: Principal, rule_id, parameters: dict, start: dat
     stored = rule_settings_of(principal.organization).get(rule.code)
     stored_parameters = stored.parameters if stored else {}
     candidate = merged_overrides(rule, stored_parameters, parameters)
-    combos = sweep.combinations(grid) if grid is not None else []
-    objective = sweep.check_objective(objective) if grid is not None else None
+    combos, objective = _checked_sweep(grid, objective)
     candidates = [_field_errors_in("grid", lambda combo=combo: merged_overrides(rule, candidate, combo)) for combo in combos]
     variants = [_settings(principal, rule, parameters) for parameters in (None, candidate, *candidates)]
     with gc_paused():  # (the replay's objects form no cycles: monitoring.engine.gcpause)
@@ -135,10 +143,8 @@ def backtest_job_create(*, principal: Principal, rule_id, parameters: dict, star
     _checked_range(start, end)
     stored = rule_settings_of(principal.organization).get(rule.code)
     candidate = merged_overrides(rule, stored.parameters if stored else {}, parameters)
-    if grid is not None:
-        sweep.check_objective(objective)
-        for combo in sweep.combinations(grid):
-            _field_errors_in("grid", lambda combo=combo: merged_overrides(rule, candidate, combo))
+    for combo in _checked_sweep(grid, objective)[0]:
+        _field_errors_in("grid", lambda combo=combo: merged_overrides(rule, candidate, combo))
     request = {"parameters": parameters, "from_date": start.isoformat(), "to_date": end.isoformat(), "grid": grid,
                "objective": objective}
     job = BacktestJob.objects.create(organization=principal.organization, mode=principal.mode, rule_code=rule.code, request=request,

@@ -103,6 +103,19 @@ class TestConsole:
         assert "3 events replayed from 2026-01-01 to 2026-01-31" in page and "threshold_usd=5000" in page
         assert not RuleSetting.objects.exists() and not Alert.objects.exists() and not AlertHit.objects.exists()
 
+    def test_a_sweep_shows_every_combination_and_the_best(self, console, org, history):  # noqa: F811
+        response = console.post(self.page(org), {**self.PAGE, "backtest-grid": "threshold_usd = 5000, 20000\n",
+                                                 "backtest-maximise": "recall"})
+        rows = response.context["report"]["sweep"]["combinations"]
+        assert [row["parameters"]["threshold_usd"] for row in rows] == ["5000", "20000"]
+        assert [row["metrics"]["flagged_entities"] for row in rows] == [3, 1]
+        page = response.content.decode()
+        assert "Sweep: maximise recall" in page and 'id="sweep"' in page and 'id="backtest-metrics"' in page
+        response = console.post(self.page(org), {**self.PAGE, "backtest-grid": "threshold_usd 5000"})
+        assert response.context["report"] is None and "grid" in response.context["backtest"].errors
+        response = console.post(self.page(org), {**self.PAGE, "backtest-grid": "threshold_usd = -5"})
+        assert response.context["report"] is None and "grid" in response.context["backtest"].errors
+
     def test_live_mode_has_no_history_here(self, console, org, history):  # noqa: F811
         response = console.post(self.page(org), {**self.PAGE, "backtest-mode": "live", "param_threshold_usd": "5000"})
         assert response.context["report"]["events_replayed"] == 0

@@ -117,6 +117,7 @@ class TestSweep:
         ({"grid": {"threshold_usd": ["5000"]}, "objective": {"maximise": "alerts"}}, "objective.maximise"),
         ({"grid": {"threshold_usd": ["5000"]}, "objective": {"min_precision": "high"}}, "objective.min_precision"),
         ({"grid": {"threshold_usd": ["5000"]}, "objective": {"min_speed": 1}}, "objective.min_speed"),
+        ({"objective": {"maximise": "recall"}}, "objective"),  # no grid to choose from
     ])
     def test_bad_grids_are_a_422(self, api, org, key, book, extra, field):
         response = api(key(org)).post(URL, {**RANGE, **extra}, format="json")
