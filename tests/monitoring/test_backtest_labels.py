@@ -161,6 +161,21 @@ class TestJobs:
         assert api(key(org, role="l3_officer")).post(URL, {**RANGE, "asynchronous": True}, format="json").status_code == 403
         assert BacktestJob.objects.count() == 1
 
+    def test_the_beat_sweep_hands_a_lost_job_again(self, api, org, key, book, django_capture_on_commit_callbacks):
+        from datetime import timedelta
+
+        from django.utils import timezone
+
+        from monitoring import tasks
+
+        with django_capture_on_commit_callbacks(execute=False):  # the message is lost
+            job_id = api(key(org)).post(URL, {**RANGE, "asynchronous": True}, format="json").json()["id"]
+        tasks.sweep_backtest_jobs.delay()
+        assert BacktestJob.objects.get(pk=job_id).status == "queued"  # handed two minutes ago at most: not yet
+        BacktestJob.objects.filter(pk=job_id).update(enqueued_at=timezone.now() - timedelta(minutes=3))
+        tasks.sweep_backtest_jobs.delay()
+        assert BacktestJob.objects.get(pk=job_id).status == "succeeded"
+
     def test_bad_input_is_refused_before_a_job_is_stored(self, api, org, key, book):
         response = api(key(org)).post(URL, {**RANGE, "asynchronous": True, "parameters": {"threshold_usd": "-1"}}, format="json")
         assert response.status_code == 422 and not BacktestJob.objects.exists()
