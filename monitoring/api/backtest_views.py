@@ -1,4 +1,4 @@
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers, status
 from rest_framework.response import Response
 
@@ -74,7 +74,9 @@ class BacktestJobResponse(serializers.Serializer):
 class RuleBacktestView(V1APIView):
     minimum_role = BACKTEST_ROLE
 
-    @extend_schema(operation_id="rules_backtest", tags=TAGS, parameters=[RULE_ID], request=BacktestRequest,
+    @extend_schema(operation_id="rules_backtest", tags=TAGS, request=BacktestRequest, parameters=[
+                       RULE_ID, OpenApiParameter("Location", str, OpenApiParameter.HEADER, response=[202],
+                                                 description="With a 202: the job to poll, /v1/monitoring/backtests/{id}.")],
                    responses={200: BacktestResponse, 202: OpenApiResponse(BacktestJobResponse, description=(
                        "Queued in a worker: poll the job at the Location header."))}, description=(
                        "Replay stored history of the range through this rule with candidate parameters (or each combination of a "
