@@ -86,6 +86,7 @@ def entity_create(*, principal: Principal, data: dict) -> Entity:
 
 
 MAX_BATCH = 1000
+MAX_BATCH_WALLETS = 10_000  # a single onboarding takes 100; a thousand of those would be one slow transaction
 
 
 @transaction.atomic
@@ -98,6 +99,10 @@ def entities_create_batch(*, principal: Principal, items: list[dict]) -> list[En
     require_role(principal, ONBOARD_ROLE)
     if not 1 <= len(items) <= MAX_BATCH:
         raise ValidationFailed.for_field("entities", f"Send from 1 to {MAX_BATCH} entities.")
+    wallets_given = sum(len(data.get("wallets", [])) for data in items)
+    if wallets_given > MAX_BATCH_WALLETS:
+        raise ValidationFailed.for_field("entities", f"The batch registers {wallets_given} wallets; a batch takes at most "
+                                                     f"{MAX_BATCH_WALLETS}. Split it.")
     scope = {"organization": principal.organization, "mode": principal.mode}
     entities = [_entity_row(principal, data) for data in items]
     owners = [owner for entity, data in zip(entities, items, strict=True) for owner in _owner_rows(entity, data)]

@@ -66,7 +66,10 @@ class TestBatch:
         assert Entity.objects.filter(organization=org).count() == 1 and Wallet.objects.filter(organization=org).count() == 1
         assert AuditLogEntry.objects.filter(action="entity.created").count() == 1
 
-    @pytest.mark.parametrize("body", [{"entities": []}, {"entities": [person(n) for n in range(1001)]}, {}, {"entities": "x"}])
+    @pytest.mark.parametrize("body", [
+        {"entities": []}, {"entities": [person(n) for n in range(1001)]}, {}, {"entities": "x"},
+        {"entities": [person(n, wallets=[{"chain_id": 0, "address": f"a-{n}-{w}"} for w in range(100)]) for n in range(101)]},
+    ])
     def test_size_bounds(self, client, org, body):
         response = client.post(BATCH, body, format="json")
         assert response.status_code == 422 and response.json()["error"]["details"][0]["field"].startswith("entities")
