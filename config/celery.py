@@ -22,6 +22,7 @@ app.conf.beat_schedule = {
     "compliance.publish_status": {"task": "compliance.publish_status", "schedule": 5.0},  # every enabled chain
     "compliance.republish_expiring": {"task": "compliance.republish_expiring", "schedule": 3600.0},  # statuses near expiry
     "monitoring.sweep_314a_files": {"task": "monitoring.sweep_314a_files", "schedule": 120.0},
+    "monitoring.sweep_backtest_jobs": {"task": "monitoring.sweep_backtest_jobs", "schedule": 120.0},
     "monitoring.expire_314b_requests": {"task": "monitoring.expire_314b_requests", "schedule": 300.0},
 }
 

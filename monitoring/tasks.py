@@ -45,5 +45,26 @@ def expire_314b_requests() -> None:
     requests_expire()
 
 
+@shared_task(name="monitoring.run_backtest", ignore_result=True, time_limit=900, soft_time_limit=870)
+def run_backtest(job_id: str) -> None:
+    """A backtest too large for a request (monitoring.backtest.services.SYNC_MAX_EVENTS)."""
+    from monitoring.backtest.services import backtest_job_run
+
+    backtest_job_run(job_id=job_id)
+
+
+@shared_task(name="monitoring.sweep_backtest_jobs", ignore_result=True, time_limit=60)
+def sweep_backtest_jobs() -> None:
+    """Beat: hand again the backtest jobs still queued two minutes after they were handed to a worker."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from monitoring.backtest.services import jobs_to_resend
+
+    for job_id in jobs_to_resend(older_than=timezone.now() - timedelta(minutes=2)):
+        run_backtest.delay(job_id)
+
+
 # The chain indexer's tasks live in its package; imported here so that the worker's autodiscovery registers them.
 from monitoring.indexer.tasks import index_chain, index_chains  # noqa: E402, F401

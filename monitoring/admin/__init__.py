@@ -1,3 +1,3 @@
 """The monitoring console, one module per aggregate. Keep this file a plain list of imports."""
 
-from monitoring.admin import alerts, configuration, fincen314, indexer  # noqa: F401
+from monitoring.admin import alerts, configuration, fincen314, indexer, labels  # noqa: F401

@@ -43,10 +43,13 @@ class RuleSettingForm(forms.Form):
     """enabled, severity and one text box per parameter: blank means the default; lists are comma-separated."""
 
     enabled = forms.BooleanField(required=False)
+    shadow = forms.BooleanField(required=False, label="Shadow mode",
+                                help_text="Evaluated and recorded on the events, but raises no alert: watch a change on live traffic.")
     severity = forms.ChoiceField(required=False)
 
     def __init__(self, *args, view: dict, **kwargs):
-        initial = {"enabled": view["enabled"], "severity": view["severity"] if view["severity"] != view["default_severity"] else "",
+        initial = {"enabled": view["enabled"], "shadow": view["shadow"],
+                   "severity": view["severity"] if view["severity"] != view["default_severity"] else "",
                    **{f"param_{name}": _as_text(value) for name, value in view["overrides"].items()}}
         super().__init__(*args, initial=initial, **kwargs)
         self.view = view
@@ -85,6 +88,28 @@ class BacktestRangeForm(forms.Form):
     mode = forms.ChoiceField(choices=Mode.choices, initial=Mode.LIVE)
     from_date = forms.DateField(widget=forms.DateInput(attrs={"type": "date"}))
     to_date = forms.DateField(widget=forms.DateInput(attrs={"type": "date"}))
+    grid = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 3, "cols": 60}), help_text=(
+        "A sweep (optional): one line per parameter, name = value, value, … (at most 50 combinations), over the parameters above."))
+    maximise = forms.ChoiceField(choices=[(metric, metric) for metric in ("f1", "recall", "precision")], initial="f1", required=False)
+    min_precision = forms.FloatField(required=False, min_value=0, max_value=1,
+                                     help_text="With a sweep: the best keeps precision at least this.")
+    min_recall = forms.FloatField(required=False, min_value=0, max_value=1)
+
+    def clean_grid(self) -> dict | None:
+        """{name: [values]} from the lines; None without one."""
+        grid = {}
+        for number, line in enumerate(self.cleaned_data.get("grid", "").splitlines(), start=1):
+            if not line.strip():
+                continue
+            name, sep, values = line.partition("=")
+            if not sep or not name.strip() or not values.strip():
+                raise forms.ValidationError(f"Line {number}: write name = value, value, …")
+            grid[name.strip()] = [value.strip() for value in values.split(",") if value.strip()]
+        return grid or None
+
+    def objective(self) -> dict:
+        bounds = {name: self.cleaned_data[name] for name in ("min_precision", "min_recall") if self.cleaned_data.get(name) is not None}
+        return {"maximise": self.cleaned_data.get("maximise") or "f1", **bounds}
 
     def __init__(self, *args, default_mode: str = Mode.LIVE, **kwargs):
         today = datetime.now(UTC).date()
@@ -175,10 +200,14 @@ class RuleSettingAdmin(admin.ModelAdmin):
         mode = backtest.cleaned_data["mode"]
         try:
             report = rule_backtest(principal=admin_principal(request, organization, mode), rule_id=form.view["code"],
-                                   parameters=form.overrides(), start=start, end=end)
+                                   parameters=form.overrides(), start=start, end=end, grid=backtest.cleaned_data["grid"],
+                                   objective=backtest.objective() if backtest.cleaned_data["grid"] else None)
         except ValidationFailed as error:
             for detail in error.details:  # parameter problems beside their boxes, range problems beside the dates
-                target = form if (detail.get("field") or "").startswith("parameters") else backtest
+                field = detail.get("field") or ""
+                target = form if field.startswith("parameters") else backtest
+                if field.startswith(("grid", "objective")):
+                    detail = {**detail, "field": "grid"}
                 target.add_service_errors(ValidationFailed(details=[detail]))
             return None
         except ServiceError as error:
@@ -194,10 +223,10 @@ class RuleSettingAdmin(admin.ModelAdmin):
     def _save(self, request, organization, form: RuleSettingForm) -> bool:
         principal = admin_principal(request, organization)
         if "_reset" in request.POST:
-            changes = {"enabled": True, "severity": "", "parameters": dict.fromkeys(form.overrides())}
+            changes = {"enabled": True, "shadow": False, "severity": "", "parameters": dict.fromkeys(form.overrides())}
         else:
-            changes = {"enabled": form.cleaned_data["enabled"], "severity": form.cleaned_data["severity"],
-                       "parameters": form.overrides()}
+            changes = {"enabled": form.cleaned_data["enabled"], "shadow": form.cleaned_data["shadow"],
+                       "severity": form.cleaned_data["severity"], "parameters": form.overrides()}
         try:
             services.rule_setting_update(principal=principal, rule_id=form.view["code"], **changes)
         except ValidationFailed as error:

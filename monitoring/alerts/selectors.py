@@ -28,6 +28,27 @@ def alerts_of_entity(*, organization, mode: str, entity_id, severity: str | None
     return with_transaction_count(alerts)
 
 
+def alerts_filtered(*, organization, mode: str, rule: str | None = None, severity: str | None = None, status: str | None = None,
+                    disposition: str | None = None, from_date=None, to_date=None) -> QuerySet[Alert]:
+    """The organization's alerts across entities, newest first. `rule`: a rule code; `disposition`:
+    one of the dispositions, or "none" for the undisposed; the period bounds the alert's first
+    trigger (both ends included)."""
+    alerts = alerts_of(organization=organization, mode=mode)
+    if rule:
+        alerts = alerts.filter(rule_code=rule)
+    if severity:
+        alerts = alerts.filter(severity=severity)
+    if status:
+        alerts = alerts.filter(status=status)
+    if disposition:
+        alerts = alerts.filter(disposition="" if disposition == "none" else disposition)
+    if from_date:
+        alerts = alerts.filter(first_triggered_at__gte=from_date)
+    if to_date:
+        alerts = alerts.filter(first_triggered_at__lte=to_date)
+    return with_transaction_count(alerts)
+
+
 def alert_detail(*, organization, mode: str, entity_id, alert_id) -> Alert | None:
     return (
         with_transaction_count(alerts_of(organization=organization, mode=mode).filter(entity_id=entity_id, pk=alert_id))

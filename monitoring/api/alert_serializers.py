@@ -6,11 +6,24 @@ from common.chain import MAX_CHAIN_ID
 from monitoring.alerts.services import NOTES_REQUIRED
 from monitoring.choices import AlertStatus, CardType, CheckType, DepositMethod, Disposition, FiatEventType, Severity
 from monitoring.models import Alert, FiatEvent, Transaction
+from monitoring.rules.registry import get_rule
 
 
 class AlertListQuery(serializers.Serializer):
     severity = ChoiceField(choices=Severity.choices, required=False)
     status = ChoiceField(choices=AlertStatus.choices, required=False)
+
+
+class OrgAlertListQuery(AlertListQuery, PeriodQuery):
+    rule = serializers.CharField(required=False, max_length=60, help_text="A rule code or number.")
+    disposition = ChoiceField(choices=[*Disposition.values, "none"], required=False,
+                              help_text="A disposition, or none for alerts not disposed yet.")
+
+    def validate_rule(self, value):
+        try:
+            return get_rule(int(value) if value.isdigit() else value).code
+        except (KeyError, ValueError):
+            raise serializers.ValidationError(f"No rule {value!r}: use a number or a rule code.") from None
 
 
 class CustomerAlertResponse(serializers.ModelSerializer):
@@ -102,7 +115,8 @@ class EvaluatedDetail(serializers.Serializer):
 
     alerts = CustomerAlertResponse(many=True)
     evaluation = serializers.SerializerMethodField(
-        help_text='{"skipped": [{"rule", "entity_id", "reason"}]}: the rules skipped for it and why (e.g. no USD price); empty when none.')
+        help_text='{"skipped": [{"rule", "entity_id", "reason"}]}: the rules skipped for it and why (e.g. no USD price); empty when '
+                  'none. With rules in shadow mode, "shadow": [{"rule", "entity_id", "measured"}], what they would have raised.')
     FIELDS = ("evaluation", "alerts")
 
     def get_evaluation(self, record) -> dict:

@@ -10,7 +10,7 @@ from common.errors import NotFound
 from monitoring.alerts import selectors, services
 from monitoring.alerts.triage import triage
 from monitoring.api import alert_serializers as s
-from monitoring.choices import AlertStatus, FiatEventType, Severity
+from monitoring.choices import AlertStatus, Disposition, FiatEventType, Severity
 from onboarding.models import Entity
 
 TAGS = ["onboarding: alerts and transfers"]
@@ -106,3 +106,22 @@ class EntityFiatEventView(EntityScopedView):
         if event is None:
             raise NotFound("No fiat event of this entity has this id.")
         return Response(s.CustomerFiatEventDetailResponse(event).data)
+
+
+class OrgAlertsView(V1APIView):
+    """GET /v1/monitoring/alerts: the organization's alerts across its entities (this mode's)."""
+
+    @extend_schema(operation_id="monitoring_alerts_list", responses={200: paged(s.CustomerAlertResponse)}, tags=["monitoring: alerts"],
+                   parameters=[OpenApiParameter("rule", str, description="A rule code or number."),
+                               OpenApiParameter("severity", str, enum=Severity.values),
+                               OpenApiParameter("status", str, enum=AlertStatus.values),
+                               OpenApiParameter("disposition", str, enum=[*Disposition.values, "none"]),
+                               OpenApiParameter("from_date", str, description="First triggered at or after (a date is its start)."),
+                               OpenApiParameter("to_date", str, description="First triggered at or before (a date is its whole day)."),
+                               *page_parameters()],
+                   description="Alerts across the organization's entities, newest first, filtered by rule, severity, status, "
+                               "disposition (none: not disposed) and the period of their first trigger.")
+    def get(self, request):
+        principal, query = request.auth, validated_query(s.OrgAlertListQuery, request, also=PAGE_PARAMETERS)
+        return self.page(selectors.alerts_filtered(organization=principal.organization, mode=principal.mode, **query),
+                         s.CustomerAlertResponse)

@@ -23,6 +23,8 @@ class RuleSettingPatch(StrictSerializer):
     parameters = serializers.DictField(required=False, help_text=(
         "Overrides by parameter name, merged with the stored ones; null resets a parameter to its default."))
     severity = SeverityField(required=False, allow_null=True, help_text="Overrides the default severity; null restores it.")
+    shadow = StrictBooleanField(required=False, help_text=(
+        "Shadow mode: the rule is evaluated and its would-be hits recorded on the events' evaluation, but it raises no alert."))
 
     def validate_severity(self, value):
         return value or ""  # the service's "restore the default"
@@ -43,6 +45,7 @@ class RuleResponse(serializers.Serializer):
     code = serializers.CharField()
     family = ChoiceField(choices=[str(family) for family in Family])
     enabled = serializers.BooleanField()
+    shadow = serializers.BooleanField(help_text="Evaluated and recorded, but raises no alert.")
     severity = SeverityField(help_text="In force: the organization's override or the default.")
     default_severity = SeverityField()
     score = serializers.IntegerField(help_text="What a hit adds to the entity risk score.")

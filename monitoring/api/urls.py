@@ -1,9 +1,11 @@
 from django.urls import path
 
-from monitoring.api.backtest_views import RuleBacktestView
+from monitoring.api.alert_views import OrgAlertsView
+from monitoring.api.backtest_views import BacktestJobView, RuleBacktestView
 from monitoring.api.fincen314a_views import Files314aView, Matches314aView, Review314aView, Upload314aView
 from monitoring.api.fincen314b_views import Partner314bVerifyView, Partners314bView, Request314bRespondView, Requests314bView
 from monitoring.api.ingest_views import FiatEventIngestView, TransferBatchView, TransferIngestView
+from monitoring.api.label_views import LabelsView
 from monitoring.api.notification_views import NotificationReadView, NotificationsView
 from monitoring.api.rules_views import RulesView, RuleView
 
@@ -16,6 +18,9 @@ urlpatterns = [
     path("rules", RulesView.as_view()),
     path("rules/<str:rule_id>", RuleView.as_view()),
     path("rules/<str:rule_id>/backtest", RuleBacktestView.as_view()),
+    path("backtests/<uuid:job_id>", BacktestJobView.as_view()),
+    path("labels", LabelsView.as_view()),
+    path("alerts", OrgAlertsView.as_view()),
     path("314a/upload", Upload314aView.as_view()),
     path("314a/files", Files314aView.as_view()),
     path("314a/files/<uuid:file_id>/matches", Matches314aView.as_view()),

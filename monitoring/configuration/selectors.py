@@ -24,7 +24,7 @@ def engine_settings(organization, *, only: list[str] | None = None, overrides: d
     """The organization's settings; `overrides` ({code: {field: value}}) change those fields of the
     stored setting and keep the others (a backtest's "current" side is the stored parameters, enabled)."""
     stored = {
-        code: EngineRuleSetting(enabled=s.enabled, parameters=s.parameters, severity=s.severity or None)
+        code: EngineRuleSetting(enabled=s.enabled, parameters=s.parameters, severity=s.severity or None, shadow=s.shadow)
         for code, s in rule_settings_of(organization).items()
     }
     for code, changes in (overrides or {}).items():
@@ -115,7 +115,7 @@ def rule_view(rule: Rule, setting: RuleSetting | None) -> dict:
     described = rule.describe()
     return {
         "number": rule.number, "code": rule.code, "family": described["family"],
-        "enabled": setting.enabled if setting else True,
+        "enabled": setting.enabled if setting else True, "shadow": setting.shadow if setting else False,
         "severity": (setting.severity if setting and setting.severity else described["severity"]),
         "default_severity": described["severity"], "score": rule.score,
         "parameters": rule.params_json({**rule.defaults, **overrides}), "overrides": rule.params_json(overrides),

@@ -32,7 +32,7 @@ def _actor(principal: Principal | None):
 
 def _setting_state(setting: RuleSetting) -> dict:
     return {"rule_code": setting.rule_code, "enabled": setting.enabled, "parameters": setting.parameters,
-            "severity": setting.severity}
+            "severity": setting.severity, "shadow": setting.shadow}
 
 
 def merged_overrides(rule: Rule, stored: Mapping, patch: Mapping) -> dict:
@@ -61,9 +61,10 @@ def _severity(value: str) -> str:
 
 @transaction.atomic
 def rule_setting_update(*, principal: Principal, rule_id, enabled: bool | None = None, parameters: Mapping | None = None,
-                        severity: str | None = None) -> RuleSetting:
+                        severity: str | None = None, shadow: bool | None = None) -> RuleSetting:
     """Enable or disable a rule, override its parameters (merged with the stored overrides) or its
-    severity. None leaves a field as it is; severity "" and a parameter's null restore the default."""
+    severity, put it in or out of shadow mode (evaluated and recorded, no alert). None leaves a
+    field as it is; severity "" and a parameter's null restore the default."""
     require_role(principal, SETTINGS_ROLE)
     rule = rule_or_404(rule_id)
     organization = principal.organization
@@ -74,6 +75,8 @@ def rule_setting_update(*, principal: Principal, rule_id, enabled: bool | None =
         setting.enabled = bool(enabled)
     if severity is not None:
         setting.severity = _severity(severity)
+    if shadow is not None:
+        setting.shadow = bool(shadow)
     if parameters is not None:
         setting.parameters = merged_overrides(rule, setting.parameters, parameters)
     if _setting_state(setting) == before:

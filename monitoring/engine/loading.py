@@ -66,7 +66,13 @@ class Batch:
         return min(times), max(times)
 
 
+# The rules whose parameters change what the loader reads (beyond the look-back): a backtest
+# prepares one history for candidates that agree on these (monitoring.backtest.replay).
+PARAMETERS_READ = frozenset({"peel_chain", "cyclic_flow"})
+
+
 def _active_params(settings: EngineSettings, code: str) -> dict | None:
+    assert code in PARAMETERS_READ, f"{code} changes what is loaded: list it in PARAMETERS_READ"
     return next((active.params for active in settings.active if active.rule.code == code), None)
 
 

@@ -19,22 +19,24 @@ EVALUATION_SQL = """UPDATE {table} AS t SET evaluation = v.evaluation
 FROM unnest(%(ids)b::uuid[], %(evaluations)b::jsonb[]) AS v(id, evaluation) WHERE t.id = v.id RETURNING t.id"""
 
 
-def mark_monitored(transactions, fiat_events, skips: dict[str, list[dict]]) -> None:
+def mark_monitored(transactions, fiat_events, skips: dict[str, list[dict]], shadow: dict[str, list[dict]] | None = None) -> None:
+    """`shadow`: per event, the hits of rules in shadow mode (written beside the skips)."""
     for model, records in ((Transaction, transactions), (FiatEvent, fiat_events)):
         if records:
-            _mark(model, records, skips)
+            _mark(model, records, skips, shadow or {})
 
 
-def _mark(model, records, skips: dict[str, list[dict]]) -> None:
+def _mark(model, records, skips: dict[str, list[dict]], shadow: dict[str, list[dict]]) -> None:
     unmarked = [record.pk for record in records if not record.monitored]
     if unmarked:
         model.objects.filter(pk__in=unmarked).update(monitored=True)
     evaluations = {}
     for record in records:
         record.monitored = True
-        if skips.get(str(record.pk)):
-            record.evaluation = {"skipped": skips[str(record.pk)]}
-            evaluations[str(record.pk)] = record.evaluation
+        pk = str(record.pk)
+        if skips.get(pk) or shadow.get(pk):
+            record.evaluation = {"skipped": skips.get(pk, []), **({"shadow": shadow[pk]} if shadow.get(pk) else {})}
+            evaluations[pk] = record.evaluation
     if evaluations and on_postgres():
         pg_rows(EVALUATION_SQL.format(table=model._meta.db_table),
             {"ids": uuid_list(evaluations), "evaluations": [Jsonb(value) for value in evaluations.values()]})

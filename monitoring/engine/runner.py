@@ -85,12 +85,25 @@ def monitor(*, organization, mode: str, transactions=(), fiat_events=(), wallets
     of distinct alerts the hits opened or extended."""
     from monitoring.alerts.services import alerts_record
 
+    settings = batch_settings(organization)
     evaluation = evaluate_batch(organization=organization, mode=mode, transactions=transactions, fiat_events=fiat_events,
-                                wallets=wallets)
+                                settings=settings, wallets=wallets)
+    hits, shadowed = evaluation.hits, {}
+    if settings.shadow:  # rules in shadow mode: their hits are written on the events, no alert is opened
+        hits = [hit for hit in evaluation.hits if hit.rule_code not in settings.shadow]
+        shadowed = shadow_records(hit for hit in evaluation.hits if hit.rule_code in settings.shadow)
     event_times = {str(record.pk): record.timestamp for records in (transactions, fiat_events) for record in records}
-    touched = alerts_record(organization=organization, mode=mode, hits=evaluation.hits, event_times=event_times)
-    mark_monitored(transactions, fiat_events, evaluation.skips)
+    touched = alerts_record(organization=organization, mode=mode, hits=hits, event_times=event_times)
+    mark_monitored(transactions, fiat_events, evaluation.skips, shadowed)
     return len(touched)
+
+
+def shadow_records(hits) -> dict[str, list[dict]]:
+    """{event id: [{"rule", "entity_id", "measured"}]}: what shadowed rules would have raised on each event."""
+    found = defaultdict(list)
+    for hit in hits:
+        found[hit.event_id].append({"rule": hit.rule_code, "entity_id": hit.entity_id, "measured": hit.evidence["measured"]})
+    return found
 
 
 UNMONITORED_CHUNK = 1000

@@ -21,15 +21,16 @@ _lock = threading.Lock()
 
 def batch_settings(organization) -> EngineSettings:
     rows = list(RuleSetting.objects.filter(organization=organization).order_by("rule_code").values_list(
-        "rule_code", "enabled", "parameters", "severity"))
+        "rule_code", "enabled", "parameters", "severity", "shadow"))
     key = json.dumps(rows, sort_keys=True, default=str)
     with _lock:
         found = _built.get(key)
         if found is not None:
             _built.move_to_end(key)
             return found
-    built = EngineSettings.build({code: EngineRuleSetting(enabled=enabled, parameters=parameters, severity=severity or None)
-                                  for code, enabled, parameters, severity in rows})
+    built = EngineSettings.build({code: EngineRuleSetting(enabled=enabled, parameters=parameters, severity=severity or None,
+                                                          shadow=shadow)
+                                  for code, enabled, parameters, severity, shadow in rows})
     with _lock:
         _built[key] = built
         while len(_built) > MAX_ENTRIES:

@@ -20,6 +20,7 @@ class RuleSetting(OrgScoped):
     enabled = models.BooleanField(default=True)
     parameters = models.JSONField(default=dict, blank=True, help_text="Overrides of the rule's defaults.")
     severity = models.CharField(max_length=10, blank=True, default="", help_text="Overrides the default severity.")
+    shadow = models.BooleanField(default=False, help_text="Evaluated and recorded on the events, but raises no alert.")
     updated_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
 
     class Meta:

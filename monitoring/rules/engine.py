@@ -23,6 +23,7 @@ class RuleSetting:
     enabled: bool = True
     parameters: Mapping[str, Any] = field(default_factory=dict)
     severity: Severity | str | None = None
+    shadow: bool = False  # evaluated and recorded, no alert (storage's concern: the engine's results are the same)
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,11 +103,12 @@ class InvalidSettings(ValueError):
 class EngineSettings:
     """The enabled rules of an organization with their effective parameters, grouped by event kind."""
 
-    __slots__ = ("_by_kind", "active")
+    __slots__ = ("_by_kind", "active", "shadow")
 
-    def __init__(self, active: Iterable[ActiveRule]) -> None:
+    def __init__(self, active: Iterable[ActiveRule], shadow: Iterable[str] = ()) -> None:
         self.active: tuple[ActiveRule, ...] = tuple(sorted(active, key=lambda a: a.rule.number))
         self._by_kind = {kind: tuple(a for a in self.active if kind in a.rule.applies_to) for kind in EVENT_KINDS}
+        self.shadow: frozenset[str] = frozenset(shadow)  # codes of the active rules whose hits raise no alert
 
     @classmethod
     def build(
@@ -132,7 +134,7 @@ class EngineSettings:
                 active.append(found)
         if errors:
             raise InvalidSettings(errors)
-        return cls(active)
+        return cls(active, shadow=(found.rule.code for found in active if by_rule.get(found.rule.number, RuleSetting()).shadow))
 
     def rules_for(self, kind: str) -> tuple[ActiveRule, ...]:
         return self._by_kind.get(kind, ())

@@ -89,6 +89,28 @@ class OnboardEntityRequest(StrictSerializer):
         return wallets
 
 
+class EntityBatchRequest(StrictSerializer):
+    entities = OnboardEntityRequest(many=True, min_length=1, max_length=1000,
+                                    help_text="1 to 1,000 entities, each as POST /v1/onboarding/entities takes one.")
+
+
+class EntityBatchItem(serializers.ModelSerializer):
+    wallets = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Entity
+        fields = ["id", "external_id", "legal_name", "status", "risk_score", "risk_tier", "wallets"]
+        read_only_fields = fields
+
+    def get_wallets(self, entity) -> list[dict]:
+        return [{"id": str(wallet.pk), "chain_id": wallet.chain_id, "address": wallet.address} for wallet in entity.wallets.all()]
+
+
+class EntityBatchResponse(serializers.Serializer):
+    created = serializers.IntegerField()
+    data = EntityBatchItem(many=True, help_text="The entities in the order sent.")
+
+
 class EntityReviewRequest(StrictSerializer):
     reason = MultiLineTextField(max_length=500, required=False, allow_blank=True, default="")
     notes = MultiLineTextField(max_length=5000, required=False, allow_blank=True, default="")

@@ -19,7 +19,7 @@ ENTITY_FILTERS = [
 class EntityViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, V1ViewSet):
     serializer_class = s.EntityResponse
     pagination_class = paginator(50, 200)
-    action_roles = {"create": services.ONBOARD_ROLE, "add_wallet": services.ONBOARD_ROLE,
+    action_roles = {"create": services.ONBOARD_ROLE, "add_wallet": services.ONBOARD_ROLE, "batch": services.ONBOARD_ROLE,
                     "approve": services.REVIEW_ROLE, "reject": services.REVIEW_ROLE, "suspend": services.REVIEW_ROLE}
     lookup_url_kwarg = "entity_id"
 
@@ -52,6 +52,20 @@ class EntityViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, V1ViewSet)
     def create(self, request):
         entity = services.entity_create(principal=request.auth, data=validated(s.OnboardEntityRequest, request.data))
         return self._entity_response(entity, status.HTTP_201_CREATED)
+
+    @extend_schema(operation_id="entities_create_batch", request=s.EntityBatchRequest, responses={201: s.EntityBatchResponse},
+                   tags=["onboarding"],
+                   description=f"Onboard up to {services.MAX_BATCH} entities with their wallets and UBOs in one request (l1_analyst "
+                               "and above), all or nothing: any problem of any item (a field, an external_id or wallet taken or "
+                               "given twice) is a 422 listing every item's problems as entities.<index>.<field>, and nothing is "
+                               "stored. Each entity starts `pending` and is screened in the worker, as with single onboarding.")
+    @action(detail=False, methods=["post"])
+    def batch(self, request):
+        items = validated(s.EntityBatchRequest, request.data)["entities"]
+        entities = services.entities_create_batch(principal=request.auth, items=items)
+        order = {entity.pk: index for index, entity in enumerate(entities)}
+        stored = sorted(self.get_queryset().filter(pk__in=list(order)), key=lambda entity: order[entity.pk])
+        return Response(s.EntityBatchResponse({"created": len(stored), "data": stored}).data, status=status.HTTP_201_CREATED)
 
     def _review(self, request, entity_id, decision):
         body = validated(s.EntityReviewRequest, request.data)

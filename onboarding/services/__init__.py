@@ -18,8 +18,10 @@ from onboarding.services.checks import (  # noqa: F401
     provider_checks_run,
 )
 from onboarding.services.entities import (  # noqa: F401
+    MAX_BATCH,
     ONBOARD_ROLE,
     REVIEW_ROLE,
+    entities_create_batch,
     entity_create,
     entity_flag_for_review,
     entity_review,

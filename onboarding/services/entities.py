@@ -5,7 +5,7 @@ other systems see (webhook events, notifications) in the same transaction (docs/
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from common.audit import audit_record
+from common.audit import audit_record, audit_records
 from common.chain import AddressError, normalized_address
 from common.crypto import tax_id_fields
 from common.errors import Conflict, NotFound, ValidationFailed
@@ -17,7 +17,7 @@ from compliance.status import BLOCKING_STATUSES
 from monitoring.notifications.services import notification_create
 from onboarding.choices import ENTITY_TRANSITIONS, CheckResult, CheckType, EntityStatus, HitStatus
 from onboarding.models import BeneficialOwner, Entity, Wallet
-from onboarding.risk import risk_recompute
+from onboarding.risk import risk_recompute, risks_recompute
 from onboarding.screening.thresholds import review_threshold
 from onboarding.selectors import entity_of, latest_conclusive_check, latest_name_screening, sanctions_screenings_of
 from organizations.choices import Role
@@ -49,21 +49,33 @@ def _locked_entity(principal: Principal, entity_id) -> Entity:
 
 # --- Onboarding --------------------------------------------------------------------------------
 
+def _external_id_taken(external_id: str) -> str:
+    return f"An entity with external_id {external_id!r} exists already."
+
+
+def _entity_row(principal: Principal, data: dict) -> Entity:
+    """The entity `data` describes, in `pending`, not saved yet."""
+    fields = {field: data[field] for field in ENTITY_FIELDS if field in data}
+    return Entity(organization=principal.organization, mode=principal.mode, created_by=principal.user,
+                  status_changed_at=timezone.now(), **fields, **tax_id_fields(data.get("tax_id")))
+
+
+def _owner_rows(entity: Entity, data: dict) -> list[BeneficialOwner]:
+    return [BeneficialOwner(entity=entity, **{k: v for k, v in ubo.items() if k != "tax_id"}, **tax_id_fields(ubo.get("tax_id")))
+            for ubo in data.get("ubos", [])]
+
+
 @transaction.atomic
 def entity_create(*, principal: Principal, data: dict) -> Entity:
     """Create an entity in `pending` with its beneficial owners and wallets."""
     require_role(principal, ONBOARD_ROLE)
-    fields = {field: data[field] for field in ENTITY_FIELDS if field in data}
-    if fields.get("external_id") and Entity.objects.filter(
-            organization=principal.organization, mode=principal.mode, external_id=fields["external_id"]).exists():
-        raise Conflict(f"An entity with external_id {fields['external_id']!r} exists already.")
-    entity = Entity.objects.create(
-        organization=principal.organization, mode=principal.mode, created_by=principal.user,
-        status_changed_at=timezone.now(), **fields, **tax_id_fields(data.get("tax_id")),
-    )
-    for ubo in data.get("ubos", []):
-        BeneficialOwner.objects.create(entity=entity, **{k: v for k, v in ubo.items() if k != "tax_id"},
-                                       **tax_id_fields(ubo.get("tax_id")))
+    external_id = data.get("external_id")
+    if external_id and Entity.objects.filter(organization=principal.organization, mode=principal.mode, external_id=external_id).exists():
+        raise Conflict(_external_id_taken(external_id))
+    entity = _entity_row(principal, data)
+    entity.save(force_insert=True)
+    for owner in _owner_rows(entity, data):
+        owner.save(force_insert=True)
     for index, wallet in enumerate(data.get("wallets", [])):
         _wallet_create(entity, field_prefix=f"wallets.{index}", **wallet)
     audit_record(actor=principal, action="entity.created", object_type="entity", object_id=entity.pk,
@@ -73,19 +85,114 @@ def entity_create(*, principal: Principal, data: dict) -> Entity:
     return entity
 
 
-def _wallet_create(entity: Entity, *, chain_id: int = 0, address: str, label: str = "", field_prefix: str = "") -> Wallet:
+MAX_BATCH = 1000
+MAX_BATCH_WALLETS = 10_000  # a single onboarding takes 100; a thousand of those would be one slow transaction
+
+
+@transaction.atomic
+def entities_create_batch(*, principal: Principal, items: list[dict]) -> list[Entity]:
+    """entity_create for up to MAX_BATCH entities, all or nothing: every item's problems (an
+    external_id or wallet taken, given twice in the batch, an address the chain refuses) are
+    reported together as `entities.<index>.<field>`, and then nothing is stored. Otherwise the
+    rows go in a few statements (entities, owners, wallets, audit entries), the risk scores are
+    computed in one pass, and each entity's screening is enqueued as a single create's is."""
+    require_role(principal, ONBOARD_ROLE)
+    if not 1 <= len(items) <= MAX_BATCH:
+        raise ValidationFailed.for_field("entities", f"Send from 1 to {MAX_BATCH} entities.")
+    wallets_given = sum(len(data.get("wallets", [])) for data in items)
+    if wallets_given > MAX_BATCH_WALLETS:
+        raise ValidationFailed.for_field("entities", f"The batch registers {wallets_given} wallets; a batch takes at most "
+                                                     f"{MAX_BATCH_WALLETS}. Split it.")
+    scope = {"organization": principal.organization, "mode": principal.mode}
+    entities = [_entity_row(principal, data) for data in items]
+    owners = [owner for entity, data in zip(entities, items, strict=True) for owner in _owner_rows(entity, data)]
+    wallets, errors = _batch_wallets(scope, entities, items)
+    errors += _batch_external_ids(scope, items)
+    if errors:
+        raise ValidationFailed(details=sorted(errors, key=lambda detail: _by_position(detail["field"])))
+    try:
+        with transaction.atomic():
+            Entity.objects.bulk_create(entities, batch_size=500)
+            BeneficialOwner.objects.bulk_create(owners, batch_size=500)
+            Wallet.objects.bulk_create(wallets, batch_size=500)
+    except IntegrityError:  # an external_id or wallet registered at the same moment by another request
+        raise Conflict("An entity or wallet of this batch was registered at the same moment; nothing was stored. Send it again.") from None
+    audit_records(actor=principal, action="entity.created", object_type="entity",
+                  changes=[(entity, None, _state(entity)) for entity in entities])
+    risks_recompute(entity_ids=[entity.pk for entity in entities], reason="onboarding", actor=principal)
+    for entity in entities:
+        enqueue_on_commit(_tasks().screen_entity, str(entity.pk))
+    return entities
+
+
+def _by_position(field: str) -> tuple:
+    return tuple(int(part) if part.isdigit() else -1 for part in field.split(".")[1:2]), field
+
+
+def _batch_external_ids(scope: dict, items: list[dict]) -> list[dict]:
+    given: dict[str, int] = {}
+    errors = []
+    for index, data in enumerate(items):
+        external_id = data.get("external_id")
+        if external_id and external_id in given:
+            errors.append({"field": f"entities.{index}.external_id",
+                           "message": f"external_id {external_id!r} is given at entities.{given[external_id]} too."})
+        elif external_id:
+            given[external_id] = index
+    taken = Entity.objects.filter(**scope, external_id__in=list(given)).values_list("external_id", flat=True)
+    errors += [{"field": f"entities.{given[external_id]}.external_id", "message": _external_id_taken(external_id)} for external_id in taken]
+    return errors
+
+
+def _batch_wallets(scope: dict, entities: list[Entity], items: list[dict]) -> tuple[list[Wallet], list[dict]]:
+    """The batch's wallets, checked as _wallet_create checks one, and their problems."""
+    wallets, errors, given = [], [], {}
+    for index, (entity, data) in enumerate(zip(entities, items, strict=True)):
+        for position, wallet in enumerate(data.get("wallets", [])):
+            field = f"entities.{index}.wallets.{position}.address"
+            try:
+                row = _wallet_row(entity, field_prefix=f"entities.{index}.wallets.{position}", **wallet)
+            except ValidationFailed as error:
+                errors += error.details
+                continue
+            key = (row.chain_id, row.address)
+            if key in given:
+                errors.append({"field": field,
+                               "message": f"The wallet {row.address} on chain {row.chain_id} is given at {given[key]} too."})
+                continue
+            given[key] = field
+            wallets.append(row)
+    addresses = {address for _, address in given}
+    for chain_id, address in Wallet.objects.filter(**scope, address__in=addresses).values_list("chain_id", "address"):
+        if (chain_id, address) in given:
+            errors.append({"field": given[(chain_id, address)], "message": _wallet_taken(chain_id, address)})
+    return wallets, errors
+
+
+def _wallet_taken(chain_id: int, address: str) -> str:
+    return f"The wallet {address} on chain {chain_id} is registered already."
+
+
+def _wallet_row(entity: Entity, *, chain_id: int = 0, address: str, label: str = "", field_prefix: str = "") -> Wallet:
+    """The wallet, its address normalised for the chain (a 422 naming the field otherwise), not saved yet."""
     try:
         stored = normalized_address(chain_id, address)
     except AddressError as exc:
         raise ValidationFailed.for_field(f"{field_prefix}.address" if field_prefix else "address", str(exc)) from None
+    return Wallet(organization=entity.organization, mode=entity.mode, entity=entity, chain_id=chain_id, address=stored, label=label)
+
+
+def _wallet_create(entity: Entity, *, chain_id: int = 0, address: str, label: str = "", field_prefix: str = "") -> Wallet:
+    row = _wallet_row(entity, chain_id=chain_id, address=address, label=label, field_prefix=field_prefix)
+    stored = row.address
     if Wallet.objects.filter(organization=entity.organization, mode=entity.mode, chain_id=chain_id, address=stored).exists():
-        raise Conflict(f"The wallet {stored} on chain {chain_id} is registered already.")
+        raise Conflict(_wallet_taken(chain_id, stored))
     try:
         with transaction.atomic():
-            return Wallet.objects.create(organization=entity.organization, mode=entity.mode, entity=entity,
-                                         chain_id=chain_id, address=stored, label=label)
+            row.save(force_insert=True)
+            return row
     except IntegrityError:
-        raise Conflict(f"The wallet {stored} on chain {chain_id} is registered already.") from None
+        raise Conflict(_wallet_taken(chain_id, stored)) from None
 
 
 @transaction.atomic

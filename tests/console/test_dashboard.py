@@ -136,7 +136,7 @@ def test_the_dashboard_page_shows_the_counts_and_one_table_per_chart(org, work):
     drawn = chart_library_installed()  # scripts/npm-deps console (make test installs it; a machine without node does not)
     for chart in charts.charts(scope):
         assert f'id="chart-{chart.key}"' in body and (f'id="canvas-{chart.key}"' in body) is drawn
-    assert body.count('<div class="chart-table">') == 5
+    assert body.count('<div class="chart-table" tabindex="0"') == 5
     assert ('src="/static/console/lib/chart.js/chart.umd.min.js"' in body) is drawn  # served by the app itself
     assert '<span class="section">Reports and filings</span>' in body and '<span class="section">System</span>' not in body
 
@@ -163,7 +163,7 @@ def test_without_the_chart_library_the_tables_still_show(org, work, settings, tm
     body = signed_in(work["l2"]).get("/admin/").content.decode()
     assert "chart.umd.min.js" not in body and "<canvas" not in body and "console/charts.js" not in body
     assert "<code>scripts/npm-deps console</code>); their numbers are in the tables." in body
-    assert body.count('<div class="chart-table">') == 5 and "Alerts per rule per week (90 days)" in body
+    assert body.count('<div class="chart-table" tabindex="0"') == 5 and "Alerts per rule per week (90 days)" in body
 
 
 def test_the_sources_panel_shows_list_age_and_chain_lag(org, work):

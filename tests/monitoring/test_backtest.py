@@ -36,7 +36,7 @@ def test_lower_threshold_adds_an_entity_and_creates_nothing(api, org, key, histo
     body = response.json()
     assert response.status_code == 200, body
     assert body["events_replayed"] == 3 and body["parameters"]["candidate"]["threshold_usd"] == "5000"
-    assert body["totals"] == {"candidate": {"alerts": 3, "hits": 3}, "current": {"alerts": 2, "hits": 2}}
+    assert body["totals"] == {"candidate": {"alerts": 3, "hits": 3, "skipped": 0}, "current": {"alerts": 2, "hits": 2, "skipped": 0}}
     changes = {row["entity_id"]: row["change"] for row in body["entities"]}
     assert changes == {history[0]: "new", history[1]: "unchanged", history[2]: "unchanged"}
     assert not Alert.objects.exists() and not AlertHit.objects.exists()
@@ -53,7 +53,7 @@ def test_a_bare_to_date_includes_that_whole_day_as_in_the_console(api, org, key,
     body = response.json()
     assert response.status_code == 200, body
     assert (body["from_date"], body["to_date"]) == ("2026-01-11T00:00:00Z", "2026-01-12T23:59:59.999999Z")
-    assert body["events_replayed"] == 2 and body["totals"]["current"] == {"alerts": 2, "hits": 2}
+    assert body["events_replayed"] == 2 and body["totals"]["current"] == {"alerts": 2, "hits": 2, "skipped": 0}
     one_day = api(key(org)).post(URL, {"from_date": "2026-01-12", "to_date": "2026-01-12"}, format="json").json()
     assert one_day["events_replayed"] == 1 and [row["entity_id"] for row in one_day["entities"]] == [history[2]]
     assert not Alert.objects.exists()
@@ -96,12 +96,25 @@ class TestConsole:
         response = console.post(self.page(org), {**self.PAGE, "param_threshold_usd": "5000"})
         assert response.status_code == 200
         report = response.context["report"]
-        assert report["totals"] == {"candidate": {"alerts": 3, "hits": 3}, "current": {"alerts": 2, "hits": 2}}
+        assert report["totals"] == {"candidate": {"alerts": 3, "hits": 3, "skipped": 0}, "current": {"alerts": 2, "hits": 2, "skipped": 0}}
         rows = [(row["legal_name"], row["change"]) for row in report["rows"]]
         assert rows[0] == ("C0", "new") and sorted(rows[1:]) == [("C1", "unchanged"), ("C2", "unchanged")]
         page = response.content.decode()
         assert "3 events replayed from 2026-01-01 to 2026-01-31" in page and "threshold_usd=5000" in page
         assert not RuleSetting.objects.exists() and not Alert.objects.exists() and not AlertHit.objects.exists()
+
+    def test_a_sweep_shows_every_combination_and_the_best(self, console, org, history):  # noqa: F811
+        response = console.post(self.page(org), {**self.PAGE, "backtest-grid": "threshold_usd = 5000, 20000\n",
+                                                 "backtest-maximise": "recall"})
+        rows = response.context["report"]["sweep"]["combinations"]
+        assert [row["parameters"]["threshold_usd"] for row in rows] == ["5000", "20000"]
+        assert [row["metrics"]["flagged_entities"] for row in rows] == [3, 1]
+        page = response.content.decode()
+        assert "Sweep: maximise recall" in page and 'id="sweep"' in page and 'id="backtest-metrics"' in page
+        response = console.post(self.page(org), {**self.PAGE, "backtest-grid": "threshold_usd 5000"})
+        assert response.context["report"] is None and "grid" in response.context["backtest"].errors
+        response = console.post(self.page(org), {**self.PAGE, "backtest-grid": "threshold_usd = -5"})
+        assert response.context["report"] is None and "grid" in response.context["backtest"].errors
 
     def test_live_mode_has_no_history_here(self, console, org, history):  # noqa: F811
         response = console.post(self.page(org), {**self.PAGE, "backtest-mode": "live", "param_threshold_usd": "5000"})
@@ -141,5 +154,5 @@ def test_current_is_the_stored_parameters_and_candidate_starts_from_them(api, or
     assert saved.status_code == 200, saved.json()
     body = client.post(URL, {"parameters": {}, **RANGE}, format="json").json()
     assert body["parameters"] == {"candidate": {"threshold_usd": "20000"}, "current": {"threshold_usd": "20000"}}
-    assert body["totals"] == {"candidate": {"alerts": 1, "hits": 1}, "current": {"alerts": 1, "hits": 1}}
+    assert body["totals"] == {"candidate": {"alerts": 1, "hits": 1, "skipped": 0}, "current": {"alerts": 1, "hits": 1, "skipped": 0}}
     assert [row["change"] for row in body["entities"]] == ["unchanged"] and body["entities"][0]["entity_id"] == history[2]

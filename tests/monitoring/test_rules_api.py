@@ -12,7 +12,7 @@ from onboarding.models import SanctionsDigitalAddress, SanctionsEntry, Sanctions
 pytestmark = pytest.mark.django_db
 BASE = "/v1/monitoring/rules"
 RULE_FIELDS = {
-    "number", "code", "family", "enabled", "severity", "default_severity", "score", "parameters", "overrides", "defaults",
+    "number", "code", "family", "enabled", "shadow", "severity", "default_severity", "score", "parameters", "overrides", "defaults",
     "parameter_schema", "override_errors", "fires_when", "typology", "applies_to", "value_based", "lists", "updated_at", "updated_by",
 }
 
@@ -136,9 +136,10 @@ class TestPatch:
         assert stored.parameters == {"threshold_usd": "5000", "min_count": 4}
         entry = audits().get()
         assert entry.organization_id == org.pk and entry.object_id == "structuring_below_threshold" and entry.actor_type == "api_key"
-        assert entry.before == {"rule_code": "structuring_below_threshold", "enabled": True, "parameters": {}, "severity": ""}
+        assert entry.before == {"rule_code": "structuring_below_threshold", "enabled": True, "parameters": {}, "severity": "",
+                               "shadow": False}
         assert entry.after == {"rule_code": "structuring_below_threshold", "enabled": False,
-                               "parameters": {"threshold_usd": "5000", "min_count": 4}, "severity": "critical"}
+                               "parameters": {"threshold_usd": "5000", "min_count": 4}, "severity": "critical", "shadow": False}
         assert api(key(org, role="viewer")).get(f"{BASE}/3").json() == body
 
     def test_the_engine_sees_the_change(self, api, key, org):

@@ -104,7 +104,7 @@ def test_invalid_settings_are_reported_by_rule():
 def test_malformed_settings_are_reported_too():
     with pytest.raises(InvalidSettings) as raised:
         EngineSettings.build({"fan_in": {"enabled": True, "threshold": 3}})
-    assert raised.value.errors == {"fan_in": "a rule setting takes ['enabled', 'parameters', 'severity']"}
+    assert raised.value.errors == {"fan_in": "a rule setting takes ['enabled', 'parameters', 'severity', 'shadow']"}
     with pytest.raises(InvalidSettings) as raised:
         EngineSettings.build(only=["no_such_rule"])
     assert raised.value.errors == {"no_such_rule": "unknown rule"}
