@@ -120,7 +120,7 @@ def rule_view(rule: Rule, setting: RuleSetting | None) -> dict:
         "default_severity": described["severity"], "score": rule.score,
         "parameters": rule.params_json({**rule.defaults, **overrides}), "overrides": rule.params_json(overrides),
         "defaults": described["defaults"], "parameter_schema": described["parameters"], "override_errors": problems,
-        "fires_when": rule.fires_when, "typology": rule.typology, "applies_to": described["applies_to"],
+        "fires_when": rule.fires_when_with({**rule.defaults, **overrides}), "typology": rule.typology, "applies_to": described["applies_to"],
         "value_based": rule.value_based,
         "lists": [*RULE_LISTS.get(rule.number, ()), *(("asset_prices",) if rule.value_based else ())],
         "updated_at": setting.updated_at if setting else None,
