@@ -283,7 +283,9 @@ def _is_known_service(inp: RuleInput, categories: frozenset[str]) -> bool:
 def unhosted_large_transfer(inp: RuleInput, p: Params) -> Outcome:
     """#16 Unhosted-wallet transfers (EU TFR threshold): counterparty neither a customer nor a known service."""
     tx = inp.event
-    if tx.direction == "self" or inp.counterparty_entity_id() or _is_known_service(inp, p["service_categories"]):
+    # An unhosted wallet is an on-chain notion: an off-chain transfer's (chain 0) other side is an account
+    # at a bank or a payment provider, named in the payment itself.
+    if not tx.chain_id or tx.direction == "self" or inp.counterparty_entity_id() or _is_known_service(inp, p["service_categories"]):
         return None
     if tx.usd_value is None:
         return no_price(tx)
