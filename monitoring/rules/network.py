@@ -144,17 +144,17 @@ def scatter_gather(inp: RuleInput, p: Params) -> Outcome:
 
     Evaluated on an inflow from a customer's wallet (the intermediary); the source is found among the
     arrivals into that wallet (`TransferGraph`), then the entity's other inflows from customers in the
-    window are checked for the same source. Bounded by `max_senders` distinct senders into the entity."""
+    window are checked for the same source. Bounded by `max_senders` distinct senders (any) into the entity."""
     tx = inp.event
     if tx.direction != "in" or not inp.counterparty_entity_id():
         return None
     if tx.usd_value is None:
         return no_price(tx)
-    inflows = [t for t in inp.history.transactions(hours=p["window_hours"], direction="in")
-               if t.usd_value is not None and inp.network.counterparty_entity_id(t)]
-    senders = {t.counterparty_key for t in inflows}
+    window = inp.history.transactions(hours=p["window_hours"], direction="in")
+    senders = {t.counterparty_key for t in window}
     if len(senders) > p["max_senders"]:
         return _degree_skip("senders", len(senders), p["max_senders"])
+    inflows = [t for t in window if t.usd_value is not None and inp.network.counterparty_entity_id(t)]
     since = micros(tx.timestamp) - span(hours=p["window_hours"])
     sink = tx.to_address
     legs: dict[str, dict[str, tuple[Transaction, Transaction]]] = {}

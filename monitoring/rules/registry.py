@@ -581,7 +581,7 @@ RULES: tuple[Rule, ...] = (
          "scatter-gather through intermediaries (layering)", network.scatter_gather, TX, reads=TXS, value_based=True,
          params=(count("min_intermediaries", 3, "distinct intermediaries between the source and the entity", minimum=2),
                  hours("window_hours", 72), pct("amount_tolerance_pct", "10", "an intermediary passes on what it got, within this"),
-                 count("max_senders", 50, "degree bound: distinct customer senders into the entity in the window"))),
+                 count("max_senders", 50, "degree bound: distinct senders into the entity in the window"))),
     Rule(52, "gather_scatter", Family.TRANSACTIONS, Severity.HIGH,
          "≥ 5 distinct senders pay the entity ≥ 10,000 USD and ≥ 80 % of it leaves to ≥ 5 distinct recipients within 72 h",
          "gather-scatter hub", network.gather_scatter, TX, reads=TXS, value_based=True,
