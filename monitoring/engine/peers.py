@@ -1,10 +1,11 @@
 """Rule 30's peer-group statistics: the mean and standard deviation of the 30-day volumes of the
 entity's peers (same organization, mode, entity type and jurisdiction), the entity left out.
 
-Computed per group over the window that ends at the start of the batch's (UTC) day, and kept in
-the cache for that day: a group's statistics cost one aggregate over its members' transfers, too
-much to repeat for every batch of live ingestion, and a whole day's batches (or a replay of that
-day) read the same figures. Volumes are as the rule measures them: both channels, in and out,
+Computed per group over the window that ends at the start of the batch's (UTC) day, and kept by the
+process for an hour: a group's statistics cost one aggregate over its members' transfers, too much
+to repeat for every batch of live ingestion, and a day's batches (or a replay of that day) read the
+same figures. (In the process, not the shared cache: the statistics are a few kilobytes per group,
+an hour-old copy is as good, and a cache table need not exist on a deployment without Redis.) Volumes are as the rule measures them: both channels, in and out,
 own-wallet transfers left out, unpriced events not summed.
 """
 
@@ -13,15 +14,17 @@ from __future__ import annotations
 from collections import defaultdict
 from datetime import datetime, time, timedelta
 from decimal import Decimal
+from time import monotonic
 
-from django.core.cache import cache
 from django.db.models import F, Sum
 
 from monitoring.models import FiatEvent, Transaction
 from monitoring.rules import PeerGroupStats
 from onboarding.models import Entity
 
-CACHE_SECONDS = 26 * 3600
+KEEP_SECONDS = 3600
+KEEP_GROUPS = 512
+_kept: dict[tuple, tuple[float, tuple[int, dict[str, Decimal]]]] = {}
 
 
 def peer_group_stats(organization, mode: str, rows: list[tuple], end: datetime, *, window_days: int) -> dict[str, PeerGroupStats]:
@@ -38,11 +41,14 @@ def peer_group_stats(organization, mode: str, rows: list[tuple], end: datetime, 
 
 
 def _group(organization, mode: str, entity_type, jurisdiction, day: datetime, window_days: int) -> tuple[int, dict[str, Decimal]]:
-    key = f"peers:{organization.pk}:{mode}:{entity_type}:{jurisdiction}:{window_days}:{day.date().isoformat()}"
-    found = cache.get(key)
-    if found is None:
-        found = _group_volumes(organization, mode, entity_type, jurisdiction, day - timedelta(days=window_days), day)
-        cache.set(key, found, CACHE_SECONDS)
+    key = (organization.pk, mode, entity_type, jurisdiction, window_days, day)
+    kept = _kept.get(key)
+    if kept and kept[0] > monotonic():
+        return kept[1]
+    found = _group_volumes(organization, mode, entity_type, jurisdiction, day - timedelta(days=window_days), day)
+    if len(_kept) >= KEEP_GROUPS:
+        _kept.clear()
+    _kept[key] = (monotonic() + KEEP_SECONDS, found)
     return found
 
 
