@@ -94,7 +94,8 @@ def contexts(bank: Bank) -> dict[str, EntityContext]:
     for transfer in bank.transfers:
         for side in {transfer.sender, transfer.recipient} & customers.keys():
             by_account[side].append(transfer)
-    graph = TransferGraph(rule_transfer(t, t.sender, customers) for t in bank.transfers if t.sender in customers and t.recipient in customers)
+    between = [t for t in bank.transfers if t.sender in customers and t.recipient in customers]
+    graph = TransferGraph(rule_transfer(t, t.sender, customers) for t in between)
     tags = {(CHAIN, name): frozenset({"merchant"}) for name in bank.services}
     lists = OrgLists(address_tags=tags)
     network = OrgNetwork(registered_wallets={(CHAIN, address): address for address in customers}, transfers=graph)

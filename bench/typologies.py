@@ -114,7 +114,8 @@ class Generator:
         salary = self.heavy(3200, 0.45, tail=0.01)
         for payday in range(0, self.days, 30 if rng.random() < 0.6 else 14):
             self.send(payday + 0.35 + rng.random() * 0.1, self.service(f"employer{rng.randrange(employers)}"), me, salary)
-        self.send(self.day(0, 5), me, self.service(f"landlord{rng.randrange(self.n // 20 + 1)}"), money(float(salary) * rng.uniform(0.25, 0.45)))
+        rent = money(float(salary) * rng.uniform(0.25, 0.45))
+        self.send(self.day(0, 5), me, self.service(f"landlord{rng.randrange(self.n // 20 + 1)}"), rent)
         for _ in range(self._poisson(2.0)):
             merchant = rng.choice(businesses) if businesses and rng.random() < 0.3 else self.service(f"merchant{rng.randrange(400)}")
             self.send(self.day(), me, merchant, self.heavy(60, 0.9))

@@ -5,8 +5,9 @@ Computed per group over the window that ends at the start of the batch's (UTC) d
 process for an hour: a group's statistics cost one aggregate over its members' transfers, too much
 to repeat for every batch of live ingestion, and a day's batches (or a replay of that day) read the
 same figures. (In the process, not the shared cache: the statistics are a few kilobytes per group,
-an hour-old copy is as good, and a cache table need not exist on a deployment without Redis.) Volumes are as the rule measures them: both channels, in and out,
-own-wallet transfers left out, unpriced events not summed.
+an hour-old copy is as good, and a cache table need not exist on a deployment without Redis.)
+Volumes are as the rule measures them: both channels, in and out, own-wallet transfers left out,
+unpriced events not summed.
 """
 
 from __future__ import annotations
@@ -79,4 +80,5 @@ def _leaving_out(size: int, volumes: dict[str, Decimal], own: Decimal) -> PeerGr
     squares = sum((v * v for v in volumes.values()), Decimal(0)) - own * own
     mean = total / peers
     variance = max(squares / peers - mean * mean, Decimal(0))
-    return PeerGroupStats(size=peers, mean_volume_usd=mean.quantize(Decimal("0.01")), stddev_volume_usd=variance.sqrt().quantize(Decimal("0.01")))
+    cents = Decimal("0.01")
+    return PeerGroupStats(size=peers, mean_volume_usd=mean.quantize(cents), stddev_volume_usd=variance.sqrt().quantize(cents))
