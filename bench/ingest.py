@@ -210,7 +210,7 @@ def seed_history(org_slug: str, traffic: Traffic, ids: list[str], count: int) ->
     prices = {"USD": Decimal(1), **{asset: price for _, asset, price in CRYPTO}}
     columns = ("id", "created_at", "updated_at", "organization_id", "mode", "chain_id", "tx_hash", "log_index", "from_address",
                "to_address", "amount", "asset", "usd_value", "timestamp", "reference", "from_entity_id", "to_entity_id",
-               "monitored", "source")
+               "monitored", "source", "orphaned")
     now = datetime.now(UTC)
     with connection.cursor() as cursor, cursor.cursor.copy(f"COPY monitoring_transaction ({', '.join(columns)}) FROM STDIN") as copy:
         for _ in range(count):
@@ -221,7 +221,7 @@ def seed_history(org_slug: str, traffic: Traffic, ids: list[str], count: int) ->
             usd = (Decimal(item["amount"]) * prices[item["asset"]]).quantize(Decimal("0.01"))
             copy.write_row((uuid7(), now, now, org.pk, "live", item["chain_id"], item["tx_hash"], 0, item["from_address"],
                             item["to_address"], item["amount"], item["asset"], usd, datetime.fromisoformat(item["timestamp"]), "",
-                            from_entity, to_entity, True, "backfill"))
+                            from_entity, to_entity, True, "backfill", False))
     with connection.cursor() as cursor:
         cursor.execute("UPDATE onboarding_wallet SET first_seen_at = %s WHERE mode = 'live'", [traffic.now - timedelta(days=400)])
 
