@@ -165,29 +165,37 @@ def privacy_asset(inp: RuleInput, p: Params) -> Outcome:
 
 
 def rapid_pass_through(inp: RuleInput, p: Params) -> Outcome:
-    """#4 Mirroring / pass-through (layering): an inbound transfer sent on within the window.
+    """#4 Mirroring / pass-through (layering): inflows sent on within the window.
 
-    The outflows are matched to the inflow by amount and time: the outflows from the inflow's time up
-    to and including the evaluated one, at most `max_outflows` of them, total between min_outflow_pct
-    and max_outflow_pct of it (a 549 payment does not pass on a 102 inflow)."""
+    The outflows are matched to the inflows by amount and time: for an inflow of the window (the most
+    recent first), the outflows from its time up to and including the evaluated one, at most
+    `max_outflows` of them, total between min_outflow_pct and max_outflow_pct of what came in from
+    that inflow on (one deposit, or several gathered and sent on together). A 549 payment does not
+    pass on a 102 inflow."""
     tx = inp.event
     if tx.direction != "out":
         return None
     if tx.usd_value is None:
         return no_price(tx)
     hours = p["window_hours"]
-    inflows = [t for t in inp.history.transactions(hours=hours, direction="in") if t.usd_value and t.usd_value >= p["min_inflow_usd"]]
-    if not inflows:
-        return None
+    inflows = [t for t in inp.history.transactions(hours=hours, direction="in") if t.usd_value]
     outflows = [t for t in inp.history.transactions(hours=hours, direction="out") if t.usd_value is not None]
-    for inflow in reversed(inflows):
-        following = [t for t in outflows if t.timestamp >= inflow.timestamp]
+    received, used = Decimal(0), len(outflows)
+    for i in range(len(inflows) - 1, -1, -1):
+        inflow = inflows[i]
+        received += inflow.usd_value
+        while used and outflows[used - 1].timestamp >= inflow.timestamp:
+            used -= 1
+        following = outflows[used:]
         if len(following) > p["max_outflows"]:
             return None  # earlier inflows have even more outflows after them
-        total = usd_total(following).usd
-        if percent_of(inflow.usd_value, p["min_outflow_pct"]) <= total <= percent_of(inflow.usd_value, p["max_outflow_pct"]):
-            found = PassThrough(inflow, tuple(following), total)
-            return hit((found.inflow, *found.outflows), **found.measured())
+        sent = usd_total(following).usd
+        matched = percent_of(received, p["min_outflow_pct"]) <= sent <= percent_of(received, p["max_outflow_pct"])
+        if matched and received >= p["min_inflow_usd"]:
+            gathered = inflows[i:]
+            measured = PassThrough(inflow, tuple(following), sent).measured()
+            measured.update(inflow_count=len(gathered), inflow_usd=received, outflow_share=ratio(sent, received))
+            return hit((*gathered, *following), **measured)
     return None
 
 

@@ -128,7 +128,7 @@ class TestPatch:
         response = api(key(org)).patch(f"{BASE}/rapid_pass_through", {"parameters": {"window_hours": 48}}, format="json")
         assert response.status_code == 200
         assert response.json()["fires_when"] == (
-            "an inbound transfer ≥ 1,000 USD followed within 24 h by ≤ 3 outbound transfers totalling 90–110 % of it by default; "
+            "inbound transfers (≥ 1,000 USD) followed within 24 h by ≤ 3 outbound transfers totalling 90–110 % of them by default; "
             "here window_hours 48")
         listed = api(key(org, role="viewer")).get(f"{BASE}/rapid_pass_through").json()
         assert listed["fires_when"] == response.json()["fires_when"]

@@ -97,6 +97,13 @@ PASS_THROUGH = {
         expect=NONE,
     ),
     "an inflow under 1,000 is not followed": given(tx("999.99", ago=hours(5)), tx("990", direction="out"), expect=NONE),
+    "several deposits gathered and sent on together": given(
+        *(tx("9500", ago=hours(9 - i)) for i in range(4)), tx("36860", direction="out"), expect=HIT
+    ),
+    "a deposit before the window is not part of the sum": given(
+        tx("9500", ago=hours(24) + seconds(1)), *(tx("9500", ago=hours(9 - i)) for i in range(3)), tx("36860", direction="out"),
+        expect=NONE,
+    ),
 }
 
 HIGH_VELOCITY = {
