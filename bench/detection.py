@@ -9,7 +9,8 @@ transfers between customers as rules 15, 51 and 53 read it), and scores the flag
 the generator's labels:
 
 - an account is *flagged* when any rule hits on it (alerts dedupe per account and rule, as storage does);
-- recall per typology: labelled accounts of that typology that are flagged, by any rule;
+- recall per typology: labelled accounts of that typology that are flagged, by any rule (and, shown
+  beside it, by the typology's own rules only);
 - precision per typology: of the accounts flagged by that typology's own rules (TYPOLOGY_RULES),
   the share that launder (any typology); overall precision: laundering accounts among all flagged;
 - flagged legitimate accounts per 1,000 legitimate accounts (the alert budget), alerts per 1,000 accounts;
@@ -136,8 +137,10 @@ def score(bank: Bank, flagged: dict[str, set[str]]) -> dict:
     for typology in TYPOLOGIES:
         members = [a for a, t in labels.items() if t == typology]
         by_rules = [a for a, rules in flagged.items() if rules & TYPOLOGY_RULES[typology]]
+        own = sum(bool(flagged.get(a, set()) & TYPOLOGY_RULES[typology]) for a in members)
         by_typology[typology] = {
             "accounts": len(members), "recall": _share(sum(a in flagged for a in members), len(members)),
+            "recall_by_its_rules": _share(own, len(members)),
             "flagged_by_its_rules": len(by_rules), "precision": _share(sum(a in labels for a in by_rules), len(by_rules)),
         }  # fmt: skip
     per_rule = Counter(rule for rules in flagged.values() for rule in rules)
@@ -162,9 +165,10 @@ def report(seed: int, result: dict, throughput: dict) -> None:
     print(f"  overall: recall {result['recall']}, precision {result['precision']}, flagged {result['flagged']:,}; "
           f"flagged legitimate per 1,000: {result['flagged_legitimate_per_1000']}; alerts per 1,000 accounts: "
           f"{result['alerts_per_1000_accounts']}")
-    print(f"  {'typology':<16}{'accounts':>9}{'recall':>8}{'precision':>11}{'flagged by its rules':>22}")
+    print(f"  {'typology':<16}{'accounts':>9}{'recall':>8}{'precision':>11}{'flagged by its rules':>22}{'recall by its rules':>21}")
     for typology, row in result["by_typology"].items():
-        print(f"  {typology:<16}{row['accounts']:>9,}{row['recall']!s:>8}{row['precision']!s:>11}{row['flagged_by_its_rules']:>22,}")
+        print(f"  {typology:<16}{row['accounts']:>9,}{row['recall']!s:>8}{row['precision']!s:>11}{row['flagged_by_its_rules']:>22,}"
+              f"{row['recall_by_its_rules']!s:>21}")
     print(f"  legitimate accounts flagged, by rule: {result['legitimate_accounts_by_rule']}")
     print(f"  engine: {throughput['on']:,.0f} transfers/s with the network typology rules on, {throughput['off']:,.0f} off "
           f"(ratio {throughput['on'] / throughput['off']:.2f})")
