@@ -256,23 +256,30 @@ def portfolio(seed: int = SEED) -> Portfolio:
     b.transfer(b.moment(mule_day, 19, 20), own, b.address(), f"{received * 0.97:.2f}")
     b.p.sar_case = structurer.key
 
-    smurfed = b.customer(kind="business", jurisdiction="US", story="fan-in: many small payments from many senders in a day",
+    smurfed = b.customer(kind="business", jurisdiction="US", story="fan-in: many small payments from many senders in a day, sent on",
                          industry="online marketplace", monthly=60000)
     b.ordinary(smurfed)
     own = b.wallets[smurfed.key][0]
-    for _ in range(14):
-        b.transfer(b.moment(46, 6, 22), b.address(), own, b.money(420, 960))
+    gathered = 0.0
+    for _ in range(20):
+        amount = b.money(1200, 2200)
+        gathered += float(amount)
+        b.transfer(b.moment(46, 6, 21), b.address(), own, amount)
+    b.transfer(b.moment(46, 22, 23), own, b.address(), f"{gathered * 0.97:.2f}")
     b.p.investigated_case = smurfed.key
 
     peeler = b.customer(kind="individual", jurisdiction="GB", story="fan-out and a peel chain after a large deposit", monthly=8000)
     b.ordinary(peeler)
     own = b.wallets[peeler.key][0]
-    b.transfer(b.moment(40, 10, 11), b.exchanges[0], own, b.money(61000, 64000))
-    amount = 5200.0
-    for hour in range(12):
-        amount *= rng.uniform(0.86, 0.95)
-        b.transfer(b.moment(42, 8 + hour, 8.9 + hour), own, b.address(), f"{amount:.2f}")
-    b.p.dispositions.append((peeler.key, "rapid_pass_through", "true_positive",
+    deposit = b.money(61000, 64000)
+    b.transfer(b.moment(40, 10, 11), b.exchanges[0], own, deposit)
+    shares = [1.0]
+    for _ in range(11):
+        shares.append(shares[-1] * rng.uniform(0.86, 0.95))
+    scale = float(deposit) * 0.96 / sum(shares)  # nearly all of the deposit, in shrinking payments
+    for hour, share in enumerate(shares):
+        b.transfer(b.moment(42, 8 + hour, 8.9 + hour), own, b.address(), f"{share * scale:.2f}")
+    b.p.dispositions.append((peeler.key, "fan_out", "true_positive",
                              "The deposit left within a day in a dozen shrinking payments to new wallets: layering."))
 
     mixer_user = b.customer(kind="individual", jurisdiction="DE", story="a mixer and a darknet market", decision="pending")

@@ -168,7 +168,7 @@ class _Seeding:
         for events, _ in monitor_unmonitored(organization=self.organization, mode=self.mode):
             evaluated += events
         alerts = Alert.objects.filter(organization=self.organization, mode=self.mode, entity_id__in=self.created["entities"]).count()
-        return f"monitoring: {evaluated} events evaluated in time order by the 50 rules, {alerts} alerts"
+        return f"monitoring: {evaluated} events evaluated in time order by the 53 rules, {alerts} alerts"
 
     def dispositions(self) -> str:
         """A few alerts decided, then the risk scores the alerts feed (the worker's job after each

@@ -15,7 +15,7 @@ class TransferIngestView(V1APIView):
 
     @extend_schema(operation_id="monitoring_transfers_ingest", request=s.IngestedTransactionRequest,
                    responses={200: s.IngestResponse}, tags=TAGS,
-                   description="Store one transaction and (unless run_monitoring is false) evaluate the 50 rules. "
+                   description="Store one transaction and (unless run_monitoring is false) evaluate the 53 rules. "
                                "A known (chain_id, tx_hash, log_index) returns the stored record, not evaluated again.")
     def post(self, request):
         item = validated_transfer(request.data)

@@ -19,6 +19,7 @@ from operator import itemgetter
 from monitoring.choices import Disposition
 from monitoring.engine import reads
 from monitoring.engine.events import rule_fiat, rule_transaction, transfers_by_entity
+from monitoring.engine.peers import peer_group_stats
 from monitoring.models import Alert
 from monitoring.rules import (
     CounterpartyEntity,
@@ -28,6 +29,7 @@ from monitoring.rules import (
     EntityHistory,
     OrgLists,
     OrgNetwork,
+    PeerGroupStats,
     TransferGraph,
 )
 from monitoring.rules.context import EPOCH, ONE_MICROSECOND, FarVolume, micros
@@ -68,7 +70,7 @@ class Batch:
 
 # The rules whose parameters change what the loader reads (beyond the look-back): a backtest
 # prepares one history for candidates that agree on these (monitoring.backtest.replay).
-PARAMETERS_READ = frozenset({"peel_chain", "cyclic_flow"})
+PARAMETERS_READ = frozenset({"peel_chain", "cyclic_flow", "layering_chain", "scatter_gather", "peer_group_outlier"})
 
 
 def _active_params(settings: EngineSettings, code: str) -> dict | None:
@@ -94,13 +96,21 @@ class BatchLoader:
             wallets = reads.registered_wallets(self.organization, self.mode, keys)
         else:
             wallets = [row for row in wallets if (row[0], row[1]) in keys]
-        network, own_wallets = self._network(batch, wallets, start, end), self._own_wallets(wallets)
+        network, own_wallets = self._network(batch, wallets, start, end, histories), self._own_wallets(wallets)
+        peers = self._peer_groups(rows, end)
         contexts = {}
         for row in rows:
             own = own_wallets.get(row[0], {})
-            contexts[row[0]] = EntityContext(entity=self._entity(row), history=histories[row[0]], own_wallets=frozenset(own),
-                                             wallet_first_seen=own, lists=self.lists, network=network)
+            contexts[row[0]] = EntityContext(entity=self._entity(row, peers.get(row[0])), history=histories[row[0]],
+                                             own_wallets=frozenset(own), wallet_first_seen=own, lists=self.lists, network=network)
         return contexts
+
+    def _peer_groups(self, rows: list[tuple], end: datetime) -> dict:
+        """Rule 30's peer-group statistics for the batch's entities (monitoring.engine.peers); none when it is off."""
+        params = _active_params(self.settings, "peer_group_outlier")
+        if params is None:
+            return {}
+        return peer_group_stats(self.organization, self.mode, rows, end, window_days=params["window_days"])
 
     def _histories(self, entity_ids: set[str], start: datetime, end: datetime) -> dict[str, EntityHistory]:
         """Each entity's history over the look-back before the batch and through it: the transfers as
@@ -152,10 +162,10 @@ class BatchLoader:
                              far=far, earlier_rows=earlier_rows if len(far) else None)
 
     @staticmethod
-    def _entity(row: tuple) -> Entity:
+    def _entity(row: tuple, peer_group: PeerGroupStats | None = None) -> Entity:
         entity_id, status, jurisdiction, entity_type, created_at, expected_volume = row
         return Entity(id=entity_id, status=status, jurisdiction=jurisdiction, entity_type=entity_type, created_at=created_at,
-                      onboarded_at=created_at, expected_monthly_volume_usd=expected_volume)
+                      onboarded_at=created_at, expected_monthly_volume_usd=expected_volume, peer_group=peer_group)
 
     @staticmethod
     def _own_wallets(wallets: list[tuple]) -> dict[str, dict]:
@@ -196,14 +206,15 @@ class BatchLoader:
             known.setdefault(entity_id, set()).add((chain_id, address))
         return known
 
-    def _network(self, batch: Batch, wallets: list[tuple], start: datetime, end: datetime) -> OrgNetwork:
+    def _network(self, batch: Batch, wallets: list[tuple], start: datetime, end: datetime,
+                 histories: dict[str, EntityHistory]) -> OrgNetwork:
         """What the rules ask of the network, for the batch's events: the registered and flagged
-        wallets among their addresses, the customers on their other side, and (rule 15) the part of
-        the transfer graph a cycle search from them can reach."""
+        wallets among their addresses, the customers on their other side, and (rules 15, 51, 53) the
+        part of the transfer graph their searches can reach."""
         registered = {(row[0], row[1]): row[2] for row in wallets}
         flagged = frozenset((row[0], row[1]) for row in wallets if row[3])
         return OrgNetwork(registered_wallets=registered, entities=self._counterparty_entities(self._counterparts(batch, registered)),
-                          flagged_wallets=flagged, transfers=self._transfer_graph(batch, registered, start, end))
+                          flagged_wallets=flagged, transfers=self._transfer_graph(batch, registered, start, end, histories))
 
     @staticmethod
     def _counterparts(batch: Batch, registered: dict) -> set[str]:
@@ -233,25 +244,56 @@ class BatchLoader:
                                             adverse_findings_at=tuple(sorted(findings.get(str(pk), ()))))
                 for pk, jurisdiction, status in rows}
 
-    def _transfer_graph(self, batch: Batch, registered: dict, start: datetime, end: datetime) -> TransferGraph:
-        """Rule 15 searches backwards from an inbound (or own-wallet) transfer whose sender is a known
-        wallet, through transfers between customers into each wallet it reaches, at most max_hops - 1
-        wallets deep. Those wallets' arrivals over the batch's cycle window are read level by level:
-        every list the search asks for is complete, so it finds (and counts towards its budget)
-        exactly what it would in the whole graph. Nothing is read when no transfer can start a search."""
-        params = _active_params(self.settings, "cyclic_flow")
-        if params is None:
-            return TransferGraph()
-        frontier = {(row[2], row[4]) for row in batch.tx_rows
-                    if row[10] and row[4] != row[5] and row[8] is not None and (row[9] or (row[2], row[4]) in registered)}
-        since, edges, visited = start - timedelta(days=params["window_days"]), {}, set()
-        for _ in range(params["max_hops"] - 1):
-            frontier -= visited
-            if not frontier:
-                break
-            visited |= frontier
-            level = reads.arrivals(self.organization, self.mode, frontier, since, end)
-            edges.update((row[0], row) for row in level)
-            frontier = {(row[2], row[4]) for row in level}
+    def _graph_reach(self) -> tuple[timedelta, int]:
+        """How far back and how many wallets deep the backward searches of rules 15 and 53 go."""
+        reach, depth = timedelta(0), 0
+        if cycles := _active_params(self.settings, "cyclic_flow"):
+            reach, depth = timedelta(days=cycles["window_days"]), cycles["max_hops"] - 1
+        if chains := _active_params(self.settings, "layering_chain"):
+            reach = max(reach, timedelta(hours=chains["max_gap_hours"] * (chains["min_hops"] - 1)))
+            depth = max(depth, chains["min_hops"] - 1)
+        return reach, depth
+
+    def _transfer_graph(self, batch: Batch, registered: dict, start: datetime, end: datetime,
+                        histories: dict[str, EntityHistory]) -> TransferGraph:
+        """Rules 15 and 53 search backwards from a transfer whose sender is a known wallet, through
+        transfers between customers into each wallet they reach, at most depth wallets deep. Those
+        wallets' arrivals over the rules' reach are read level by level: every list a search asks for
+        is complete, so it finds (and counts towards its budget) exactly what it would in the whole
+        graph. Rule 51 reads one level: the arrivals into the customers that paid a receiving entity
+        within its window (unless more senders than its degree bound paid it: the rule skips those).
+        Nothing is read when no transfer can start a search."""
+        reach, depth = self._graph_reach()
+        edges: dict = {}
+        if depth:
+            frontier = {(row[2], row[4]) for row in batch.tx_rows
+                        if row[4] != row[5] and row[8] is not None and (row[9] or (row[10] and (row[2], row[4]) in registered))}
+            since, visited = start - reach, set()
+            for _ in range(depth):
+                frontier -= visited
+                if not frontier:
+                    break
+                visited |= frontier
+                level = reads.arrivals(self.organization, self.mode, frontier, since, end)
+                edges.update((row[0], row) for row in level)
+                frontier = {(row[2], row[4]) for row in level}
+        if gather := _active_params(self.settings, "scatter_gather"):
+            since = start - timedelta(hours=gather["window_hours"])
+            payers = self._payers(batch, histories, since, gather["max_senders"])
+            edges.update((row[0], row) for row in reads.arrivals(self.organization, self.mode, payers, since, end))
         # In (timestamp, id) order, as the whole graph was read: equal times keep ingestion order.
         return TransferGraph(rule_transaction(row, row[9]) for row in sorted(edges.values(), key=itemgetter(1, 0)))
+
+    @staticmethod
+    def _payers(batch: Batch, histories: dict[str, EntityHistory], since: datetime, max_senders: int) -> set[tuple[int, str]]:
+        """The senders into the batch's receiving entities since `since` (their loaded rows), for the
+        entities paid by at most max_senders of them; only customers' wallets have arrivals in the graph."""
+        receivers = {row[10] for row in batch.tx_rows if row[10] and row[9] and row[9] != row[10]}
+        cutoff, payers = micros(since), set()
+        for entity_id in receivers:
+            transfers = histories[entity_id].transactions
+            first = bisect_left(transfers.at, cutoff)
+            senders = {transfers.keys[i] for i in range(first, len(transfers)) if transfers.directions[i] == "in"}
+            if len(senders) <= max_senders:
+                payers |= senders
+        return payers

@@ -1,4 +1,4 @@
-"""The rule engine's pure core: 50 monitoring rules over a prepared context (see docs/rules.md).
+"""The rule engine's pure core: 53 monitoring rules over a prepared context (see docs/rules.md).
 
 No database, no clock: storage builds the context, `evaluate` returns hits and skips with evidence.
 """

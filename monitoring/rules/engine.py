@@ -154,9 +154,12 @@ class EngineSettings:
         windows in hours (24 h, 48 h). Longer windows (days) are read as volumes, or as transfers only
         by some evaluations (a round amount, a large counterparty volume): storage may load the rows
         of this reach and the rest as sums (EntityHistory, FarVolume)."""
-        hours = [active.params[param.name] for active in self._reading_transfers() for param in active.rule.params
+        hours = [timedelta(hours=active.params[param.name]) for active in self._reading_transfers() for param in active.rule.params
                  if param.kind == "hours"]
-        return timedelta(hours=max(hours, default=0))
+        # A rule of hour windows alone that reads further than its longest one (fan-out's funding before its window).
+        hours += [active.rule.lookback(active.params) for active in self._reading_transfers()
+                  if active.rule.reach and all(param.kind != "days" for param in active.rule.params)]
+        return max(hours, default=timedelta(0))
 
     def volume_widths(self) -> set[timedelta]:
         """Every window length of the rules that read transfers (volumes start that long before an event)."""

@@ -1,4 +1,4 @@
-"""The catalogue of the 50 rules: metadata, parameter schemas and override validation.
+"""The catalogue of the 53 rules: metadata, parameter schemas and override validation.
 
 `validate_overrides` is what `PATCH /v1/monitoring/rules/{id}` calls; `describe` is what
 `GET /v1/monitoring/rules` lists. Parameters hold typed values (Decimal, int, frozenset, date);
@@ -15,7 +15,7 @@ from enum import StrEnum
 from typing import Any, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from monitoring.rules import card, check, cross_channel, fiat, transactions
+from monitoring.rules import card, check, cross_channel, fiat, network, transactions
 from monitoring.rules.context import (
     ACH_EVENTS,
     CARD_ATM,
@@ -264,6 +264,15 @@ class Rule:
             raise InvalidParameters(errors)
         return {**self.defaults, **clean}
 
+    def fires_when_with(self, params: Mapping[str, Any]) -> str:
+        """The definition for the parameters in force: `fires_when` states the defaults, so a changed
+        parameter is named with its value ('… by default; here window_hours 48') rather than hidden."""
+        defaults = self.params_json(self.defaults)
+        changed = {name: value for name, value in self.params_json(params).items() if defaults.get(name) != value}
+        if not changed:
+            return self.fires_when
+        return self.fires_when + " by default; here " + ", ".join(f"{name} {_shown(value)}" for name, value in changed.items())
+
     def params_json(self, params: Mapping[str, Any]) -> dict[str, Any]:
         return {name: json_ready(value) for name, value in params.items()}
 
@@ -281,6 +290,10 @@ class Rule:
             "applies_to": sorted(self.applies_to), "defaults": self.params_json(self.defaults),
             "parameters": [param.schema() for param in self.params],
         }  # fmt: skip
+
+
+def _shown(value: Any) -> str:
+    return ", ".join(str(item) for item in value) if isinstance(value, list) else str(value)
 
 
 def duration(kind: str, value: int) -> timedelta:
@@ -320,19 +333,37 @@ RULES: tuple[Rule, ...] = (
                  count("min_count", 3, "transfers in the band, this one included"), hours("window_hours", 24)),
          constraint=lambda p: "band_floor_pct must be below 100" if p["band_floor_pct"] >= 100 else None),
     Rule(4, "rapid_pass_through", Family.TRANSACTIONS, Severity.HIGH,
-         "an inbound transfer followed within 24 h by outbound transfers totalling ≥ 90 % of it",
+         "inbound transfers (≥ 1,000 USD) followed within 24 h by ≤ 3 outbound transfers totalling 90–110 % of them",
          "mirroring / pass-through (layering)", transactions.rapid_pass_through, TX, reads=TXS, value_based=True,
-         params=(hours("window_hours", 24), pct("min_outflow_pct", "90", "outflows as a share of the inbound transfer"))),
+         params=(hours("window_hours", 24), pct("min_outflow_pct", "90", "outflows as a share of the inbound transfer"),
+                 Param("max_outflow_pct", "percent", Decimal(110), "outflows above this share of the inflow are not its pass-through",
+                       minimum=Decimal(1), maximum=Decimal(1000)),
+                 count("max_outflows", 3, "most outflows that pass one inflow on (a spending spree is not a pass-through)"),
+                 usd("min_inflow_usd", "1000", "smaller inflows (together) are not followed")),
+         constraint=_below("min_outflow_pct", "max_outflow_pct")),
     Rule(5, "high_velocity", Family.TRANSACTIONS, Severity.MEDIUM, "≥ 20 transfers in 1 h, or ≥ 100 in 24 h",
          "velocity burst", transactions.high_velocity, TX, reads=TXS,
          params=(count("short_min_count", 20, "transfers in the short window"), hours("short_window_hours", 1),
                  count("long_min_count", 100, "transfers in the long window"), hours("long_window_hours", 24))),
-    Rule(6, "fan_in", Family.TRANSACTIONS, Severity.MEDIUM, "≥ 10 distinct senders to the entity within 24 h",
-         "convergence, gather", transactions.fan_in, TX, reads=TXS,
-         params=(count("min_senders", 10, "distinct sending addresses"), hours("window_hours", 24))),
-    Rule(7, "fan_out", Family.TRANSACTIONS, Severity.MEDIUM, "≥ 10 distinct recipients from the entity within 24 h",
-         "divergence, scatter", transactions.fan_out, TX, reads=TXS,
-         params=(count("min_recipients", 10, "distinct receiving addresses"), hours("window_hours", 24))),
+    Rule(6, "fan_in", Family.TRANSACTIONS, Severity.MEDIUM,
+         "≥ 8 distinct senders pay the entity ≥ 10,000 USD within 72 h and ≥ 80 % of it leaves within the window (≤ 200 senders)",
+         "convergence, gather (collection account)", network.fan_in, TX, reads=TXS, value_based=True,
+         params=(count("min_senders", 8, "distinct sending addresses in the window"), hours("window_hours", 72),
+                 usd("min_inflow_usd", "10000", "the inflows of the window must reach this"),
+                 pct("min_outflow_pct", "80", "outflows after the first inflow, as a share of the inflows"),
+                 count("max_senders", 200, "degree bound: above it the account is a hub and is skipped"))),
+    Rule(7, "fan_out", Family.TRANSACTIONS, Severity.MEDIUM,
+         "≥ 4 distinct recipients paid ≥ 10,000 USD within 72 h, 80–110 % of what came in over the 72 h before (≤ 200 recipients)",
+         "divergence, scatter (distribution account)", network.fan_out, TX, reads=TXS, value_based=True,
+         params=(count("min_recipients", 4, "distinct receiving addresses in the window"), hours("window_hours", 72),
+                 usd("min_outflow_usd", "10000", "the outflows of the window must reach this"),
+                 hours("funding_hours", 72, "how long before the first outflow the funding inflows count"),
+                 pct("min_outflow_pct", "80", "outflows as a share of the funding inflows, at least"),
+                 Param("max_outflow_pct", "percent", Decimal(110), "outflows as a share of the funding inflows, at most",
+                       minimum=Decimal(1), maximum=Decimal(1000)),
+                 count("max_recipients", 200, "degree bound: above it the account is a hub and is skipped")),
+         constraint=_below("min_outflow_pct", "max_outflow_pct"),
+         reach=lambda p: timedelta(hours=p["window_hours"] + p["funding_hours"])),  # the funding before the window
     Rule(8, "round_amounts", Family.TRANSACTIONS, Severity.LOW,
          "≥ 3 transfers of round value (multiple of 1,000 USD, ≥ 5,000 USD) within 7 days",
          "round-figure layering", transactions.round_amounts, TX, reads=TXS, value_based=True,
@@ -364,26 +395,29 @@ RULES: tuple[Rule, ...] = (
          "peel chain", transactions.peel_chain, TX, reads=TXS, value_based=True,
          params=(count("min_count", 4, "successively smaller transfers to new counterparties", minimum=2), hours("window_hours", 24))),
     Rule(15, "cyclic_flow", Family.TRANSACTIONS, Severity.HIGH,
-         "value leaves a wallet and returns to it through ≤ 4 hops among known wallets within 7 days, each hop ≥ 50 % of the first",
+         "value leaves a wallet and returns to it through ≤ 6 hops among known wallets within 7 days, each hop ≥ 70 % of the first",
          "cycle / round-tripping", transactions.cyclic_flow, TX, value_based=True,
-         params=(Param("max_hops", "integer", 4, "most transfers in the cycle, the return included", minimum=2, maximum=8),
-                 days("window_days", 7), pct("min_hop_pct", "50", "each hop's value as a share of the first hop"),
+         params=(Param("max_hops", "integer", 6, "most transfers in the cycle, the return included", minimum=2, maximum=8),
+                 days("window_days", 7), pct("min_hop_pct", "70", "each hop's value as a share of the first hop (amount preserved)"),
                  count("max_transfers_examined", 5000, "search budget per evaluation; past it the rule skips and says so",
                        minimum=100)),
          reach=lambda p: timedelta(0)),
     Rule(16, "unhosted_large_transfer", Family.TRANSACTIONS, Severity.LOW,
-         "counterparty is neither a registered wallet nor a known service, value ≥ 1,000 USD",
+         "on-chain counterparty is neither a registered wallet nor a known service, value ≥ 1,000 USD",
          "unhosted-wallet transfers (EU TFR threshold)", transactions.unhosted_large_transfer, TX, value_based=True,
          params=(usd("threshold_usd", "1000", "smallest transfer that alerts"), strings("service_categories", SERVICES, SERVICE_HELP))),
     Rule(17, "own_wallet_layering", Family.TRANSACTIONS, Severity.LOW, "≥ 5 transfers between the entity's own wallets within 24 h",
          "self-layering", transactions.own_wallet_layering, TX, reads=TXS,
          params=(count("min_count", 5, "own-wallet transfers, this one included"), hours("window_hours", 24))),
     Rule(18, "volume_spike", Family.TRANSACTIONS, Severity.MEDIUM,
-         "24 h volume ≥ 5 × the entity's 30-day daily average (needs ≥ 7 days of history)",
+         "24 h volume ≥ 5 × the entity's 30-day daily average and ≥ 5,000 USD (needs ≥ 7 days and ≥ 20 transfers of history)",
          "sudden activity increase", transactions.volume_spike, TX, reads=TXS, value_based=True,
          params=(multiple("multiplier", "5", "window volume as a multiple of the baseline daily average"),
                  hours("window_hours", 24), days("baseline_days", 30, "days before the window that make the baseline"),
-                 days("min_history_days", 7, "days of history the baseline needs")),
+                 days("min_history_days", 7, "days of history the baseline needs"),
+                 usd("min_window_usd", "5000", "a window volume below this is never a spike"),
+                 count("min_history_transfers", 20, "priced transfers the baseline needs (a sparse account has no daily profile)",
+                       minimum=0)),
          reach=lambda p: timedelta(hours=p["window_hours"], days=p["baseline_days"])),
     Rule(19, "counterparty_concentration", Family.TRANSACTIONS, Severity.LOW,
          "≥ 80 % of 30-day volume with one unregistered counterparty, volume ≥ 50,000 USD",
@@ -543,6 +577,29 @@ RULES: tuple[Rule, ...] = (
          params=(days("outflow_window_days", 2, "days after a deposit in which the outflows count"),
                  pct("min_outflow_pct", "90", "outflows as a share of the deposit"),
                  count("min_occurrences", 2, "drained deposits in the window"), days("window_days", 14))),
+    # --- 51–53 Network typologies (docs/rules.md §6) ---
+    Rule(51, "scatter_gather", Family.TRANSACTIONS, Severity.HIGH,
+         "one source pays ≥ 3 customers who each pass it on (±10 %) to the entity within 72 h (≤ 50 senders into the entity)",
+         "scatter-gather through intermediaries (layering)", network.scatter_gather, TX, reads=TXS, value_based=True,
+         params=(count("min_intermediaries", 3, "distinct intermediaries between the source and the entity", minimum=2),
+                 hours("window_hours", 72), pct("amount_tolerance_pct", "10", "an intermediary passes on what it got, within this"),
+                 count("max_senders", 50, "degree bound: distinct senders into the entity in the window"))),
+    Rule(52, "gather_scatter", Family.TRANSACTIONS, Severity.HIGH,
+         "≥ 5 distinct senders pay the entity ≥ 10,000 USD and ≥ 80 % of it leaves to ≥ 5 distinct recipients within 72 h",
+         "gather-scatter hub", network.gather_scatter, TX, reads=TXS, value_based=True,
+         params=(count("min_senders", 5, "distinct senders in the window"), count("min_recipients", 5, "distinct recipients after them"),
+                 hours("window_hours", 72), usd("min_inflow_usd", "10000", "the inflows of the window must reach this"),
+                 pct("min_outflow_pct", "80", "outflows as a share of the inflows"),
+                 count("max_degree", 200, "degree bound: above it (senders or recipients) the account is a hub and is skipped"))),
+    Rule(53, "layering_chain", Family.TRANSACTIONS, Severity.HIGH,
+         "the transfer ends a chain of ≥ 3 hops between customers, each passing on 90–100 % of the last within 24 h, ≥ 1,000 USD",
+         "layering chain with small deductions", network.layering_chain, TX, value_based=True,
+         params=(count("min_hops", 3, "hops in the chain, this transfer included", minimum=2),
+                 hours("max_gap_hours", 24, "most time between one hop and the next"),
+                 pct("max_deduction_pct", "10", "most a hop may keep back of what the hop before carried"),
+                 usd("min_amount_usd", "1000", "smaller transfers are not followed"),
+                 count("max_transfers_examined", 2000, "search budget per evaluation; past it the rule skips and says so", minimum=100)),
+         reach=lambda p: timedelta(0)),
 )  # fmt: skip
 
 _BY_NUMBER = {rule.number: rule for rule in RULES}

@@ -14,6 +14,7 @@ from monitoring.rules.context import (
     AddressKey,
     Outcome,
     Params,
+    PassThrough,
     RuleInput,
     Skip,
     Transaction,
@@ -21,7 +22,6 @@ from monitoring.rules.context import (
     UsdBand,
     address_label,
     hit,
-    latest_pass_through,
     micros,
     no_price,
     percent_of,
@@ -30,6 +30,7 @@ from monitoring.rules.context import (
     span,
     usd_total,
 )
+from monitoring.rules.network import hit_shape
 
 
 def large_transfer(inp: RuleInput, p: Params) -> Outcome:
@@ -74,31 +75,6 @@ def high_velocity(inp: RuleInput, p: Params) -> Outcome:
         if len(burst) >= p[f"{window}_min_count"]:
             return hit(burst, window_hours=p[f"{window}_window_hours"], count=len(burst))
     return None
-
-
-def _distinct_counterparties(inp: RuleInput, direction: str, hours: int) -> tuple[list[Transaction], set[AddressKey]]:
-    transfers = inp.history.transactions(hours=hours, direction=direction)
-    return list(transfers), {t.counterparty_key for t in transfers}
-
-
-def fan_in(inp: RuleInput, p: Params) -> Outcome:
-    """#6 Convergence (gather): many distinct senders to the entity."""
-    if inp.event.direction != "in":
-        return None
-    transfers, senders = _distinct_counterparties(inp, "in", p["window_hours"])
-    if len(senders) < p["min_senders"]:
-        return None
-    return hit(transfers, distinct_senders=len(senders), transfers=len(transfers))
-
-
-def fan_out(inp: RuleInput, p: Params) -> Outcome:
-    """#7 Divergence (scatter): many distinct recipients from the entity."""
-    if inp.event.direction != "out":
-        return None
-    transfers, recipients = _distinct_counterparties(inp, "out", p["window_hours"])
-    if len(recipients) < p["min_recipients"]:
-        return None
-    return hit(transfers, distinct_recipients=len(recipients), transfers=len(transfers))
 
 
 def _is_round(value: object, p: Params) -> bool:
@@ -189,19 +165,38 @@ def privacy_asset(inp: RuleInput, p: Params) -> Outcome:
 
 
 def rapid_pass_through(inp: RuleInput, p: Params) -> Outcome:
-    """#4 Mirroring / pass-through (layering): an inbound transfer mostly sent on within the window."""
+    """#4 Mirroring / pass-through (layering): inflows sent on within the window.
+
+    The outflows are matched to the inflows by amount and time: for an inflow of the window (the most
+    recent first), the outflows from its time up to and including the evaluated one, at most
+    `max_outflows` of them, total between min_outflow_pct and max_outflow_pct of what came in from
+    that inflow on (one deposit, or several gathered and sent on together). A 549 payment does not
+    pass on a 102 inflow."""
     tx = inp.event
     if tx.direction != "out":
         return None
     if tx.usd_value is None:
         return no_price(tx)
     hours = p["window_hours"]
-    found = latest_pass_through(
-        inp.history.transactions(hours=hours, direction="in"), inp.history.transactions(hours=hours, direction="out"), p["min_outflow_pct"]
-    )
-    if found is None:
-        return None
-    return hit((found.inflow, *found.outflows), **found.measured())
+    inflows = [t for t in inp.history.transactions(hours=hours, direction="in") if t.usd_value]
+    outflows = [t for t in inp.history.transactions(hours=hours, direction="out") if t.usd_value is not None]
+    received, used = Decimal(0), len(outflows)
+    for i in range(len(inflows) - 1, -1, -1):
+        inflow = inflows[i]
+        received += inflow.usd_value
+        while used and outflows[used - 1].timestamp >= inflow.timestamp:
+            used -= 1
+        following = outflows[used:]
+        if len(following) > p["max_outflows"]:
+            return None  # earlier inflows have even more outflows after them
+        sent = usd_total(following).usd
+        matched = percent_of(received, p["min_outflow_pct"]) <= sent <= percent_of(received, p["max_outflow_pct"])
+        if matched and received >= p["min_inflow_usd"]:
+            gathered = inflows[i:]
+            measured = PassThrough(inflow, tuple(following), sent).measured()
+            measured.update(inflow_count=len(gathered), inflow_usd=received, outflow_share=ratio(sent, received))
+            return hit((*gathered, *following), **measured)
+    return None
 
 
 def peel_chain(inp: RuleInput, p: Params) -> Outcome:
@@ -231,17 +226,20 @@ def _decreasing_run_ending_at(transfers: list[Transaction]) -> list[Transaction]
 def cyclic_flow(inp: RuleInput, p: Params) -> Outcome:
     """#15 Round-tripping: value leaves an own wallet and comes back through known wallets."""
     tx = inp.event
-    if tx.direction == "out" or tx.to_address == tx.from_address or not _is_known_wallet(inp):
+    if tx.direction == "self" or tx.to_address == tx.from_address or not _is_known_wallet(inp):
         return None
     if tx.usd_value is None:
         return no_price(tx)
+    # Evaluated for both sides of the closing transfer: the receiver (its value came back) and the sender (it closed the loop).
     search = CycleSearch(inp.network.transfers, tx.to_address, micros(tx.timestamp) - span(days=p["window_days"]), p)
     cycle = search.back_from([tx])
     if search.exhausted:
         return Skip(f"cycle search stopped after examining {p['max_transfers_examined']} transfers")
     if cycle is None:
         return None
-    return hit(cycle, wallet=address_label((tx.chain_id, tx.to_address)), hops=len(cycle), values_usd=[t.usd_value for t in cycle])
+    accounts = [address_label((t.chain_id, t.from_address)) for t in cycle]
+    return hit_shape(cycle, pattern="cycle", wallet=address_label((tx.chain_id, tx.to_address)), hops=len(cycle), accounts=accounts,
+                     values_usd=[t.usd_value for t in cycle])
 
 
 def _is_known_wallet(inp: RuleInput) -> bool:
@@ -293,7 +291,9 @@ def _is_known_service(inp: RuleInput, categories: frozenset[str]) -> bool:
 def unhosted_large_transfer(inp: RuleInput, p: Params) -> Outcome:
     """#16 Unhosted-wallet transfers (EU TFR threshold): counterparty neither a customer nor a known service."""
     tx = inp.event
-    if tx.direction == "self" or inp.counterparty_entity_id() or _is_known_service(inp, p["service_categories"]):
+    # An unhosted wallet is an on-chain notion: an off-chain transfer's (chain 0) other side is an account
+    # at a bank or a payment provider, named in the payment itself.
+    if not tx.chain_id or tx.direction == "self" or inp.counterparty_entity_id() or _is_known_service(inp, p["service_categories"]):
         return None
     if tx.usd_value is None:
         return no_price(tx)
@@ -323,7 +323,11 @@ def volume_spike(inp: RuleInput, p: Params) -> Outcome:
     if days < p["min_history_days"]:
         return None
     recent = inp.history.transaction_volume(hours=p["window_hours"])
+    if recent.usd < p["min_window_usd"]:
+        return None
     baseline = inp.history.transaction_volume(days=p["baseline_days"], ending_hours_ago=p["window_hours"])
+    if baseline.events < p["min_history_transfers"]:
+        return None  # too little history to call anything a spike: the peer group (rule 30) judges new accounts
     daily = baseline.usd / days
     if not daily or recent.usd < p["multiplier"] * daily:
         return None

@@ -1,4 +1,4 @@
-"""The console's rule settings (all 50 rules, edits through rule_setting_update) and list admins
+"""The console's rule settings (all 53 rules, edits through rule_setting_update) and list admins
 (through the list services: same validation, role check and audit)."""
 
 import pytest
@@ -55,7 +55,7 @@ class TestRuleSettings:
         response = console.get(f"{RULES_URL}?organization={org.pk}")
         assert response.status_code == 200
         rules = response.context["rules"]
-        assert [rule["number"] for rule in rules] == list(range(1, 51))
+        assert [rule["number"] for rule in rules] == list(range(1, 54))
         assert rules[39]["enabled"] is False and ("min_count", "8", True) in rules[39]["shown_parameters"]
         page = response.content.decode()
         assert 'id="rule-50"' in page and rule_url(org, "check_kiting") in page

@@ -166,6 +166,8 @@ def test_split_history_with_changed_windows(org, customers, seed, monkeypatch):
     RuleSetting.objects.create(organization=org, rule_code="round_amounts", parameters={"window_days": 30})
     RuleSetting.objects.create(organization=org, rule_code="fiat_to_crypto_rapid", enabled=False)
     RuleSetting.objects.create(organization=org, rule_code="crypto_to_fiat_cashout", enabled=False)
+    for code in ("fan_in", "fan_out", "scatter_gather", "gather_scatter"):  # their 72 h windows would set the rows' reach
+        RuleSetting.objects.create(organization=org, rule_code=code, enabled=False)
     RuleSetting.objects.create(organization=org, rule_code="counterparty_concentration",
                               parameters={"window_days": 9, "min_volume_usd": "1000", "min_share_pct": "20"})
     batch = stored_history(org, customers, seed)

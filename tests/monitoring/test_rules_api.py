@@ -40,9 +40,9 @@ class TestList:
         response = api().get(BASE)
         assert response.status_code == 401 and response.json()["error"]["code"] == "UNAUTHENTICATED"
 
-    def test_all_fifty_with_defaults(self, api, key, org):
+    def test_all_fifty_three_with_defaults(self, api, key, org):
         body = api(key(org, role="viewer")).get(BASE).json()
-        assert body["total"] == 50 and [rule["number"] for rule in body["data"]] == list(range(1, 51))
+        assert body["total"] == 53 and [rule["number"] for rule in body["data"]] == list(range(1, 54))
         first = body["data"][0]
         assert set(first) == RULE_FIELDS
         assert first["code"] == "large_transfer" and first["family"] == "transactions"
@@ -102,7 +102,7 @@ class TestDetail:
         assert set(body) == RULE_FIELDS and body["number"] == 3 and body["code"] == "structuring_below_threshold"
         assert body["parameters"] == {"threshold_usd": "10000", "band_floor_pct": "80", "min_count": 3, "window_hours": 24}
 
-    @pytest.mark.parametrize("rule_id", ["0", "51", "-1", "nope", "³", "9" * 5000, "large_transfer%20"])
+    @pytest.mark.parametrize("rule_id", ["0", "54", "-1", "nope", "³", "9" * 5000, "large_transfer%20"])
     def test_unknown_rule(self, api, key, org, rule_id):
         response = api(key(org, role="viewer")).get(f"{BASE}/{rule_id}")
         assert response.status_code == 404 and response.json()["error"]["code"] == "NOT_FOUND"
@@ -122,6 +122,17 @@ class TestPatch:
     def test_a_signed_in_non_admin_is_refused(self, api, org, member):
         _, token = member(org, "l3_officer")
         assert api(token).patch(f"{BASE}/1", {"enabled": False}).status_code == 403
+
+    def test_fires_when_follows_the_parameters_in_force(self, api, key, org):
+        """Issue 30: the definition listed after a change names the changed values, not the defaults alone."""
+        response = api(key(org)).patch(f"{BASE}/rapid_pass_through", {"parameters": {"window_hours": 48}}, format="json")
+        assert response.status_code == 200
+        assert response.json()["fires_when"] == (
+            "inbound transfers (≥ 1,000 USD) followed within 24 h by ≤ 3 outbound transfers totalling 90–110 % of them by default; "
+            "here window_hours 48")
+        listed = api(key(org, role="viewer")).get(f"{BASE}/rapid_pass_through").json()
+        assert listed["fires_when"] == response.json()["fires_when"]
+        assert RuleSetting.objects.get(organization=org, rule_code="rapid_pass_through").parameters == {"window_hours": 48}
 
     def test_success(self, api, key, org):
         response = api(key(org)).patch(f"{BASE}/structuring_below_threshold", {

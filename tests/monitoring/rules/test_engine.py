@@ -48,7 +48,7 @@ def test_a_fiat_event_runs_only_the_rules_for_its_kind():
 def test_rules_are_grouped_by_event_kind():
     for kind in ("transaction", *FIAT_EVENT_TYPES):
         assert all(kind in active.rule.applies_to for active in DEFAULT_SETTINGS.rules_for(kind))
-    assert len(DEFAULT_SETTINGS.rules_for("transaction")) == 23 + 6  # rules 1–23, 27, 29–33
+    assert len(DEFAULT_SETTINGS.rules_for("transaction")) == 23 + 6 + 3  # rules 1–23, 27, 29–33, 51–53
 
 
 def test_a_hit_carries_what_the_alert_store_needs():

@@ -1,4 +1,4 @@
-"""The catalogue: all 50 rules, their metadata, parameter schemas and override validation (PATCH /v1/monitoring/rules/{id})."""
+"""The catalogue: all 53 rules, their metadata, parameter schemas and override validation (PATCH /v1/monitoring/rules/{id})."""
 
 from __future__ import annotations
 
@@ -11,23 +11,23 @@ import pytest
 from monitoring.rules import RULES, Family, InvalidParameters, get_rule, validate_overrides
 from monitoring.rules.context import EVENT_KINDS
 from monitoring.rules.registry import NOT_A_NUMBER
-from tests.monitoring.rules import test_card, test_check, test_cross_channel, test_fiat, test_transactions
+from tests.monitoring.rules import test_card, test_check, test_cross_channel, test_fiat, test_network, test_transactions
 
 FAMILY_OF = {**dict.fromkeys(range(1, 24), Family.TRANSACTIONS), **dict.fromkeys((24, 25, 26, 34, 35, 36, 37, 38), Family.FIAT)}
 FAMILY_OF |= {**dict.fromkeys(range(27, 34), Family.CROSS_CHANNEL), **dict.fromkeys(range(39, 45), Family.CARD)}
-FAMILY_OF |= dict.fromkeys(range(45, 51), Family.CHECK)
+FAMILY_OF |= dict.fromkeys(range(45, 51), Family.CHECK) | dict.fromkeys(range(51, 54), Family.TRANSACTIONS)
 
 # docs/rules.md, the catalogue's severity column.
 SEVERITIES = {
     "critical": {2, 12, 34},
-    "high": {3, 4, 11, 15, 21, 22, 25, 26, 31, 32, 33, 40, 41, 43, 45, 47, 50},
+    "high": {3, 4, 11, 15, 21, 22, 25, 26, 31, 32, 33, 40, 41, 43, 45, 47, 50, 51, 52, 53},
     "low": {8, 16, 17, 19, 30, 36, 38, 49},
 }
 
 
-def test_fifty_rules_numbered_with_unique_codes():
-    assert [rule.number for rule in RULES] == list(range(1, 51))
-    assert len({rule.code for rule in RULES}) == 50
+def test_fifty_three_rules_numbered_with_unique_codes():
+    assert [rule.number for rule in RULES] == list(range(1, 54))
+    assert len({rule.code for rule in RULES}) == 53
 
 
 @pytest.mark.parametrize("rule", RULES, ids=lambda r: r.code)
@@ -50,7 +50,7 @@ def test_description_is_json_and_defaults_validate(rule):
 def test_lookup_by_number_text_or_code():
     assert get_rule(3) is get_rule("3") is get_rule("structuring_below_threshold")
     with pytest.raises(KeyError):
-        get_rule(51)
+        get_rule(54)
 
 
 @pytest.mark.parametrize(
@@ -120,10 +120,19 @@ def test_invalid_overrides_are_reported_per_parameter(code, overrides, errors):
 
 def test_effective_params_merge_defaults_and_raise_on_errors():
     rule = get_rule("fan_in")
-    assert rule.effective_params({"min_senders": 20}) == {"min_senders": 20, "window_hours": 24}
+    assert rule.effective_params({"min_senders": 20}) == {"min_senders": 20, "window_hours": 72, "min_inflow_usd": Decimal(10000),
+                                                          "min_outflow_pct": Decimal(80), "max_senders": 200}
     with pytest.raises(InvalidParameters) as raised:
         rule.effective_params({"min_senders": "many"})
     assert raised.value.errors == {"min_senders": [NOT_A_NUMBER]}
+
+
+def test_fires_when_names_the_parameters_in_force():
+    """Issue 30: after a change the definition must not describe the defaults alone."""
+    rule = get_rule("rapid_pass_through")
+    assert rule.fires_when_with(rule.defaults) == rule.fires_when
+    changed = rule.effective_params({"window_hours": 48, "min_outflow_pct": "95"})
+    assert rule.fires_when_with(changed) == rule.fires_when + " by default; here window_hours 48, min_outflow_pct 95"
 
 
 def test_params_json_is_storable():
@@ -156,6 +165,7 @@ TABLES = {
     **test_cross_channel.TABLES,
     **test_card.TABLES,
     **test_check.TABLES,
+    **test_network.TABLES,
 }
 
 
