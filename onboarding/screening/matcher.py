@@ -22,9 +22,9 @@ from dataclasses import asdict, dataclass, field
 from datetime import date
 
 from onboarding.sanctions.addresses import canonical_address
-from onboarding.screening.evidence import weigh_evidence
+from onboarding.screening.evidence import BUSINESS, INDIVIDUAL, party_kind, weigh_evidence
 from onboarding.screening.index import EntryRecord, NameRecord, ScreeningIndex, get_index
-from onboarding.screening.normalize import is_abjad, name_tokens
+from onboarding.screening.normalize import INDIVIDUAL_PARTY, ORGANIZATION_PARTY, is_abjad, name_tokens, unreadable_letters
 from onboarding.screening.scoring import (
     MAJOR_SHARE_INDIVIDUAL,
     MAJOR_SHARE_ORGANIZATION,
@@ -48,8 +48,9 @@ class ListsNotLoaded(RuntimeError):
 
 
 class UnscreenableName(ValueError):
-    """The name has letters but none the normaliser can read (a script it does not transliterate,
-    such as Chinese): no hits would mean 'not screened', not 'pass'. Screen a romanised form."""
+    """The name has letters but none the normaliser can read (no transliteration at all, which the
+    library leaves to very few scripts): no hits would mean 'not screened', not 'pass'. The entity
+    screening records it as `review` with this reason for an analyst."""
 
 
 @dataclass(frozen=True)
@@ -115,9 +116,10 @@ def _candidates(index: ScreeningIndex, tokens: tuple[str, ...], similarities: Si
 
 def query_tokens(name: str, *, kind: str | None = None) -> tuple[str, ...]:
     """The normalised tokens `screen_name` screens for `name` of this `kind`: surname first only for
-    an individual written with a comma ("PUTIN, Vladimir")."""
-    individual = kind is not None and kind.strip().lower() == "individual"
-    return name_tokens(name or "", individual=individual and "," in (name or ""))
+    an individual written with a comma ("PUTIN, Vladimir"); legal forms dropped only from an
+    organization's name, or one of unknown kind (normalize.name_tokens)."""
+    party = {INDIVIDUAL: INDIVIDUAL_PARTY, BUSINESS: ORGANIZATION_PARTY}.get(party_kind(kind))
+    return name_tokens(name or "", individual=party == INDIVIDUAL_PARTY and "," in (name or ""), party=party)
 
 
 def blocking_tokens(tokens) -> set[str]:
@@ -164,6 +166,7 @@ def _explain(query: str, tokens, entry: EntryRecord, name: NameRecord, scored: N
         "unmatched_query_tokens": scored.unmatched_query,
         "unmatched_listed_tokens": scored.unmatched_listed,
         "reordered": scored.reordered,
+        "rules": scored.notes,
         "name_score": round(scored.score, 4),
         "weak_alias_factor": WEAK_ALIAS_FACTOR if name.kind == "weak_alias" else None,
         "adjustments": [adjustment.as_dict() for adjustment in adjustments],
@@ -208,6 +211,7 @@ def screen_name(
     kind: str | None = None,
     date_of_birth: date | None = None,
     country: str | None = None,
+    jurisdiction: str | None = None,
     limit: int = 10,
     min_score: float | None = None,
     sources: frozenset[str] | None = None,
@@ -216,10 +220,12 @@ def screen_name(
 ) -> list[Hit]:
     """Hits for `name` at or above `min_score` (default REPORT_THRESHOLD), best first, one per entry.
 
-    `kind` is 'individual' or 'business' (also 'entity', 'company', ...); `country` an ISO alpha-2
-    code or a country name; `sources` the lists to screen against (None: every loaded list).
-    Raises ListsNotLoaded when no list (none of `sources`) is loaded, and UnscreenableName for
-    a name written only in a script the normaliser cannot transliterate (Chinese, Japanese, ...).
+    `kind` is 'individual' or 'business' (also 'entity', 'company', ...); `country` the person's
+    nationality (ISO alpha-2 or a country name); `jurisdiction` a business's country of registration,
+    which only ever raises a score (evidence.py); `sources` the lists to screen against (None: every
+    loaded list). Any script is read (normalize.fold). Raises ListsNotLoaded when no list (none of
+    `sources`) is loaded, and UnscreenableName for a name whose letters have no transliteration at
+    all (the caller records it for an analyst: never a pass, never an error).
 
     `among`: score these listed names (positions in `index.names`) instead of the candidates the
     blocking keys lead to, all of them, with no CANDIDATE_LIMIT. Scores and evidence are those of a
@@ -230,10 +236,10 @@ def screen_name(
     floor = report_threshold() if min_score is None else min_score
     tokens = query_tokens(name, kind=kind)
     if not tokens:
-        if any(character.isalpha() for character in name or ""):
+        if unreadable_letters(name):
             raise UnscreenableName(f"cannot read the letters of {name!r}; screen a romanised form of the name")
         return []
-    similarities = Similarities(abjad=is_abjad(name))
+    similarities = Similarities(abjad=is_abjad(name), lossy=index.lossy_tokens)
     best: dict[int, tuple[NameScore, NameRecord, int]] = {}
     mask = index.name_mask(sources)
     if among is None:
@@ -251,7 +257,8 @@ def screen_name(
     context = _context(index)
     for entry_position, (scored, listed, _position) in best.items():
         entry = index.entries[entry_position]
-        adjustments = weigh_evidence(entry, kind=kind, date_of_birth=date_of_birth, country=country)
+        adjustments = weigh_evidence(entry, kind=kind, date_of_birth=date_of_birth, country=country, jurisdiction=jurisdiction,
+                                     name_score=scored.score, review=context["thresholds"]["review"])
         score = round(min(1.0, max(0.0, scored.score + sum(adjustment.effect for adjustment in adjustments))), 4)
         if score >= floor:  # explained in full only now: the same score, with the token matches
             hits.append(_hit(name, tokens, entry, listed, _score_name(tokens, listed, index, similarities), adjustments, score, context))
