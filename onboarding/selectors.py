@@ -7,6 +7,7 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.db.models import F, OuterRef, Prefetch, Q, QuerySet, Subquery
+from django.utils import timezone
 
 from common.models import AuditLogEntry
 from onboarding.choices import CheckResult, CheckType, EntityStatus, HitSubject, RiskTier, WalletStatus
@@ -198,7 +199,11 @@ def entity_ids_to_rescreen_for_list(*, organization_id, source: str, enabled: bo
 
 
 def entity_ids_unscreened(*, older_than, limit: int = 500) -> list:
+    """Entities created before `older_than` with no sanctions check and no screening queued or running (leases
+    live: onboarding.services.screening_claims)."""
+    now = timezone.now()
     return list(Entity.objects.filter(created_at__lt=older_than).exclude(checks__check_type=CheckType.SANCTIONS)
+                .exclude(screening_queued_until__gte=now).exclude(screening_running_until__gte=now)
                 .order_by("created_at", "id").values_list("pk", flat=True)[:limit])
 
 

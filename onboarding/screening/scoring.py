@@ -43,7 +43,8 @@ Rules that keep namesakes out, each named in `NameScore.notes` (and so in every 
 
 `score_compact` repairs word breaks: it compares the names with the spaces removed, in order (and the
 query's last word first, for a surname written first), whatever the word counts, with the typo
-allowance of the joined length (1 edit per 6 letters, at most 2). It counts only where the breaks
+allowance of the joined length (1 edit per 6 letters, at most 2; at most 1 when the word counts are
+equal). It counts only where the breaks
 really differ ("jong un" / "jon gun", "bin laden" / "binladen", "abdul-rahman" / "abdu lrahman"); where
 the words line up the token score says it, and a whole-string allowance would let "turin" pass for
 "putin".
@@ -250,7 +251,9 @@ def score_compact(query: tuple[str, ...], listed: tuple[str, ...]) -> float:
         if joined_query == joined_listed:
             return 1.0
         length = max(len(joined_query), len(joined_listed))
-        allowed = min(2, length // 6)
+        # With as many words on both sides, one edit besides the moved break: two would let "jose rodriguez"
+        # pass for "jorge rodriguez" (each word within reach of a typo, the whole never meant the same).
+        allowed = min(2 if len(order) != len(listed) else 1, length // 6)
         if allowed == 0:
             continue
         edits = OSA.distance(joined_query, joined_listed, score_cutoff=allowed)

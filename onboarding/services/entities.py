@@ -20,6 +20,7 @@ from onboarding.models import BeneficialOwner, Entity, Wallet
 from onboarding.risk import risk_recompute
 from onboarding.screening.thresholds import review_threshold
 from onboarding.selectors import entity_of, latest_conclusive_check, latest_name_screening, sanctions_screenings_of
+from onboarding.services import screening_claims
 from organizations.choices import Role
 from webhooks.services import event_emit
 
@@ -59,7 +60,8 @@ def entity_create(*, principal: Principal, data: dict) -> Entity:
         raise Conflict(f"An entity with external_id {fields['external_id']!r} exists already.")
     entity = Entity.objects.create(
         organization=principal.organization, mode=principal.mode, created_by=principal.user,
-        status_changed_at=timezone.now(), **fields, **tax_id_fields(data.get("tax_id")),
+        status_changed_at=timezone.now(), screening_queued_until=timezone.now() + screening_claims.queued_lease(),
+        **fields, **tax_id_fields(data.get("tax_id")),
     )
     for ubo in data.get("ubos", []):
         BeneficialOwner.objects.create(entity=entity, **{k: v for k, v in ubo.items() if k != "tax_id"},

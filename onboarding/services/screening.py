@@ -53,6 +53,7 @@ from onboarding.screening import (
 )
 from onboarding.screening.thresholds import fail_threshold, review_threshold
 from onboarding.selectors import latest_name_screening, screening_sources
+from onboarding.services import screening_claims
 from onboarding.services.entities import REVIEW_ROLE, entity_flag_for_review
 from onboarding.services.flags import flags_recompute
 from webhooks.services import event_emit
@@ -150,7 +151,18 @@ def screen_subjects(subjects: list[Subject], *, sources: frozenset[str] | None =
 # --- Runs ----------------------------------------------------------------------------------------
 
 def entity_screen(*, entity_id, trigger: str = "onboarding") -> ComplianceCheck | None:
-    """Screen the entity's names and all its active wallets (task entry point; None if the entity is gone)."""
+    """Screen the entity's names and all its active wallets (task entry point; None if the entity is gone,
+    or when an onboarding or sweep screening finds another screening of the entity running:
+    onboarding.services.screening_claims)."""
+    if not screening_claims.claim_run(entity_id, trigger=trigger):
+        return None
+    try:
+        return _entity_screen(entity_id, trigger)
+    finally:
+        screening_claims.release(entity_id)
+
+
+def _entity_screen(entity_id, trigger: str) -> ComplianceCheck | None:
     entity = Entity.objects.filter(pk=entity_id).first()
     if entity is None:
         return None
