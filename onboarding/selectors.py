@@ -257,6 +257,11 @@ class SanctionsScreenings:
         """The names' screening and the latest run, those of them that did not complete (`error`)."""
         return [check for check in dict.fromkeys((self.names, self.last)) if check is not None and check.result == CheckResult.ERROR]
 
+    def unreadable(self) -> list[str]:
+        """The names the names' screening could not read (a built-in run's `review` with no hit to decide)."""
+        subjects = ((self.names.details or {}).get("subjects") or []) if self.names is not None else []
+        return [subject["value"] for subject in subjects if subject.get("unreadable")]
+
 
 def sanctions_screenings(entity_ids) -> dict:
     """{entity id: SanctionsScreenings} of the entities with a sanctions check that counts. One read for

@@ -160,6 +160,12 @@ def _require_sanctions_screening(entity: Entity) -> None:
             f"The entity's last sanctions screening {covered}did not complete ({check.summary or 'error'}); approve it "
             "after a screening that completes: load the lists and screen again, or record your own provider's result "
             "with POST /v1/monitoring/screening (update_compliance_status: true).")
+    unreadable = screenings.unreadable()
+    if unreadable:
+        raise Conflict(
+            f"The entity's last sanctions screening could not read {len(unreadable)} name(s) (no transliteration of their "
+            "letters); review them by hand and record the outcome with POST /v1/monitoring/screening (update_compliance_status: "
+            "true), or correct the name.")
     external = latest_conclusive_check(entity, CheckType.SANCTIONS, external=True)
     if external is not None and external.result != CheckResult.PASS:
         found = "a possible match" if external.result == CheckResult.REVIEW else "a match"
