@@ -157,8 +157,11 @@ def deletions(token: str) -> set[str]:
 
 
 def deletion_keys(token: str) -> tuple[str, ...]:
-    """The SymSpell keys of a token (itself and its single-character deletions); none under 3 letters."""
-    return (token, *deletions(token)) if len(token) >= DELETE_MIN_LENGTH else ()
+    """The SymSpell keys of a token: itself and its single-character deletions; a token of two letters, itself
+    only (so that "gun" meets "un", a letter moved across a word break: "jon gun" / "jong un")."""
+    if len(token) >= DELETE_MIN_LENGTH:
+        return (token, *deletions(token))
+    return (token,) if len(token) == 2 else ()
 
 
 def screening_sound_keys(token: str) -> tuple[str, str]:

@@ -39,6 +39,9 @@ from onboarding.screening.thresholds import FAIL, PASS, REVIEW, fail_threshold, 
 CANDIDATE_LIMIT = 60
 # A weak alias ("a.k.a. 'BNC'", UN quality "Low") is too generic to be a confident match on its own.
 WEAK_ALIAS_FACTOR = 0.90
+# What a query token that may have lost or gained a letter across a word break adds to a name's candidate
+# rank (its score comes from scoring.score_compact).
+BREAK_SHIFT_GAIN = 0.5
 # A query token shorter than this (an initial) does not look names up; it only scores.
 MIN_BLOCKING_LENGTH = 2
 
@@ -94,7 +97,9 @@ def _candidates(index: ScreeningIndex, tokens: tuple[str, ...], similarities: Si
         for listed in index.similar_tokens(token):
             value, _how = similarities[token, listed]
             if value <= 0:
-                continue
+                if not _break_shifted(token, listed):
+                    continue
+                value = BREAK_SHIFT_GAIN
             gain = value * weights[listed]
             members = index.broad.get(listed)
             if members is not None and explained:
@@ -112,6 +117,12 @@ def _candidates(index: ScreeningIndex, tokens: tuple[str, ...], similarities: Si
     # Ties go to the earlier name (index positions follow the lists' own order), not to the order of a set.
     return heapq.nlargest(CANDIDATE_LIMIT, explained,
                           key=lambda position: (explained[position] - 0.05 * abs(sizes[position] - size), -position))
+
+
+def _break_shifted(token: str, listed: str) -> bool:
+    """One letter more or less at either end: perhaps a letter moved across a word break ("jon" / "jong")."""
+    return abs(len(token) - len(listed)) == 1 and (token.startswith(listed) or listed.startswith(token)
+                                                   or token.endswith(listed) or listed.endswith(token))
 
 
 def query_tokens(name: str, *, kind: str | None = None) -> tuple[str, ...]:
@@ -138,6 +149,7 @@ def _score_name(tokens: tuple[str, ...], name: NameRecord, index: ScreeningIndex
     compact = score_compact(tokens, name.tokens)
     if compact > scored.score:
         scored.score, scored.method = compact, "compact"
+        scored.notes = {"word_breaks_repaired": True}
     if name.kind == "weak_alias":
         scored.score *= WEAK_ALIAS_FACTOR
     return scored

@@ -37,6 +37,7 @@ import unicodedata
 from functools import lru_cache
 
 from anyascii import anyascii
+from rapidfuzz.distance import OSA
 
 
 def _words(text: str) -> frozenset[str]:
@@ -65,7 +66,9 @@ LEGAL_FORM_PHRASES: tuple[tuple[str, ...], ...] = tuple(
 LEGAL_FORMS = _words(
     "llc ltd ltda inc incorporated gmbh mbh sa sas sarl srl spa jsc ojsc cjsc pjsc ooo oao zao pao "
     "company co cia corp corporation limited plc ag bv nv cv ca lp llp pte pvt bhd kft fze fzco fzc fzllc "
-    "kg ohg aps asa oyj sro spzoo eood ead doo slu eirl"
+    "kg ohg aps asa oyj sro spzoo eood ead doo slu eirl "
+    # The words of the Russian legal forms (OOO, AO, ZAO, ...) spelt out, wherever they stand.
+    "obshchestvo aktsionernoe otkrytoe zakrytoe publichnoe ogranichennoy ogranichennoi otvetstvennostyu"
 )
 HONORIFICS = _words(
     "mr mrs ms miss mx dr prof sir dame lord lady sheikh shaikh shaykh sheik haji hajji hajj mullah mulla "
@@ -101,7 +104,7 @@ def is_abjad(text: str) -> bool:
 # hard/soft sign ("Андреев" -> "andreyev", "Сергеевич" -> "sergeyevich").
 _CYRILLIC_YE = re.compile(r"(?<![а-яё])[её]|(?<=[аеёиоуыэюяъь])[её]")
 # The Arabic alif (and its hamza and madda forms) is a written long vowel; the library drops it.
-_ARABIC_ALIF = str.maketrans(dict.fromkeys("\u0627\u0623\u0625\u0622\u0671", "a"))
+_ARABIC_ALIF = str.maketrans({**dict.fromkeys("\u0627\u0623\u0625\u0622\u0671", "a"), "\u0902": "n"})
 # Han characters and Hangul syllables: one romanised syllable per character.
 _SYLLABIC_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]+")
 _LETTERS_MARKS_DIGITS = frozenset("LMN")
@@ -169,6 +172,27 @@ INDIVIDUAL_PARTY, ORGANIZATION_PARTY = "individual", "organization"
 _DOTTED = re.compile(r"\b\w(?:\.\w)+\b")
 
 
+# Legal words, which a typo must not turn into a name word ("COMPAANY", "LIMITE", "CORPORAITON", "LDT", "GGMBH"):
+# the words of the legal forms and phrases of three letters or more.
+_LEGAL_WORDS = tuple(sorted({word for word in LEGAL_FORMS if len(word) >= 3}
+                            | {word for phrase in LEGAL_FORM_PHRASES for word in phrase if len(word) >= 3}))
+
+
+@lru_cache(maxsize=65536)
+def legal_word(token: str) -> str:
+    """The legal word `token` misspells, or `token` itself: a transposition of a three-letter one ("ldt", "psa"), one
+    edit of a longer one (the first letter kept: "ggmbh", "limite"), two from eight letters ("liabilty"). "Inca" stays."""
+    if len(token) < 3 or token in LEGAL_FORMS:
+        return token
+    allowed = 1 if len(token) <= 7 else 2
+    for word in _LEGAL_WORDS:
+        if abs(len(word) - len(token)) > allowed or (len(word) < 4 and sorted(word) != sorted(token)):
+            continue
+        if (word[0] == token[0] or sorted(word) == sorted(token)) and OSA.distance(word, token, score_cutoff=allowed) <= allowed:
+            return word
+    return token
+
+
 def _is_noise(token: str, party: str | None, dotted: frozenset[str]) -> bool:
     if token in HONORIFICS or token in PARTICLES:
         return True
@@ -197,7 +221,7 @@ def name_tokens(name: str, *, individual: bool = False, party: str | None = None
         folded = _surname_first(folded)
     dotted = frozenset(match.group().replace(".", "") for match in _DOTTED.finditer(folded)) if "." in folded else frozenset()
     tokens = _raw_tokens(folded)
-    kept = tokens if party == INDIVIDUAL_PARTY else _drop_legal_phrases(tokens)
+    kept = tokens if party == INDIVIDUAL_PARTY else _drop_legal_phrases([legal_word(token) for token in tokens])
     meaningful = [token for token in kept if not _is_noise(token, party, dotted)]
     return tuple(meaningful or tokens)
 
