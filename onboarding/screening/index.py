@@ -108,6 +108,7 @@ class ScreeningIndex:
     lossy_tokens: frozenset[str] = frozenset()  # tokens of names written in a vowel-lossy script (normalize.is_abjad)
     weights: TokenWeights = field(default_factory=lambda: TokenWeights())  # vocabulary token -> inverse document frequency
     name_sizes: list[int] = field(default_factory=list)  # token count of each name, for candidate ranking
+    name_lengths: list[int] = field(default_factory=list)  # letters of each name, for scoring.compact_possible
     broad: dict[str, frozenset[int]] = field(default_factory=dict)  # tokens in many names -> their postings as a set
     unseen_weight: float = 1.0
     built_seconds: float = 0.0
@@ -242,6 +243,7 @@ def build_index_from_rows(signature: tuple, lists: list[ListInfo], entries: list
     index.postings = dict(postings)
     index.lossy_tokens = frozenset(lossy)
     index.name_sizes = [len(name.tokens) for name in index.names]
+    index.name_lengths = [sum(map(len, name.tokens)) for name in index.names]
     index.broad = {token: frozenset(positions) for token, positions in postings.items() if len(positions) > BROAD_POSTINGS}
     for entry_id, currency, address, listed in addresses:
         if entry_id in position:

@@ -30,6 +30,7 @@ from onboarding.screening.scoring import (
     MAJOR_SHARE_ORGANIZATION,
     NameScore,
     Similarities,
+    compact_possible,
     score_compact,
     score_tokens,
 )
@@ -97,7 +98,7 @@ def _candidates(index: ScreeningIndex, tokens: tuple[str, ...], similarities: Si
         for listed in index.similar_tokens(token):
             value, _how = similarities[token, listed]
             if value <= 0:
-                if not _break_shifted(token, listed):
+                if abs(len(token) - len(listed)) != 1 or not _break_shifted(token, listed):
                     continue
                 value = BREAK_SHIFT_GAIN
             gain = value * weights[listed]
@@ -120,9 +121,9 @@ def _candidates(index: ScreeningIndex, tokens: tuple[str, ...], similarities: Si
 
 
 def _break_shifted(token: str, listed: str) -> bool:
-    """One letter more or less at either end: perhaps a letter moved across a word break ("jon" / "jong")."""
-    return abs(len(token) - len(listed)) == 1 and (token.startswith(listed) or listed.startswith(token)
-                                                   or token.endswith(listed) or listed.endswith(token))
+    """With one letter more or less (the caller checks the lengths), the same word at either end: perhaps a letter
+    moved across a word break ("jon" / "jong")."""
+    return (token.startswith(listed) or listed.startswith(token) or token.endswith(listed) or listed.endswith(token))
 
 
 def query_tokens(name: str, *, kind: str | None = None) -> tuple[str, ...]:
@@ -139,14 +140,19 @@ def blocking_tokens(tokens) -> set[str]:
     return {token for token in tokens if len(token) >= MIN_BLOCKING_LENGTH}
 
 
-def _score_name(tokens: tuple[str, ...], name: NameRecord, index: ScreeningIndex, similarities: Similarities, *,
-                explain: bool = True) -> NameScore:
-    """The listed name's score; with `explain=False` the score alone (scoring.score_tokens), to rank."""
+def _score_name(tokens: tuple[str, ...], position: int, index: ScreeningIndex, similarities: Similarities, *,
+                explain: bool = True, query_length: int | None = None) -> NameScore:
+    """The score of the listed name at `position`; with `explain=False` the score alone (scoring.score_tokens), to rank.
+    `query_length`: the query's letters, counted once per screening."""
+    name = index.names[position]
+    if query_length is None:
+        query_length = sum(map(len, tokens))
     individual = index.entries[name.entry].kind == "individual"
     share = MAJOR_SHARE_INDIVIDUAL if individual else MAJOR_SHARE_ORGANIZATION
     scored = score_tokens(tokens, name.tokens, weight=index.weights.__getitem__, similarities=similarities, major_share=share,
                           explain=explain)
-    compact = score_compact(tokens, name.tokens)
+    listed_length = index.name_lengths[position]
+    compact = score_compact(tokens, name.tokens) if compact_possible(tokens, query_length, name.tokens, listed_length) else 0.0
     if compact > scored.score:
         scored.score, scored.method = compact, "compact"
         scored.notes = {"word_breaks_repaired": True}
@@ -258,22 +264,23 @@ def screen_name(
         positions = _candidates(index, tokens, similarities, mask)
     else:
         positions = among if mask is None else [position for position in among if mask[position]]
+    query_length = sum(map(len, tokens))
     for position in positions:
         listed = index.names[position]
-        scored = _score_name(tokens, listed, index, similarities, explain=False)
+        scored = _score_name(tokens, position, index, similarities, explain=False, query_length=query_length)
         kept = best.get(listed.entry)
         # Of an entry's names, the best; of equals, the first in the index (the same name in every process).
         if kept is None or scored.score > kept[0].score or (scored.score == kept[0].score and position < kept[2]):
             best[listed.entry] = (scored, listed, position)
     hits = []
     context = _context(index)
-    for entry_position, (scored, listed, _position) in best.items():
+    for entry_position, (scored, listed, position) in best.items():
         entry = index.entries[entry_position]
         adjustments = weigh_evidence(entry, kind=kind, date_of_birth=date_of_birth, country=country, jurisdiction=jurisdiction,
                                      name_score=scored.score, review=context["thresholds"]["review"])
         score = round(min(1.0, max(0.0, scored.score + sum(adjustment.effect for adjustment in adjustments))), 4)
         if score >= floor:  # explained in full only now: the same score, with the token matches
-            hits.append(_hit(name, tokens, entry, listed, _score_name(tokens, listed, index, similarities), adjustments, score, context))
+            hits.append(_hit(name, tokens, entry, listed, _score_name(tokens, position, index, similarities), adjustments, score, context))
     hits.sort(key=lambda hit: (-hit.score, hit.source, hit.entry_uid))
     return hits[:limit]
 

@@ -11,9 +11,9 @@ symmetrically. The steps, and why:
    vowel "a" (the library drops it: "صدام" -> "sdam", which meets "SADDAM" through the phonetic key).
    Chinese characters and Korean syllables come out as one syllable each; a run of two to four (a
    personal name) is read as the surname syllable and the given name joined ("习近平" -> "xi jinping",
-   as the lists write "XI, Jinping"). Symbols (emoji, dingbats) are spaces, never text. Scripts whose
-   writing drops vowels in romanisation (Arabic, Hebrew, Syriac, Thaana, the Brahmic scripts of India
-   and South-East Asia) are "vowel-lossy" (`is_abjad`): the scorer then trusts the phonetic key more.
+   as the lists write "XI, Jinping"). Symbols (emoji, dingbats) are spaces, never text. Scripts written
+   without short vowels (Arabic, Hebrew, Syriac, Thaana) are abjads (`is_abjad`): the scorer then
+   trusts the consonants more.
 2. Punctuation. Dots inside abbreviations are deleted ("S.A." -> "sa", "L.L.C." -> "llc");
    apostrophes are deleted ("O'Brien" -> "obrien"); every other non-alphanumeric is a space
    ("AL-QAIDA" -> "al qaida").
@@ -86,16 +86,15 @@ _APOSTROPHES = re.compile(r"['\u2018\u2019\u02bc\u02bb`\u00b4]")
 _NON_ALNUM = re.compile(r"[^a-z0-9]+")
 # The Arabic article is written joined to its noun ("التكريتي"); split it off so it is dropped as "al".
 _ARABIC_ARTICLE = re.compile(r"(?<![\u0621-\u064a])\u0627\u0644(?=[\u0621-\u064a]{2,})")
-# Scripts whose romanisation loses vowels: Hebrew, Arabic (and its presentation forms), Syriac, Thaana,
-# the Brahmic scripts of India and Sri Lanka (anyascii writes no inherent vowel: "नरेंद्र" -> "nremdr"),
-# Thai, Lao, Myanmar and Khmer.
-_VOWEL_LOSSY = re.compile(
-    r"[\u0590-\u07bf\u0800-\u08ff\u0900-\u0dff\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\ufb1d-\ufdff\ufe70-\ufeff]"
-)
+# Scripts written without short vowels (abjads): Hebrew, Arabic (and its presentation forms), Syriac, Thaana.
+# The Brahmic scripts write their vowels (only the inherent "a" goes missing: "नरेंद्र" -> "nrendr"): not abjads, the
+# ordinary phonetic test reaches their names ("nrendr" / "narendra"), and treating them as abjads made namesakes of
+# "Amit Mishra" and "Ahmad al-Masri".
+_VOWEL_LOSSY = re.compile(r"[\u0590-\u07bf\u0800-\u08ff\ufb1d-\ufdff\ufe70-\ufeff]")
 
 
 def is_abjad(text: str) -> bool:
-    """True for a script written (or romanised) without short vowels: Arabic, Hebrew, Devanagari, Thai, ...
+    """True for a script written without short vowels: Arabic, Hebrew, Syriac, Thaana.
     The matcher then accepts a phonetic-key match even where the spelling differs a lot ("hsyn" / "hussein")."""
     return bool(_VOWEL_LOSSY.search(text or ""))
 
@@ -181,12 +180,17 @@ _LEGAL_WORDS = tuple(sorted({word for word in LEGAL_FORMS if len(word) >= 3}
 @lru_cache(maxsize=65536)
 def legal_word(token: str) -> str:
     """The legal word `token` misspells, or `token` itself: a transposition of a three-letter one ("ldt", "psa"), one
-    edit of a longer one (the first letter kept: "ggmbh", "limite"), two from eight letters ("liabilty"). "Inca" stays."""
-    if len(token) < 3 or token in LEGAL_FORMS:
+    edit in a word of five to seven letters (the first letter kept: "ggmbh", "limite"), two from eight ("liabilty").
+    A four-letter word is left alone: "Sara" is no "SARL", "Inca" no "Inc"."""
+    if len(token) < 3 or len(token) == 4 or token in LEGAL_FORMS:
         return token
-    allowed = 1 if len(token) <= 7 else 2
+    allowed = 0 if len(token) == 3 else 1 if len(token) <= 7 else 2
     for word in _LEGAL_WORDS:
-        if abs(len(word) - len(token)) > allowed or (len(word) < 4 and sorted(word) != sorted(token)):
+        if len(token) == 3:
+            if len(word) == 3 and sorted(word) == sorted(token) and OSA.distance(word, token) == 1:
+                return word
+            continue
+        if abs(len(word) - len(token)) > allowed:
             continue
         if (word[0] == token[0] or sorted(word) == sorted(token)) and OSA.distance(word, token, score_cutoff=allowed) <= allowed:
             return word

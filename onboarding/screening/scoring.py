@@ -12,9 +12,9 @@ Token similarity (`token_similarity`), per pair of tokens:
   missing word, not enough for a namesake of short syllables ("sun" / "son") to reach review;
 - in words of 4+ letters, the same sound key (normalize.sound_keys: the anchored key, or the consonant
   skeleton that ignores where the vowels were) and fewer than half the letters edited -> 0.80 ("phonetic": "mohamed" /
-  "muhammad", "umar" / "omar"); for a token of a vowel-lossy script (Arabic, Hebrew, Devanagari,
-  Thai, ... on either side) the spelling test is waived, because the romanisation dropped the short
-  vowels ("hsyn" / "hussein", "nremdr" / "narendra"), when the key has three classes or more (a
+  "muhammad", "umar" / "omar", "nrendr" / "narendra"); for a token of an abjad (Arabic, Hebrew, ...
+  on either side) the spelling test is waived, because the romanisation dropped the short
+  vowels ("hsyn" / "hussein"), when the key has three classes or more (a
   two-class key such as "st" is half the names of a list); such a word whose anchored key of three or
   more classes equals the listed word's scores 0.90 ("consonants": "sdam" / "saddam", "tkryty" /
   "tikriti": everything the script wrote agrees). Syllables of three letters ("sun" / "son") never
@@ -127,6 +127,8 @@ def token_similarity(query: str, listed: str, *, abjad: bool = False) -> tuple[f
         return (INITIAL_SIMILARITY, "initial") if len(long_) > 1 and long_.startswith(short) else (0.0, "")
     length = max(len(query), len(listed))
     edits = OSA.distance(query, listed, score_cutoff=max(2, length // 2))
+    if edits > 1 and edits * 2 >= length and not abjad:
+        return 0.0, ""  # beyond every allowance below: no typo, no sound-alike with half the letters changed
     similarity, how = 0.0, ""
     first_differs = query[0] != listed[0]
     if edits <= typo_allowance(length) and (length >= 5 or _is_transposition(query, listed)) and (
@@ -211,9 +213,7 @@ def score_tokens(
     coverage_query = explained / query_total if query_total else 0.0
     coverage_listed = explained / listed_total if listed_total else 0.0
     score = major_share * max(coverage_query, coverage_listed) + (1 - major_share) * min(coverage_query, coverage_listed)
-    given_names_only = (bool(aligned) and (len(aligned) < len(listed) or len(aligned) < len(query))
-                        and all(listed[l_position] in COMMON_GIVEN_NAMES or len(listed[l_position]) <= SHORT_WORD
-                                for _q, l_position, _v, _h in aligned))
+    given_names_only = (score > GIVEN_NAMES_ONLY_CAP or explain) and _given_names_only(aligned, query, listed)
     if given_names_only and score > GIVEN_NAMES_ONLY_CAP:
         score = GIVEN_NAMES_ONLY_CAP
     if not explain:
@@ -244,6 +244,13 @@ def score_tokens(
     )
 
 
+def _given_names_only(aligned, query: tuple[str, ...], listed: tuple[str, ...]) -> bool:
+    """Every matched listed word a common given name or a short syllable, and something left unmatched."""
+    return (bool(aligned) and (len(aligned) < len(listed) or len(aligned) < len(query))
+            and all(listed[l_position] in COMMON_GIVEN_NAMES or len(listed[l_position]) <= SHORT_WORD
+                    for _q, l_position, _v, _h in aligned))
+
+
 def _known(weight) -> frozenset | dict:
     """The vocabulary behind a `weight` callable, when it is a TokenWeights lookup (else nothing is known)."""
     return getattr(weight, "__self__", None) if isinstance(getattr(weight, "__self__", None), dict) else frozenset()
@@ -257,6 +264,13 @@ def _breaks(tokens: tuple[str, ...]) -> list[int]:
     return positions
 
 
+def compact_possible(query: tuple[str, ...], query_length: int, listed: tuple[str, ...], listed_length: int) -> bool:
+    """False when the joined lengths alone rule a compact match out (the matcher asks before calling score_compact)."""
+    length = query_length if query_length > listed_length else listed_length
+    allowed = min(2 if len(query) != len(listed) else 1 if length >= COMPACT_EDIT_LENGTH else 0, length // 6)
+    return abs(query_length - listed_length) <= allowed
+
+
 def score_compact(query: tuple[str, ...], listed: tuple[str, ...]) -> float:
     """Similarity of the names with the spaces removed, 0 beyond the typo allowance (see the module
     docstring): in the query's order, and with its first or last word moved to the other end (a
@@ -264,6 +278,8 @@ def score_compact(query: tuple[str, ...], listed: tuple[str, ...]) -> float:
     if not query or not listed:
         return 0.0
     query_length, listed_length = sum(map(len, query)), sum(map(len, listed))
+    if not compact_possible(query, query_length, listed, listed_length):
+        return 0.0
     length = max(query_length, listed_length)
     # With as many words on both sides, an edit besides the moved break only in a long name: otherwise
     # "gao yang" would pass for "yan gao" and "jose rodriguez" for "jorge rodriguez".
