@@ -105,7 +105,7 @@ class ScreeningIndex:
     deletes: dict[str, list[str]] = field(default_factory=dict)  # deletion key -> vocabulary tokens
     sounds: dict[str, list[str]] = field(default_factory=dict)  # anchored sound key -> vocabulary tokens
     skeletons: dict[str, list[str]] = field(default_factory=dict)  # consonant skeleton -> vocabulary tokens
-    lossy_tokens: frozenset[str] = frozenset()  # tokens of names written in a vowel-lossy script (normalize.is_abjad)
+    lossy_tokens: frozenset[str] = frozenset()  # tokens only names in an abjad spell (normalize.is_abjad)
     weights: TokenWeights = field(default_factory=lambda: TokenWeights())  # vocabulary token -> inverse document frequency
     name_sizes: list[int] = field(default_factory=list)  # token count of each name, for candidate ranking
     name_lengths: list[int] = field(default_factory=list)  # letters of each name, for scoring.compact_possible
@@ -229,19 +229,21 @@ def build_index_from_rows(signature: tuple, lists: list[ListInfo], entries: list
     # holding the same lists (with different row ids) must give every name the same position.
     names = sorted((row for row in names if row[0] in position), key=lambda row: (position[row[0]], row[2], row[1]))
     lossy: set[str] = set()
+    latin: set[str] = set()
     for entry_id, name, kind in names:
         individual = index.entries[position[entry_id]].kind == "individual"
         tokens = name_tokens(name, individual=individual, party=INDIVIDUAL_PARTY if individual else ORGANIZATION_PARTY)
         if not tokens:
             continue
-        if is_abjad(name):
-            lossy.update(tokens)
+        (lossy if is_abjad(name) else latin).update(tokens)
         name_position = len(index.names)
         index.names.append(NameRecord(position[entry_id], name, kind, tokens))
         for token in set(tokens):
             postings[token].append(name_position)
     index.postings = dict(postings)
-    index.lossy_tokens = frozenset(lossy)
+    # Only words that no name in another script spells: "sindhi" from an Arabic-script name is also a Latin word,
+    # and with the abjad waiver on it any "sunita" would meet it by its consonants.
+    index.lossy_tokens = frozenset(lossy - latin)
     index.name_sizes = [len(name.tokens) for name in index.names]
     index.name_lengths = [sum(map(len, name.tokens)) for name in index.names]
     index.broad = {token: frozenset(positions) for token, positions in postings.items() if len(positions) > BROAD_POSTINGS}

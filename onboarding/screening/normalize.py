@@ -168,7 +168,7 @@ def _surname_first(folded: str) -> str:
 # never from a person's, and from a name of unknown kind only when written as an abbreviation ("S.A.").
 AMBIGUOUS_LEGAL_FORMS = _words("sa sas spa co cia ca cv ag kg nv bv lp asa aps ab ead doo")
 INDIVIDUAL_PARTY, ORGANIZATION_PARTY = "individual", "organization"
-_DOTTED = re.compile(r"\b\w(?:\.\w)+\b")
+_DOTTED = re.compile(r"\b\w(?:\.\w)+\b|\b\w+(?=\.)")
 
 
 # Legal words, which a typo must not turn into a name word ("COMPAANY", "LIMITE", "CORPORAITON", "LDT", "GGMBH"):
@@ -197,12 +197,12 @@ def legal_word(token: str) -> str:
     return token
 
 
-def _is_noise(token: str, party: str | None, dotted: frozenset[str]) -> bool:
+def _is_noise(token: str, party: str | None, dotted: frozenset[str], trailing: bool = False) -> bool:
     if token in HONORIFICS or token in PARTICLES:
         return True
     if token not in LEGAL_FORMS or party == INDIVIDUAL_PARTY:
         return False
-    return party == ORGANIZATION_PARTY or token not in AMBIGUOUS_LEGAL_FORMS or token in dotted
+    return party == ORGANIZATION_PARTY or token not in AMBIGUOUS_LEGAL_FORMS or token in dotted or trailing
 
 
 @lru_cache(maxsize=65536)
@@ -213,7 +213,7 @@ def name_tokens(name: str, *, individual: bool = False, party: str | None = None
     parts. `party`: "individual" | "organization" | None (not known) decides the legal forms, which are
     whole tokens or phrases of an organization's name: a person's name keeps them ("João Sá" is not
     "João S.A."); a name of unknown kind drops the unambiguous ones ("LLC", "GmbH") and an ambiguous one
-    only written as an abbreviation ("Cecoex S.A.").
+    only written as an abbreviation ("Cecoex S.A.", "Ayash Co.") or last after two other words.
 
     If dropping noise words would leave nothing ("THE COMPANY"), the tokens are kept as they were,
     so that a name never normalises to the empty string.
@@ -226,7 +226,9 @@ def name_tokens(name: str, *, individual: bool = False, party: str | None = None
     dotted = frozenset(match.group().replace(".", "") for match in _DOTTED.finditer(folded)) if "." in folded else frozenset()
     tokens = _raw_tokens(folded)
     kept = tokens if party == INDIVIDUAL_PARTY else _drop_legal_phrases([legal_word(token) for token in tokens])
-    meaningful = [token for token in kept if not _is_noise(token, party, dotted)]
+    # Of unknown kind, an ambiguous legal form written last after two other words is one ("CHONMYONG SHIPPING CO").
+    last = len(kept) - 1 if len(kept) >= 3 else -1
+    meaningful = [token for position, token in enumerate(kept) if not _is_noise(token, party, dotted, position == last)]
     return tuple(meaningful or tokens)
 
 

@@ -30,7 +30,7 @@ match on "zawahiri" counts for more than a match on "mohammed". Then
 with share 0.5 for every listed party: the uncovered side counts for half. A full match of both sides
 scores 1.0 in any word order. When one side has extra tokens (a patronymic, a second surname, a
 middle name the customer gave), each missing word costs its rarity weight on that side's coverage:
-"Anton Andreyev" against "ANDREYEV, Anton Nikolaeyvich" falls to about 0.82 (reported, under
+"Anton Andreyev" against "ANDREYEV, Anton Nikolaeyvich" falls to 0.83 (reported, under
 review: a namesake missing a rare listed word is no match on the name alone; a matching date of
 birth, +0.05, brings it back to review), "Maria Garcia" against "GAXIOLA GARCIA, Maria Elena" to
 0.73, "Pacific Shipping Company" against "PACIFIC OCEAN SHIPPING LIMITED" stays under review.
