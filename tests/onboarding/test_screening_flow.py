@@ -229,6 +229,31 @@ class TestFalsePositives:
         approved = client.post(entity_url(entity, "approve"), {}, format="json")
         assert approved.status_code == 200 and approved.json()["status"] == "active"
 
+    def test_a_wallet_screening_does_not_hide_an_unreadable_name_from_the_risk_score(
+            self, client, django_capture_on_commit_callbacks):
+        """The risk factor reads the screenings as the approval does: a clean wallet screened after a name
+        that could not be read keeps the finding. The client's own completed screening of the name clears it."""
+        entity = onboard(client, django_capture_on_commit_callbacks, {"legal_name": "𒀀𒀁", "entity_type": "individual",
+                                                                       "jurisdiction": "CN"})
+        entity = client.get(entity_url(entity)).json()
+        factor = next(f for f in entity["risk_factors"] if f["name"] == "screening")
+        assert factor["detail"] == "A name the sanctions screening could not read awaits review." and factor["severity"] == 0.3
+        history = RiskAssessment.objects.filter(entity_id=entity["id"]).count()
+        with django_capture_on_commit_callbacks(execute=True):
+            added = client.post(entity_url(entity, "wallets"), {"chain_id": 1, "address": PLAIN_ETH}, format="json")
+        assert added.status_code == 201 and sanctions_check(entity["id"]).result == "pass"
+        factor = next(f for f in client.get(entity_url(entity)).json()["risk_factors"] if f["name"] == "screening")
+        assert factor["detail"] == "A name the sanctions screening could not read awaits review." and factor["severity"] == 0.3
+        stored = Entity.objects.get(pk=entity["id"])
+        assert (stored.risk_score, stored.risk_tier) == (entity["risk_score"], entity["risk_tier"])
+        assert RiskAssessment.objects.filter(entity_id=entity["id"]).count() == history  # the wallet's screening changed nothing
+
+        recorded = client.post("/v1/monitoring/screening", {"entity_id": entity["id"], "check_type": "sanctions", "provider": "ClientCo",
+                                                            "result": "pass", "update_compliance_status": True}, format="json")
+        assert recorded.status_code == 200
+        factor = next(f for f in client.get(entity_url(entity)).json()["risk_factors"] if f["name"] == "screening")
+        assert factor["detail"] == "No open screening findings." and factor["severity"] == 0
+
     def test_a_wallet_added_before_the_names_were_screened_screens_them_too(self, client, django_capture_on_commit_callbacks):
         """The onboarding screening's message lost (its on-commit hook never ran), then a wallet added:
         its screening covers the names too. Before, it screened the wallet alone: the listed name
