@@ -102,8 +102,9 @@ def is_abjad(text: str) -> bool:
 # BGN/PCGN, as OFAC romanises Russian: "е" is "ye" at the start of a word and after a vowel or a
 # hard/soft sign ("Андреев" -> "andreyev", "Сергеевич" -> "sergeyevich").
 _CYRILLIC_YE = re.compile(r"(?<![а-яё])[её]|(?<=[аеёиоуыэюяъь])[её]")
-# The Arabic alif (and its hamza and madda forms) is a written long vowel; the library drops it.
-_ARABIC_ALIF = str.maketrans({**dict.fromkeys("\u0627\u0623\u0625\u0622\u0671", "a"), "\u0902": "n"})
+# The Arabic alif (and its hamza and madda forms) is a written long vowel, and the ayn is romanised as a vowel
+# ("عمر" -> "amr", Omar; "عبد" -> "abd"): the library drops both ("عمر" would be "mr", and dropped as "Mr").
+_ARABIC_ALIF = str.maketrans({**dict.fromkeys("\u0627\u0623\u0625\u0622\u0671", "a"), "\u0639": "a", "\u0902": "n"})
 # Han characters and Hangul syllables: one romanised syllable per character.
 _SYLLABIC_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]+")
 _LETTERS_MARKS_DIGITS = frozenset("LMN")

@@ -2,7 +2,8 @@
 
 Token similarity (`token_similarity`), per pair of tokens:
 - equal -> 1.0 ("exact");
-- a single letter against a word it begins ("V" / "Vladimir") -> 0.8 ("initial");
+- a single letter against a word it begins ("V" / "Vladimir") -> 0.8 ("initial"); 0.6 when the
+  list gives only the initial and the customer the whole word ("Sofia Ioannou" is no "SONIA I");
 - within the typo allowance (optimal string alignment distance, so a transposition is one edit: for
   tokens of 3-4 letters one transposition only ("omra" / "omar", "adb" / "abd"), 1 edit for 5-7
   letters, 2 for 8+), 1 - 0.6 * edits / length, less 0.05 when the first letters differ ("typo":
@@ -11,7 +12,8 @@ Token similarity (`token_similarity`), per pair of tokens:
   letter kept, is a weak 0.60 ("short_typo": "alo" / "ali"), enough to keep a typo from counting as a
   missing word, not enough for a namesake of short syllables ("sun" / "son") to reach review;
 - in words of 4+ letters, the same sound key (normalize.sound_keys: the anchored key, or the consonant
-  skeleton that ignores where the vowels were) and fewer than half the letters edited -> 0.80 ("phonetic": "mohamed" /
+  skeleton that ignores where the vowels were, for words of about the same length: "fang" is no
+  "fangwei") and fewer than half the letters edited -> 0.80 ("phonetic": "mohamed" /
   "muhammad", "umar" / "omar", "nrendr" / "narendra"); for a token of an abjad (Arabic, Hebrew, ...
   on either side) the spelling test is waived, because the romanisation dropped the short
   vowels ("hsyn" / "hussein"), when the key has three classes or more (a
@@ -88,6 +90,7 @@ FIRST_LETTER_TYPO_LENGTH = 6
 # Joined length from which score_compact allows an edit besides a moved word break, with as many words on both sides.
 COMPACT_EDIT_LENGTH = 12
 INITIAL_SIMILARITY = 0.8
+LISTED_INITIAL_SIMILARITY = 0.6
 TYPO_COST = 0.6
 FIRST_LETTER_COST = 0.05
 # How much the better-covered side carries, for a listed person and for a listed organization
@@ -130,7 +133,11 @@ def token_similarity(query: str, listed: str, *, abjad: bool = False) -> tuple[f
         return 1.0, "exact"
     if len(query) == 1 or len(listed) == 1:
         short, long_ = (query, listed) if len(query) == 1 else (listed, query)
-        return (INITIAL_SIMILARITY, "initial") if len(long_) > 1 and long_.startswith(short) else (0.0, "")
+        if len(long_) < 2 or not long_.startswith(short):
+            return 0.0, ""
+        # The customer's initial for a listed word is theirs to abbreviate; a list that gives only an initial says less
+        # ("Sofia Ioannou" is no "SONIA I").
+        return (INITIAL_SIMILARITY if len(query) == 1 else LISTED_INITIAL_SIMILARITY), "initial"
     length = max(len(query), len(listed))
     edits = OSA.distance(query, listed, score_cutoff=max(2, length // 2))
     if edits > 1 and edits * 2 >= length and not abjad:
@@ -148,7 +155,7 @@ def token_similarity(query: str, listed: str, *, abjad: bool = False) -> tuple[f
         if abjad and len(anchored) >= 3 and anchored == other_anchored:
             similarity, how = CONSONANT_SIMILARITY, "consonants"
         elif ((anchored and anchored == other_anchored and (len(anchored) >= 3 or edits / length < 0.5))
-                or (len(skeleton) >= 3 and skeleton == other_skeleton)):
+                or (len(skeleton) >= 3 and skeleton == other_skeleton and abs(len(query) - len(listed)) <= 1)):
             similarity, how = PHONETIC_SIMILARITY, "phonetic"
     return similarity, how
 
