@@ -12,8 +12,8 @@ Token similarity (`token_similarity`), per pair of tokens:
   letter kept, is a weak 0.60 ("short_typo": "alo" / "ali"), enough to keep a typo from counting as a
   missing word, not enough for a namesake of short syllables ("sun" / "son") to reach review;
 - in words of 4+ letters, the same sound key (normalize.sound_keys: the anchored key, or the consonant
-  skeleton that ignores where the vowels were, for words of about the same length: "fang" is no
-  "fangwei") and fewer than half the letters edited -> 0.80 ("phonetic": "mohamed" /
+  skeleton that ignores where the vowels were; at most two letters longer or shorter, one for the
+  skeleton: "jing" is no "jinghua") and fewer than half the letters edited -> 0.80 ("phonetic": "mohamed" /
   "muhammad", "umar" / "omar", "nrendr" / "narendra"); for a token of an abjad (Arabic, Hebrew, ...
   on either side) the spelling test is waived, because the romanisation dropped the short
   vowels ("hsyn" / "hussein"), when the key has three classes or more (a
@@ -154,7 +154,8 @@ def token_similarity(query: str, listed: str, *, abjad: bool = False) -> tuple[f
         other_anchored, other_skeleton = sound_keys(listed)
         if abjad and len(anchored) >= 3 and anchored == other_anchored:
             similarity, how = CONSONANT_SIMILARITY, "consonants"
-        elif ((anchored and anchored == other_anchored and (len(anchored) >= 3 or edits / length < 0.5))
+        elif ((anchored and anchored == other_anchored and (len(anchored) >= 3 or edits / length < 0.5)
+               and (abjad or abs(len(query) - len(listed)) <= 2))
                 or (len(skeleton) >= 3 and skeleton == other_skeleton and abs(len(query) - len(listed)) <= 1)):
             similarity, how = PHONETIC_SIMILARITY, "phonetic"
     return similarity, how
