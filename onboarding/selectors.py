@@ -7,6 +7,7 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.db.models import F, OuterRef, Prefetch, Q, QuerySet, Subquery
+from django.utils import timezone
 
 from common.models import AuditLogEntry
 from onboarding.choices import CheckResult, CheckType, EntityStatus, HitSubject, RiskTier, WalletStatus
@@ -198,7 +199,11 @@ def entity_ids_to_rescreen_for_list(*, organization_id, source: str, enabled: bo
 
 
 def entity_ids_unscreened(*, older_than, limit: int = 500) -> list:
+    """Entities created before `older_than` with no sanctions check and no screening queued or running (leases
+    live: onboarding.services.screening_claims)."""
+    now = timezone.now()
     return list(Entity.objects.filter(created_at__lt=older_than).exclude(checks__check_type=CheckType.SANCTIONS)
+                .exclude(screening_queued_until__gte=now).exclude(screening_running_until__gte=now)
                 .order_by("created_at", "id").values_list("pk", flat=True)[:limit])
 
 
@@ -251,6 +256,11 @@ class SanctionsScreenings:
     def failed(self) -> list[ComplianceCheck]:
         """The names' screening and the latest run, those of them that did not complete (`error`)."""
         return [check for check in dict.fromkeys((self.names, self.last)) if check is not None and check.result == CheckResult.ERROR]
+
+    def unreadable(self) -> list[str]:
+        """The names the names' screening could not read (a built-in run's `review` with no hit to decide)."""
+        subjects = ((self.names.details or {}).get("subjects") or []) if self.names is not None else []
+        return [subject["value"] for subject in subjects if subject.get("unreadable")]
 
 
 def sanctions_screenings(entity_ids) -> dict:

@@ -10,7 +10,7 @@ from django.utils import timezone
 from onboarding import selectors
 from onboarding.sanctions import refresh
 from onboarding.screening import rescreen
-from onboarding.services import checks, kyb, screening
+from onboarding.services import checks, kyb, screening, screening_claims
 
 logger = logging.getLogger(__name__)
 
@@ -112,9 +112,11 @@ def sweep_rescreen_pending() -> None:
 
 @shared_task(name="onboarding.sweep_unscreened", ignore_result=True, time_limit=300)
 def sweep_unscreened() -> None:
-    """Beat: screen entities whose screening message was lost (no sanctions check two minutes on)."""
+    """Beat: screen entities whose screening message was lost (no sanctions check two minutes on, and no
+    screening queued or running: each sent task takes the entity's queued lease, onboarding.services.screening_claims)."""
     for entity_id in selectors.entity_ids_unscreened(older_than=timezone.now() - timedelta(minutes=2)):
-        screen_entity.delay(str(entity_id), trigger="sweep")
+        if screening_claims.claim_queued(entity_id):
+            screen_entity.delay(str(entity_id), trigger="sweep")
 
 
 @shared_task(name="onboarding.sweep_kyb_expiry", ignore_result=True, time_limit=600, soft_time_limit=580)

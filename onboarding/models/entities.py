@@ -60,6 +60,12 @@ class Entity(TaxIdMixin, TenantModel):
     kyb_expired_at = models.DateTimeField(
         null=True, blank=True, help_text="When that verification fell due (account.kyb_expired was sent); empty while valid.")
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    # Claims on the entity's sanctions screening (onboarding.services.screening_claims), leases as webhook
+    # deliveries take them: a screening task queued until then (the sweep sends no other), one running until then.
+    screening_queued_until = models.DateTimeField(
+        null=True, blank=True, help_text="A screening task for this entity is queued until then: the sweep sends no other.")
+    screening_running_until = models.DateTimeField(
+        null=True, blank=True, help_text="A screening of this entity is running until then: another one started meanwhile does nothing.")
 
     class Meta:
         ordering = ["-created_at", "-id"]

@@ -136,6 +136,9 @@ def _screening(entity, inputs: tuple[dict, dict, dict]) -> FactorResult:
     if screenings is not None and screenings.failed() and not findings:
         findings.append("the last sanctions screening could not run")
         severity = 0.3
+    elif screenings is not None and screenings.unreadable() and not findings:
+        findings.append("a name the sanctions screening could not read awaits review")
+        severity = 0.3
     if (screenings is None or screenings.names is None) and not findings:
         return FactorResult(0.3, "Not screened yet.")
     detail = ("; ".join(findings) or "no open screening findings").capitalize()

@@ -9,11 +9,14 @@
         hit.outcome          # "fail" (>= 0.95) | "review" (>= 0.85) | "pass"
         hit.source, hit.entry_uid, hit.entry_id, hit.entry_version_hash
         hit.matched_name, hit.name_kind, hit.method, hit.matched_fields
-        hit.explanation      # JSON-serialisable dict: store it in the compliance check's details
+        hit.explanation      # JSON-serialisable dict: store it in the compliance check's details; its "rules"
+                             # say which false-positive rules applied (scoring.py)
         hit.as_dict()        # the whole hit as a JSON-serialisable dict
 
-- screen_name(name, *, kind=None, date_of_birth=None, country=None, limit=10, min_score=None, sources=None) -> list[Hit]
-  kind: "individual" | "business"; country: ISO alpha-2 or a name; min_score defaults to
+- screen_name(name, *, kind=None, date_of_birth=None, country=None, jurisdiction=None, limit=10, min_score=None,
+  sources=None) -> list[Hit]
+  kind: "individual" | "business"; country: the person's nationality, ISO alpha-2 or a name; jurisdiction: where a
+  business is registered (only ever raises a score); min_score defaults to
   REPORT_THRESHOLD (0.70), so hits below review are returned for the record too; sources: the lists
   to screen against (a frozenset of SanctionsList sources; None: every loaded list).
 - screen_address(address, *, chain_id=None, sources=None) -> list[Hit]: exact match on a listed digital-currency
@@ -21,8 +24,9 @@
 - outcome(score) -> "pass" | "review" | "fail"; REVIEW_THRESHOLD, FAIL_THRESHOLD (thresholds.py).
 - Both raise ListsNotLoaded when no list (none of `sources`) is loaded: record the check as an
   error, never as a pass.
-  screen_name raises UnscreenableName for a name only in a script it cannot transliterate (Chinese,
-  Japanese, Korean, ...): likewise an error to record, or screen the romanised name.
+  Names in every script are read (anyascii: Han, kana, Hangul, Devanagari, Thai, Hebrew, Arabic, Cyrillic,
+  Greek, ...). screen_name raises UnscreenableName only for letters with no transliteration at all: record
+  it for an analyst (the entity screening makes it a `review` with the reason), never as a pass.
 - on_lists_changed(callback): called with [ListChange] after `load_sanctions` changed a list
   (register in your AppConfig.ready(); enqueue the re-screening there). onboarding.screening.rescreen
   says which entities a ListChange can affect.

@@ -7,11 +7,18 @@ are written into the explanation so an analyst sees why a score moved:
 |---|---|---|
 | kind (individual vs business) | 0 (field recorded as matched) | -0.10: a company is not a listed person |
 | date of birth, full date | +0.05 | |
-| date of birth, year (or listed year range) | +0.02 | -0.10 when every listed year is 2+ years off |
-| country (nationality, citizenship, address) | +0.02 | -0.03 (people move; weak evidence) |
+| date of birth, year (or listed year range) | +0.02 | every listed year 2+ years off: -0.10, and at least down to just under review |
+| nationality (`country`: a person's nationality or citizenship) | +0.02 | -0.03 (people hold several; weak evidence) |
+| jurisdiction (`jurisdiction`: where a business is registered) | +0.02 | 0: never lowers |
 
-A listed year only one year off changes nothing (lists often give "circa"). Missing data on either
-side changes nothing. The result is clamped to 0-1.
+The listed countries (SanctionsEntry.countries) are the entry's nationalities, citizenships and
+addresses: a customer's nationality or jurisdiction is compared with those only. A jurisdiction is
+where a company was registered, which says nothing against a listed person or a listed company
+with an address elsewhere: it can only raise a score. A contradicting date of birth takes any hit,
+however exact the name, below review ("date_of_birth" finding "mismatch", effect as far as needed):
+a namesake born ten years apart is not the listed person. A listed year only one year off changes
+nothing (lists often give "circa"). Missing data on either side changes nothing. The result is
+clamped to 0-1.
 """
 
 from __future__ import annotations
@@ -86,18 +93,28 @@ def _date_of_birth(entry: EntryRecord, born: date | None) -> Adjustment | None:
     return Adjustment("date_of_birth", given, listed, DOB_MISMATCH, "mismatch")
 
 
-def _country(entry: EntryRecord, country: str | None) -> Adjustment | None:
+def _country(entry: EntryRecord, country: str | None, *, field: str = "country", mismatch: float = COUNTRY_MISMATCH) -> Adjustment | None:
     code = country_code(country) if country else ""
     if not code or not entry.countries:
         return None
     listed = sorted(entry.countries)
     if code in entry.countries:
-        return Adjustment("country", code, listed, COUNTRY_MATCH, "match")
-    return Adjustment("country", code, listed, COUNTRY_MISMATCH, "mismatch")
+        return Adjustment(field, code, listed, COUNTRY_MATCH, "match")
+    return Adjustment(field, code, listed, mismatch, "mismatch")
 
 
 def weigh_evidence(
-    entry: EntryRecord, *, kind: str | None = None, date_of_birth: date | None = None, country: str | None = None
+    entry: EntryRecord, *, kind: str | None = None, date_of_birth: date | None = None, country: str | None = None,
+    jurisdiction: str | None = None, name_score: float | None = None, review: float | None = None,
 ) -> list[Adjustment]:
-    found = (_kind(entry, kind), _date_of_birth(entry, date_of_birth), _country(entry, country))
-    return [adjustment for adjustment in found if adjustment is not None]
+    """The adjustments of the table above. With `name_score` and `review` (the review threshold), a
+    contradicting date of birth takes the score below review whatever the name scored."""
+    kind_found, born = _kind(entry, kind), _date_of_birth(entry, date_of_birth)
+    nationality = _country(entry, country)
+    registered = _country(entry, jurisdiction, field="jurisdiction", mismatch=0.0) if not country else None
+    others = [adjustment for adjustment in (kind_found, nationality, registered) if adjustment is not None]
+    if born is not None and born.finding == "mismatch" and name_score is not None and review is not None:
+        needed = round(review - 0.01 - (name_score + sum(adjustment.effect for adjustment in others)), 4)
+        if needed < born.effect:
+            born = Adjustment(born.field, born.given, born.listed, needed, born.finding)
+    return [adjustment for adjustment in (kind_found, born, nationality, registered) if adjustment is not None]

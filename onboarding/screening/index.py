@@ -10,10 +10,11 @@ Nothing here queries the database per screening call.
 
 Blocking keys, per vocabulary token (a distinct normalised token of some listed name):
 - the token itself;
-- its single-character deletions, for tokens of 4+ letters (SymSpell): a query token that is one
+- its single-character deletions, for tokens of 3+ letters (SymSpell): a query token that is one
   edit away (insert, delete, substitute, transpose) from a listed token shares one of these keys;
-- its phonetic key (normalize.phonetic_key), for spelling variants further apart
-  ("mohammed"/"muhammad", an Arabic-script "hsyn"/"hussein").
+- its two sound keys (normalize.sound_keys), for spelling variants further apart: the anchored key
+  ("mohammed"/"muhammad", an Arabic-script "hsyn"/"hussein") and the consonant skeleton of 3+
+  classes, which does not depend on the first letter ("omar"/"umar", "yusuf"/"usuf").
 A name is a candidate when one of its tokens is reached; the matcher ranks candidates by how much
 of the query they can explain and scores only the best few in full.
 """
@@ -26,12 +27,14 @@ import time
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from onboarding.screening.normalize import name_tokens, phonetic_key
+from onboarding.screening.normalize import INDIVIDUAL_PARTY, ORGANIZATION_PARTY, is_abjad, name_tokens, sound_keys
 
 # How often a process re-checks that its index matches the lists in the database. Settings may
 # override it (SANCTIONS_INDEX_CHECK_SECONDS); a reload reaches every process within this time.
 INDEX_CHECK_SECONDS = 30.0
-DELETE_MIN_LENGTH = 4
+DELETE_MIN_LENGTH = 3
+# A word the lists do not know weighs as much as a word in this many listed names (see _idf).
+UNSEEN_AS_IF_IN = 20
 # A token in more names than this ("mohammed", "trading") is "broad": the matcher lets it add to
 # candidates reached through a rarer token instead of enumerating all of its names.
 BROAD_POSTINGS = 300
@@ -100,9 +103,12 @@ class ScreeningIndex:
     addresses: dict[str, list[DigitalAddressRecord]] = field(default_factory=dict)
     postings: dict[str, list[int]] = field(default_factory=dict)  # vocabulary token -> name positions
     deletes: dict[str, list[str]] = field(default_factory=dict)  # deletion key -> vocabulary tokens
-    sounds: dict[str, list[str]] = field(default_factory=dict)  # phonetic key -> vocabulary tokens
+    sounds: dict[str, list[str]] = field(default_factory=dict)  # anchored sound key -> vocabulary tokens
+    skeletons: dict[str, list[str]] = field(default_factory=dict)  # consonant skeleton -> vocabulary tokens
+    lossy_tokens: frozenset[str] = frozenset()  # tokens only names in an abjad spell (normalize.is_abjad)
     weights: TokenWeights = field(default_factory=lambda: TokenWeights())  # vocabulary token -> inverse document frequency
     name_sizes: list[int] = field(default_factory=list)  # token count of each name, for candidate ranking
+    name_lengths: list[int] = field(default_factory=list)  # letters of each name, for scoring.compact_possible
     broad: dict[str, frozenset[int]] = field(default_factory=dict)  # tokens in many names -> their postings as a set
     unseen_weight: float = 1.0
     built_seconds: float = 0.0
@@ -139,9 +145,11 @@ class ScreeningIndex:
             found.add(token)
         for key in deletion_keys(token):
             found.update(self.deletes.get(key, ()))
-        sound = sound_key(token)
+        sound, skeleton = screening_sound_keys(token)
         if sound:
             found.update(self.sounds.get(sound, ()))
+        if skeleton:
+            found.update(self.skeletons.get(skeleton, ()))
         return found
 
 
@@ -150,45 +158,56 @@ def deletions(token: str) -> set[str]:
 
 
 def deletion_keys(token: str) -> tuple[str, ...]:
-    """The SymSpell keys of a token (itself and its single-character deletions); none under 4 letters."""
-    return (token, *deletions(token)) if len(token) >= DELETE_MIN_LENGTH else ()
+    """The SymSpell keys of a token: itself and its single-character deletions; a token of two letters, itself
+    only (so that "gun" meets "un", a letter moved across a word break: "jon gun" / "jong un")."""
+    if len(token) >= DELETE_MIN_LENGTH:
+        return (token, *deletions(token))
+    return (token,) if len(token) == 2 else ()
 
 
-def sound_key(token: str) -> str:
-    """The token's phonetic key, or "" when it is too short to block on."""
-    sound = phonetic_key(token)
-    return sound if len(sound) >= 2 else ""
+def screening_sound_keys(token: str) -> tuple[str, str]:
+    """The token's anchored sound key (2+ letters) and consonant skeleton (3+ letters), "" where too short to block on."""
+    anchored, skeleton = sound_keys(token)
+    return anchored, skeleton if len(skeleton) >= 3 else ""
 
 
 def blocking_keys(token: str) -> frozenset[str]:
     """Every key the index files `token` under, tagged by kind: "t:" the token, "d:" a deletion key,
-    "s:" its sound. The relation is symmetric: `similar_tokens(query)` finds a vocabulary token
+    "s:" its anchored sound key, "k:" its consonant skeleton. The relation is symmetric: `similar_tokens(query)` finds a vocabulary token
     exactly when the two tokens' blocking keys meet. The re-screening pre-filter
     (onboarding.screening.rescreen) relies on that to find the customers a changed listed name can reach."""
     keys = {f"t:{token}", *(f"d:{key}" for key in deletion_keys(token))}
-    sound = sound_key(token)
+    sound, skeleton = screening_sound_keys(token)
     if sound:
         keys.add(f"s:{sound}")
+    if skeleton:
+        keys.add(f"k:{skeleton}")
     return frozenset(keys)
 
 
 def _blocking_keys(index: ScreeningIndex) -> None:
     deletes: dict[str, set[str]] = defaultdict(set)
     sounds: dict[str, set[str]] = defaultdict(set)
+    skeletons: dict[str, set[str]] = defaultdict(set)
     for token in index.postings:
         for key in deletion_keys(token):
             deletes[key].add(token)
-        sound = sound_key(token)
+        sound, skeleton = screening_sound_keys(token)
         if sound:
             sounds[sound].add(token)
+        if skeleton:
+            skeletons[skeleton].add(token)
     index.deletes = {key: sorted(tokens) for key, tokens in deletes.items()}
     index.sounds = {key: sorted(tokens) for key, tokens in sounds.items()}
+    index.skeletons = {key: sorted(tokens) for key, tokens in skeletons.items()}
 
 
 def _idf(index: ScreeningIndex) -> None:
-    """Inverse document frequency over listed names: 'mohammed' weighs less than 'zawahiri'."""
+    """Inverse document frequency over listed names: 'mohammed' weighs less than 'zawahiri'. A word the
+    lists do not know (most often a misspelt one) weighs as a word in UNSEEN_AS_IF_IN names, not as the
+    rarest word of all: one typo must not sink a name."""
     total = max(len(index.names), 1)
-    index.unseen_weight = math.log(1 + total)
+    index.unseen_weight = math.log(1 + total / UNSEEN_AS_IF_IN)
     index.weights = TokenWeights(((token, math.log(1 + total / len(positions))) for token, positions in index.postings.items()),
                                  unseen=index.unseen_weight)
 
@@ -209,16 +228,24 @@ def build_index_from_rows(signature: tuple, lists: list[ListInfo], entries: list
     # candidates of a query are cut at a limit, and ties at the cut go by position, so two databases
     # holding the same lists (with different row ids) must give every name the same position.
     names = sorted((row for row in names if row[0] in position), key=lambda row: (position[row[0]], row[2], row[1]))
+    lossy: set[str] = set()
+    latin: set[str] = set()
     for entry_id, name, kind in names:
-        tokens = name_tokens(name, individual=index.entries[position[entry_id]].kind == "individual")
+        individual = index.entries[position[entry_id]].kind == "individual"
+        tokens = name_tokens(name, individual=individual, party=INDIVIDUAL_PARTY if individual else ORGANIZATION_PARTY)
         if not tokens:
             continue
+        (lossy if is_abjad(name) else latin).update(tokens)
         name_position = len(index.names)
         index.names.append(NameRecord(position[entry_id], name, kind, tokens))
         for token in set(tokens):
             postings[token].append(name_position)
     index.postings = dict(postings)
+    # Only words that no name in another script spells: "sindhi" from an Arabic-script name is also a Latin word,
+    # and with the abjad waiver on it any "sunita" would meet it by its consonants.
+    index.lossy_tokens = frozenset(lossy - latin)
     index.name_sizes = [len(name.tokens) for name in index.names]
+    index.name_lengths = [sum(map(len, name.tokens)) for name in index.names]
     index.broad = {token: frozenset(positions) for token, positions in postings.items() if len(positions) > BROAD_POSTINGS}
     for entry_id, currency, address, listed in addresses:
         if entry_id in position:

@@ -22,14 +22,15 @@ from dataclasses import asdict, dataclass, field
 from datetime import date
 
 from onboarding.sanctions.addresses import canonical_address
-from onboarding.screening.evidence import weigh_evidence
+from onboarding.screening.evidence import BUSINESS, INDIVIDUAL, party_kind, weigh_evidence
 from onboarding.screening.index import EntryRecord, NameRecord, ScreeningIndex, get_index
-from onboarding.screening.normalize import is_abjad, name_tokens
+from onboarding.screening.normalize import INDIVIDUAL_PARTY, ORGANIZATION_PARTY, is_abjad, name_tokens, unreadable_letters
 from onboarding.screening.scoring import (
     MAJOR_SHARE_INDIVIDUAL,
     MAJOR_SHARE_ORGANIZATION,
     NameScore,
     Similarities,
+    compact_possible,
     score_compact,
     score_tokens,
 )
@@ -39,6 +40,9 @@ from onboarding.screening.thresholds import FAIL, PASS, REVIEW, fail_threshold, 
 CANDIDATE_LIMIT = 60
 # A weak alias ("a.k.a. 'BNC'", UN quality "Low") is too generic to be a confident match on its own.
 WEAK_ALIAS_FACTOR = 0.90
+# What a query token that may have lost or gained a letter across a word break adds to a name's candidate
+# rank (its score comes from scoring.score_compact).
+BREAK_SHIFT_GAIN = 0.5
 # A query token shorter than this (an initial) does not look names up; it only scores.
 MIN_BLOCKING_LENGTH = 2
 
@@ -48,8 +52,9 @@ class ListsNotLoaded(RuntimeError):
 
 
 class UnscreenableName(ValueError):
-    """The name has letters but none the normaliser can read (a script it does not transliterate,
-    such as Chinese): no hits would mean 'not screened', not 'pass'. Screen a romanised form."""
+    """The name has letters but none the normaliser can read (no transliteration at all, which the
+    library leaves to very few scripts): no hits would mean 'not screened', not 'pass'. The entity
+    screening records it as `review` with this reason for an analyst."""
 
 
 @dataclass(frozen=True)
@@ -93,7 +98,9 @@ def _candidates(index: ScreeningIndex, tokens: tuple[str, ...], similarities: Si
         for listed in index.similar_tokens(token):
             value, _how = similarities[token, listed]
             if value <= 0:
-                continue
+                if abs(len(token) - len(listed)) != 1 or not _break_shifted(token, listed):
+                    continue
+                value = BREAK_SHIFT_GAIN
             gain = value * weights[listed]
             members = index.broad.get(listed)
             if members is not None and explained:
@@ -113,11 +120,18 @@ def _candidates(index: ScreeningIndex, tokens: tuple[str, ...], similarities: Si
                           key=lambda position: (explained[position] - 0.05 * abs(sizes[position] - size), -position))
 
 
+def _break_shifted(token: str, listed: str) -> bool:
+    """With one letter more or less (the caller checks the lengths), the same word at either end: perhaps a letter
+    moved across a word break ("jon" / "jong")."""
+    return (token.startswith(listed) or listed.startswith(token) or token.endswith(listed) or listed.endswith(token))
+
+
 def query_tokens(name: str, *, kind: str | None = None) -> tuple[str, ...]:
     """The normalised tokens `screen_name` screens for `name` of this `kind`: surname first only for
-    an individual written with a comma ("PUTIN, Vladimir")."""
-    individual = kind is not None and kind.strip().lower() == "individual"
-    return name_tokens(name or "", individual=individual and "," in (name or ""))
+    an individual written with a comma ("PUTIN, Vladimir"); legal forms dropped only from an
+    organization's name, or one of unknown kind (normalize.name_tokens)."""
+    party = {INDIVIDUAL: INDIVIDUAL_PARTY, BUSINESS: ORGANIZATION_PARTY}.get(party_kind(kind))
+    return name_tokens(name or "", individual=party == INDIVIDUAL_PARTY and "," in (name or ""), party=party)
 
 
 def blocking_tokens(tokens) -> set[str]:
@@ -126,16 +140,22 @@ def blocking_tokens(tokens) -> set[str]:
     return {token for token in tokens if len(token) >= MIN_BLOCKING_LENGTH}
 
 
-def _score_name(tokens: tuple[str, ...], name: NameRecord, index: ScreeningIndex, similarities: Similarities, *,
-                explain: bool = True) -> NameScore:
-    """The listed name's score; with `explain=False` the score alone (scoring.score_tokens), to rank."""
+def _score_name(tokens: tuple[str, ...], position: int, index: ScreeningIndex, similarities: Similarities, *,
+                explain: bool = True, query_length: int | None = None) -> NameScore:
+    """The score of the listed name at `position`; with `explain=False` the score alone (scoring.score_tokens), to rank.
+    `query_length`: the query's letters, counted once per screening."""
+    name = index.names[position]
+    if query_length is None:
+        query_length = sum(map(len, tokens))
     individual = index.entries[name.entry].kind == "individual"
     share = MAJOR_SHARE_INDIVIDUAL if individual else MAJOR_SHARE_ORGANIZATION
     scored = score_tokens(tokens, name.tokens, weight=index.weights.__getitem__, similarities=similarities, major_share=share,
                           explain=explain)
-    compact = score_compact(tokens, name.tokens)
+    listed_length = index.name_lengths[position]
+    compact = score_compact(tokens, name.tokens) if compact_possible(tokens, query_length, name.tokens, listed_length) else 0.0
     if compact > scored.score:
         scored.score, scored.method = compact, "compact"
+        scored.notes = {"word_breaks_repaired": True}
     if name.kind == "weak_alias":
         scored.score *= WEAK_ALIAS_FACTOR
     return scored
@@ -164,6 +184,7 @@ def _explain(query: str, tokens, entry: EntryRecord, name: NameRecord, scored: N
         "unmatched_query_tokens": scored.unmatched_query,
         "unmatched_listed_tokens": scored.unmatched_listed,
         "reordered": scored.reordered,
+        "rules": scored.notes,
         "name_score": round(scored.score, 4),
         "weak_alias_factor": WEAK_ALIAS_FACTOR if name.kind == "weak_alias" else None,
         "adjustments": [adjustment.as_dict() for adjustment in adjustments],
@@ -208,6 +229,7 @@ def screen_name(
     kind: str | None = None,
     date_of_birth: date | None = None,
     country: str | None = None,
+    jurisdiction: str | None = None,
     limit: int = 10,
     min_score: float | None = None,
     sources: frozenset[str] | None = None,
@@ -216,10 +238,12 @@ def screen_name(
 ) -> list[Hit]:
     """Hits for `name` at or above `min_score` (default REPORT_THRESHOLD), best first, one per entry.
 
-    `kind` is 'individual' or 'business' (also 'entity', 'company', ...); `country` an ISO alpha-2
-    code or a country name; `sources` the lists to screen against (None: every loaded list).
-    Raises ListsNotLoaded when no list (none of `sources`) is loaded, and UnscreenableName for
-    a name written only in a script the normaliser cannot transliterate (Chinese, Japanese, ...).
+    `kind` is 'individual' or 'business' (also 'entity', 'company', ...); `country` the person's
+    nationality (ISO alpha-2 or a country name); `jurisdiction` a business's country of registration,
+    which only ever raises a score (evidence.py); `sources` the lists to screen against (None: every
+    loaded list). Any script is read (normalize.fold). Raises ListsNotLoaded when no list (none of
+    `sources`) is loaded, and UnscreenableName for a name whose letters have no transliteration at
+    all (the caller records it for an analyst: never a pass, never an error).
 
     `among`: score these listed names (positions in `index.names`) instead of the candidates the
     blocking keys lead to, all of them, with no CANDIDATE_LIMIT. Scores and evidence are those of a
@@ -230,31 +254,33 @@ def screen_name(
     floor = report_threshold() if min_score is None else min_score
     tokens = query_tokens(name, kind=kind)
     if not tokens:
-        if any(character.isalpha() for character in name or ""):
+        if unreadable_letters(name):
             raise UnscreenableName(f"cannot read the letters of {name!r}; screen a romanised form of the name")
         return []
-    similarities = Similarities(abjad=is_abjad(name))
+    similarities = Similarities(abjad=is_abjad(name), lossy=index.lossy_tokens)
     best: dict[int, tuple[NameScore, NameRecord, int]] = {}
     mask = index.name_mask(sources)
     if among is None:
         positions = _candidates(index, tokens, similarities, mask)
     else:
         positions = among if mask is None else [position for position in among if mask[position]]
+    query_length = sum(map(len, tokens))
     for position in positions:
         listed = index.names[position]
-        scored = _score_name(tokens, listed, index, similarities, explain=False)
+        scored = _score_name(tokens, position, index, similarities, explain=False, query_length=query_length)
         kept = best.get(listed.entry)
         # Of an entry's names, the best; of equals, the first in the index (the same name in every process).
         if kept is None or scored.score > kept[0].score or (scored.score == kept[0].score and position < kept[2]):
             best[listed.entry] = (scored, listed, position)
     hits = []
     context = _context(index)
-    for entry_position, (scored, listed, _position) in best.items():
+    for entry_position, (scored, listed, position) in best.items():
         entry = index.entries[entry_position]
-        adjustments = weigh_evidence(entry, kind=kind, date_of_birth=date_of_birth, country=country)
+        adjustments = weigh_evidence(entry, kind=kind, date_of_birth=date_of_birth, country=country, jurisdiction=jurisdiction,
+                                     name_score=scored.score, review=context["thresholds"]["review"])
         score = round(min(1.0, max(0.0, scored.score + sum(adjustment.effect for adjustment in adjustments))), 4)
         if score >= floor:  # explained in full only now: the same score, with the token matches
-            hits.append(_hit(name, tokens, entry, listed, _score_name(tokens, listed, index, similarities), adjustments, score, context))
+            hits.append(_hit(name, tokens, entry, listed, _score_name(tokens, position, index, similarities), adjustments, score, context))
     hits.sort(key=lambda hit: (-hit.score, hit.source, hit.entry_uid))
     return hits[:limit]
 

@@ -3,11 +3,17 @@
 Both sides of every comparison go through `name_tokens`, so whatever is lost here is lost
 symmetrically. The steps, and why:
 
-1. Transliteration to ASCII. The lists spell names in Latin letters (OFAC romanises Russian names
-   the BGN/PCGN way: "ANDREYEV", "KHODORKOVSKY"); a customer may type "Андреев" or "صدام حسين".
-   Cyrillic, Greek, Arabic/Persian letters and the Latin letters NFKD cannot decompose (ß, ø, ł,
-   æ, ...) go through our own table; accents are then stripped by NFKD. Arabic script carries no
-   short vowels, so "صدام" becomes "sdam": it still meets "SADDAM" through the phonetic key below.
+1. Transliteration to ASCII, for every script: the `anyascii` library (docs/decisions.md says why it
+   and not ICU or the hand tables used before). The lists spell names in Latin letters; a customer
+   may type "Андреев", "صدام حسين", "習近平", "김정은", "नरेंद्र मोदी" or "בנימין". Two thin corrections
+   keep the romanisation the lists use: Cyrillic "е" is "ye" at the start of a word and after a vowel
+   (BGN/PCGN, as OFAC romanises Russian: "Андреев" -> "andreyev"), and the Arabic alif is the long
+   vowel "a" (the library drops it: "صدام" -> "sdam", which meets "SADDAM" through the phonetic key).
+   Chinese characters and Korean syllables come out as one syllable each; a run of two to four (a
+   personal name) is read as the surname syllable and the given name joined ("习近平" -> "xi jinping",
+   as the lists write "XI, Jinping"). Symbols (emoji, dingbats) are spaces, never text. Scripts written
+   without short vowels (Arabic, Hebrew, Syriac, Thaana) are abjads (`is_abjad`): the scorer then
+   trusts the consonants more.
 2. Punctuation. Dots inside abbreviations are deleted ("S.A." -> "sa", "L.L.C." -> "llc");
    apostrophes are deleted ("O'Brien" -> "obrien"); every other non-alphanumeric is a space
    ("AL-QAIDA" -> "al qaida").
@@ -30,9 +36,8 @@ import re
 import unicodedata
 from functools import lru_cache
 
-from common.transliteration import ROMANISATION
-
-_TRANSLITERATION = str.maketrans(ROMANISATION)
+from anyascii import anyascii
+from rapidfuzz.distance import OSA
 
 
 def _words(text: str) -> frozenset[str]:
@@ -61,7 +66,9 @@ LEGAL_FORM_PHRASES: tuple[tuple[str, ...], ...] = tuple(
 LEGAL_FORMS = _words(
     "llc ltd ltda inc incorporated gmbh mbh sa sas sarl srl spa jsc ojsc cjsc pjsc ooo oao zao pao "
     "company co cia corp corporation limited plc ag bv nv cv ca lp llp pte pvt bhd kft fze fzco fzc fzllc "
-    "kg ohg aps asa oyj sro spzoo eood ead doo slu eirl"
+    "kg ohg aps asa oyj sro spzoo eood ead doo slu eirl "
+    # The words of the Russian legal forms (OOO, AO, ZAO, ...) spelt out, wherever they stand.
+    "obshchestvo aktsionernoe otkrytoe zakrytoe publichnoe ogranichennoy ogranichennoi otvetstvennostyu"
 )
 HONORIFICS = _words(
     "mr mrs ms miss mx dr prof sir dame lord lady sheikh shaikh shaykh sheik haji hajji hajj mullah mulla "
@@ -79,25 +86,55 @@ _APOSTROPHES = re.compile(r"['\u2018\u2019\u02bc\u02bb`\u00b4]")
 _NON_ALNUM = re.compile(r"[^a-z0-9]+")
 # The Arabic article is written joined to its noun ("التكريتي"); split it off so it is dropped as "al".
 _ARABIC_ARTICLE = re.compile(r"(?<![\u0621-\u064a])\u0627\u0644(?=[\u0621-\u064a]{2,})")
-_ABJAD = re.compile(r"[\u0590-\u05ff\u0600-\u06ff\u0750-\u077f\u08a0-\u08ff\ufb50-\ufdff\ufe70-\ufeff]")
+# Scripts written without short vowels (abjads): Hebrew, Arabic (and its presentation forms), Syriac, Thaana.
+# The Brahmic scripts write their vowels (only the inherent "a" goes missing: "नरेंद्र" -> "nrendr"): not abjads, the
+# ordinary phonetic test reaches their names ("nrendr" / "narendra"), and treating them as abjads made namesakes of
+# "Amit Mishra" and "Ahmad al-Masri".
+_VOWEL_LOSSY = re.compile(r"[\u0590-\u07bf\u0800-\u08ff\ufb1d-\ufdff\ufe70-\ufeff]")
 
 
 def is_abjad(text: str) -> bool:
-    """True for Arabic or Hebrew script, which is written without short vowels: the matcher then
-    accepts a phonetic-key match even where the spelling differs a lot ("hsyn" / "hussein")."""
-    return bool(_ABJAD.search(text or ""))
+    """True for a script written without short vowels: Arabic, Hebrew, Syriac, Thaana.
+    The matcher then accepts a phonetic-key match even where the spelling differs a lot ("hsyn" / "hussein")."""
+    return bool(_VOWEL_LOSSY.search(text or ""))
 
 
 # BGN/PCGN, as OFAC romanises Russian: "е" is "ye" at the start of a word and after a vowel or a
 # hard/soft sign ("Андреев" -> "andreyev", "Сергеевич" -> "sergeyevich").
 _CYRILLIC_YE = re.compile(r"(?<![а-яё])[её]|(?<=[аеёиоуыэюяъь])[её]")
+# The Arabic alif (and its hamza and madda forms) is a written long vowel, and the ayn is romanised as a vowel
+# ("عمر" -> "amr", Omar; "عبد" -> "abd"): the library drops both ("عمر" would be "mr", and dropped as "Mr").
+_ARABIC_ALIF = str.maketrans({**dict.fromkeys("\u0627\u0623\u0625\u0622\u0671", "a"), "\u0639": "a", "\u0902": "n"})
+# Han characters and Hangul syllables: one romanised syllable per character.
+_SYLLABIC_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]+")
+_LETTERS_MARKS_DIGITS = frozenset("LMN")
 
 
+def _syllables(match: re.Match) -> str:
+    """'习近平' -> ' xi jinping ': a personal name (two to four characters) is its surname syllable and its
+    given name; a longer run (an organization's name) one word per syllable."""
+    syllables = [anyascii(character).lower() for character in match.group()]
+    if 2 <= len(syllables) <= 4:
+        return f" {syllables[0]} {''.join(syllables[1:])} "
+    return f" {' '.join(syllables)} "
+
+
+@lru_cache(maxsize=65536)
 def fold(text: str) -> str:
-    """Lower-case ASCII with accents and non-Latin scripts transliterated; punctuation kept."""
-    text = _CYRILLIC_YE.sub("ye", unicodedata.normalize("NFKC", text).lower()).translate(_TRANSLITERATION)
-    decomposed = unicodedata.normalize("NFKD", text)
-    return "".join(ch for ch in decomposed if not unicodedata.combining(ch)).encode("ascii", "ignore").decode()
+    """Lower-case ASCII with accents stripped and every script transliterated; punctuation kept, symbols
+    (emoji, dingbats) turned into spaces."""
+    text = unicodedata.normalize("NFKC", _APOSTROPHES.sub("", text)).lower()
+    if text.isascii():
+        return text
+    text = _CYRILLIC_YE.sub("ye", text).translate(_ARABIC_ALIF)
+    text = "".join(ch if ch.isascii() or unicodedata.category(ch)[0] in _LETTERS_MARKS_DIGITS else " " for ch in text)
+    return anyascii(_SYLLABIC_RUN.sub(_syllables, text)).lower()
+
+
+def unreadable_letters(name: str) -> bool:
+    """True when `name` has letters and none of them transliterates (a script the library has no table for):
+    such a name cannot be screened, and the caller records that for an analyst instead of a pass."""
+    return any(character.isalpha() for character in name or "") and not any(character.isalnum() for character in fold(name or ""))
 
 
 def _raw_tokens(folded: str) -> list[str]:
@@ -128,24 +165,77 @@ def _surname_first(folded: str) -> str:
     return f"{given} {surname}" if surname and given else folded
 
 
+# Legal forms that are also words of people's names ("Sá", "Co", "Ag"): dropped from an organization's name,
+# never from a person's, and from a name of unknown kind only when written as an abbreviation ("S.A.").
+AMBIGUOUS_LEGAL_FORMS = _words("sa sas spa co cia ca cv ag kg nv bv lp asa aps ab ead doo")
+INDIVIDUAL_PARTY, ORGANIZATION_PARTY = "individual", "organization"
+_DOTTED = re.compile(r"\b\w(?:\.\w)+\b|\b\w+(?=\.)")
+
+
+# Legal words, which a typo must not turn into a name word ("COMPAANY", "LIMITE", "CORPORAITON", "LDT", "GGMBH"):
+# the words of the legal forms and phrases of three letters or more.
+_LEGAL_WORDS = tuple(sorted({word for word in LEGAL_FORMS if len(word) >= 3}
+                            | {word for phrase in LEGAL_FORM_PHRASES for word in phrase if len(word) >= 3}))
+
+
 @lru_cache(maxsize=65536)
-def name_tokens(name: str, *, individual: bool = False) -> tuple[str, ...]:
+def legal_word(token: str) -> str:
+    """The legal word `token` misspells, or `token` itself: a transposition of a three-letter one ("ldt", "psa"), one
+    edit in a word of five to seven letters (the first letter kept: "ggmbh", "limite"), two from eight ("liabilty").
+    A four-letter word is left alone: "Sara" is no "SARL", "Inca" no "Inc"."""
+    if len(token) < 3 or len(token) == 4 or token in LEGAL_FORMS:
+        return token
+    allowed = 0 if len(token) == 3 else 1 if len(token) <= 7 else 2
+    for word in _LEGAL_WORDS:
+        if len(token) == 3:
+            if len(word) == 3 and sorted(word) == sorted(token) and OSA.distance(word, token) == 1:
+                return word
+            continue
+        if abs(len(word) - len(token)) > allowed:
+            continue
+        if (word[0] == token[0] or sorted(word) == sorted(token)) and OSA.distance(word, token, score_cutoff=allowed) <= allowed:
+            return word
+    return token
+
+
+def _is_noise(token: str, party: str | None, dotted: frozenset[str], trailing: bool = False) -> bool:
+    if token in HONORIFICS or token in PARTICLES:
+        return True
+    if token not in LEGAL_FORMS or party == INDIVIDUAL_PARTY:
+        return False
+    return party == ORGANIZATION_PARTY or token not in AMBIGUOUS_LEGAL_FORMS or token in dotted or trailing
+
+
+@lru_cache(maxsize=65536)
+def name_tokens(name: str, *, individual: bool = False, party: str | None = None) -> tuple[str, ...]:
     """The name's meaningful tokens, in reading order (given names first for individuals).
+
+    `individual`: a listed person's name or a customer's written "SURNAME, Given": one comma swaps the
+    parts. `party`: "individual" | "organization" | None (not known) decides the legal forms, which are
+    whole tokens or phrases of an organization's name: a person's name keeps them ("João Sá" is not
+    "João S.A."); a name of unknown kind drops the unambiguous ones ("LLC", "GmbH") and an ambiguous one
+    only written as an abbreviation ("Cecoex S.A.", "Ayash Co.") or last after two other words.
 
     If dropping noise words would leave nothing ("THE COMPANY"), the tokens are kept as they were,
     so that a name never normalises to the empty string.
     """
+    if individual and party is None:
+        party = INDIVIDUAL_PARTY
     folded = fold(_ARABIC_ARTICLE.sub("\u0627\u0644 ", name or ""))
     if individual:
         folded = _surname_first(folded)
+    dotted = frozenset(match.group().replace(".", "") for match in _DOTTED.finditer(folded)) if "." in folded else frozenset()
     tokens = _raw_tokens(folded)
-    meaningful = [token for token in _drop_legal_phrases(tokens) if token not in NOISE_WORDS]
+    kept = tokens if party == INDIVIDUAL_PARTY else _drop_legal_phrases([legal_word(token) for token in tokens])
+    # Of unknown kind, an ambiguous legal form written last after two other words is one ("CHONMYONG SHIPPING CO").
+    last = len(kept) - 1 if len(kept) >= 3 else -1
+    meaningful = [token for position, token in enumerate(kept) if not _is_noise(token, party, dotted, position == last)]
     return tuple(meaningful or tokens)
 
 
 def normalize_name(name: str, *, individual: bool = False) -> str:
     """The normalised form stored beside every listed name: tokens joined by single spaces."""
-    return " ".join(name_tokens(name, individual=individual))
+    return " ".join(name_tokens(name, individual=individual, party=INDIVIDUAL_PARTY if individual else ORGANIZATION_PARTY))
 
 
 _PHONETIC_CLASSES = str.maketrans(
@@ -175,3 +265,28 @@ def phonetic_key(token: str) -> str:
     if skeleton and skeleton[0] == head:
         skeleton.pop(0)
     return head + "".join(skeleton)
+
+
+# The screening's sound classes: as _PHONETIC_CLASSES, but m and n apart ("mendoza" is not "meadows").
+_SOUND_CLASSES = str.maketrans({**{key: value for key, value in zip("bpfvckqgjdtszxlrmn", "ppffkkkkjttssslrmn", strict=True)},
+                                **dict.fromkeys("aeiouyhw", "")})
+
+
+@lru_cache(maxsize=131072)
+def sound_keys(token: str) -> tuple[str, str]:
+    """Two sound keys for screening: (anchored, skeleton). The anchored key keeps the first letter's class
+    (a vowel start is "a"), then the consonant classes with repeats collapsed; the skeleton drops every
+    vowel and h/w/y wherever they are, so a word whose first letter was mistyped, dropped or moved
+    ("Omar" / "Umar" / "Omra") still meets. m and n stay apart. A key under two letters is "" (too
+    coarse to say anything)."""
+    if not token:
+        return "", ""
+    classes = token.translate(_SOUND_CLASSES)
+    skeleton: list[str] = []
+    for char in classes:
+        if not skeleton or skeleton[-1] != char:
+            skeleton.append(char)
+    bare = "".join(skeleton)
+    head = "a" if token[0] in _VOWEL_START else (token[0].translate(_SOUND_CLASSES) or token[0])
+    anchored = head + (bare[1:] if bare[:1] == head else bare)
+    return (anchored if len(anchored) >= 2 else "", bare if len(bare) >= 2 else "")

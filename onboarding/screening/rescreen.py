@@ -152,7 +152,7 @@ def _entity_ids_by_name(index: ScreeningIndex, names: list[int], selection: Sele
             continue
         try:
             hits = screen_name(subject.value, kind=subject.kind, date_of_birth=subject.date_of_birth, country=subject.country,
-                               index=index, among=reached, limit=1)
+                               jurisdiction=subject.jurisdiction, index=index, among=reached, limit=1)
         except UnscreenableName:
             continue
         if hits:

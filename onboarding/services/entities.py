@@ -20,6 +20,7 @@ from onboarding.models import BeneficialOwner, Entity, Wallet
 from onboarding.risk import risk_recompute, risks_recompute
 from onboarding.screening.thresholds import review_threshold
 from onboarding.selectors import entity_of, latest_conclusive_check, latest_name_screening, sanctions_screenings_of
+from onboarding.services import screening_claims
 from organizations.choices import Role
 from webhooks.services import event_emit
 
@@ -54,10 +55,13 @@ def _external_id_taken(external_id: str) -> str:
 
 
 def _entity_row(principal: Principal, data: dict) -> Entity:
-    """The entity `data` describes, in `pending`, not saved yet."""
+    """The entity `data` describes, in `pending`, not saved yet: its first screening is queued with it, so
+    the sweep for unscreened entities leaves it alone while that lease runs (screening_claims)."""
     fields = {field: data[field] for field in ENTITY_FIELDS if field in data}
+    now = timezone.now()
     return Entity(organization=principal.organization, mode=principal.mode, created_by=principal.user,
-                  status_changed_at=timezone.now(), **fields, **tax_id_fields(data.get("tax_id")))
+                  status_changed_at=now, screening_queued_until=now + screening_claims.queued_lease(),
+                  **fields, **tax_id_fields(data.get("tax_id")))
 
 
 def _owner_rows(entity: Entity, data: dict) -> list[BeneficialOwner]:
@@ -265,6 +269,12 @@ def _require_sanctions_screening(entity: Entity) -> None:
             f"The entity's last sanctions screening {covered}did not complete ({check.summary or 'error'}); approve it "
             "after a screening that completes: load the lists and screen again, or record your own provider's result "
             "with POST /v1/monitoring/screening (update_compliance_status: true).")
+    unreadable = screenings.unreadable()
+    if unreadable:
+        raise Conflict(
+            f"The entity's last sanctions screening could not read {len(unreadable)} name(s) (no transliteration of their "
+            "letters); review them by hand and record the outcome with POST /v1/monitoring/screening (update_compliance_status: "
+            "true), or correct the name.")
     external = latest_conclusive_check(entity, CheckType.SANCTIONS, external=True)
     if external is not None and external.result != CheckResult.PASS:
         found = "a possible match" if external.result == CheckResult.REVIEW else "a match"

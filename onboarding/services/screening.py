@@ -53,6 +53,7 @@ from onboarding.screening import (
 )
 from onboarding.screening.thresholds import fail_threshold, review_threshold
 from onboarding.selectors import latest_name_screening, screening_sources
+from onboarding.services import screening_claims
 from onboarding.services.entities import REVIEW_ROLE, entity_flag_for_review
 from onboarding.services.flags import flags_recompute
 from webhooks.services import event_emit
@@ -67,7 +68,8 @@ class Subject:
     value: str  # the name or address screened
     kind: str | None = None
     date_of_birth: object = None
-    country: str | None = None
+    country: str | None = None  # nationality
+    jurisdiction: str | None = None  # where a business is registered
     ubo_id: object = None
     wallet_id: object = None
     chain_id: int | None = None
@@ -77,6 +79,7 @@ class Subject:
 class Findings:
     hits: dict[str, list] = field(default_factory=dict)  # subject key -> [Hit]
     errors: dict[str, str] = field(default_factory=dict)  # subject key -> why it was not screened
+    unreadable: dict[str, str] = field(default_factory=dict)  # subject key -> why its name cannot be read (a `review`)
     lists_missing: bool = False
     sources: frozenset[str] = frozenset()  # the lists screened against
 
@@ -93,7 +96,9 @@ CHECK_LABELS = {CheckType.SANCTIONS: "Sanctions", CheckType.PEP: "PEP"}
 
 
 def entity_name_subject(*, legal_name: str, entity_type: str, date_of_birth, jurisdiction: str) -> Subject:
-    return Subject("entity", HitSubject.ENTITY, legal_name, kind=entity_type, date_of_birth=date_of_birth, country=jurisdiction)
+    """The entity's own name; its jurisdiction is where it is registered, not a nationality: it can only raise a
+    score (onboarding.screening.evidence)."""
+    return Subject("entity", HitSubject.ENTITY, legal_name, kind=entity_type, date_of_birth=date_of_birth, jurisdiction=jurisdiction)
 
 
 def owner_name_subject(*, ubo_id, name: str, date_of_birth, nationality: str) -> Subject:
@@ -136,12 +141,13 @@ def screen_subjects(subjects: list[Subject], *, sources: frozenset[str] | None =
                 hits = screen_address(subject.value, chain_id=subject.chain_id, sources=sources)
             else:
                 hits = screen_name(subject.value, kind=subject.kind, date_of_birth=subject.date_of_birth, country=subject.country,
-                                   sources=sources)
+                                   jurisdiction=subject.jurisdiction, sources=sources)
         except ListsNotLoaded:
             findings.lists_missing = True
             return findings
         except UnscreenableName as exc:
-            findings.errors[subject.key] = str(exc) or "the name cannot be screened in this script"
+            findings.unreadable[subject.key] = str(exc) or "the name's letters cannot be read"
+            findings.hits[subject.key] = []
             continue
         findings.hits[subject.key] = hits
     return findings
@@ -150,7 +156,18 @@ def screen_subjects(subjects: list[Subject], *, sources: frozenset[str] | None =
 # --- Runs ----------------------------------------------------------------------------------------
 
 def entity_screen(*, entity_id, trigger: str = "onboarding") -> ComplianceCheck | None:
-    """Screen the entity's names and all its active wallets (task entry point; None if the entity is gone)."""
+    """Screen the entity's names and all its active wallets (task entry point; None if the entity is gone,
+    or when an onboarding or sweep screening finds another screening of the entity running:
+    onboarding.services.screening_claims)."""
+    if not screening_claims.claim_run(entity_id, trigger=trigger):
+        return None
+    try:
+        return _entity_screen(entity_id, trigger)
+    finally:
+        screening_claims.release(entity_id)
+
+
+def _entity_screen(entity_id, trigger: str) -> ComplianceCheck | None:
     entity = Entity.objects.filter(pk=entity_id).first()
     if entity is None:
         return None
@@ -216,8 +233,9 @@ def _record_check(entity: Entity, check_type: str, subjects: list[Subject], find
 
 
 def _subject_details(subjects: list[Subject], findings: Findings) -> list[dict]:
-    return [{"key": s.key, "type": s.type, "value": s.value, "screened": s.key in findings.hits,
-             "error": findings.errors.get(s.key), "hit_count": len(findings.hits.get(s.key, []))} for s in subjects]
+    return [{"key": s.key, "type": s.type, "value": s.value, "screened": s.key in findings.hits and s.key not in findings.unreadable,
+             "error": findings.errors.get(s.key), "unreadable": findings.unreadable.get(s.key),
+             "hit_count": len(findings.hits.get(s.key, []))} for s in subjects]
 
 
 def _not_screened(entity: Entity, check: ComplianceCheck, subjects: list[Subject], trigger: str) -> None:
@@ -262,6 +280,8 @@ def _conclude(entity, check, subjects, findings, hits, trigger) -> None:
     best = max((hit.score for hit in open_hits), default=0.0)
     raised = [hit for hit in open_hits if hit.score >= review_threshold()]
     result = outcome(best) if check.check_type == CheckType.SANCTIONS else CheckResult.REVIEW if raised else CheckResult.PASS
+    if result == CheckResult.PASS and findings.unreadable:
+        result = CheckResult.REVIEW  # a name nobody could read is for an analyst: never a pass, never an error
     if result == CheckResult.PASS and findings.errors:
         result = CheckResult.ERROR
     check.result, check.score = result, round(best, 4)
@@ -283,6 +303,9 @@ def _conclude(entity, check, subjects, findings, hits, trigger) -> None:
         best_hit = max(raised, key=lambda h: h.score)
         entity_flag_for_review(entity=entity, reason=f"{label} screening: {len(raised)} possible match(es); best "
                                                      f"{best_hit.primary_name} ({best_hit.source}) at {best_hit.score:.2f}.")
+    elif findings.unreadable:
+        entity_flag_for_review(entity=entity, reason=f"{label} screening: {len(findings.unreadable)} name(s) could not be read; "
+                                                     "review them by hand.")
     if check.check_type == CheckType.SANCTIONS:
         _flag_wallets(entity, raised)
 
@@ -292,6 +315,8 @@ def _summary(label: str, result: str, raised: list, hits: list, findings: Findin
     parts = [f"{len(raised)} possible match(es) at or above review" if raised else "no match at or above review"]
     if suppressed:
         parts.append(f"{suppressed} cleared as false positive(s)")
+    if findings.unreadable:
+        parts.append(f"{len(findings.unreadable)} name(s) could not be read (no transliteration of their letters): review by hand")
     if findings.errors:
         parts.append(f"{len(findings.errors)} subject(s) could not be screened")
     return f"{label} screening {result}: " + "; ".join(parts) + "."

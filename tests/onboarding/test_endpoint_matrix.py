@@ -46,7 +46,9 @@ def test_hits_list(api, org, key, django_capture_on_commit_callbacks):
 
 
 def test_the_sweep_screens_entities_whose_message_was_lost(entity, django_capture_on_commit_callbacks):
-    Entity.objects.filter(pk=entity["id"]).update(created_at=timezone.now() - timedelta(minutes=5))
+    # The message lost: created five minutes ago, and the queued lease its enqueue took has run out.
+    Entity.objects.filter(pk=entity["id"]).update(created_at=timezone.now() - timedelta(minutes=5),
+                                                   screening_queued_until=timezone.now() - timedelta(seconds=1))
     assert not ComplianceCheck.objects.filter(entity_id=entity["id"]).exists()
     sweep_unscreened.delay()
     check = ComplianceCheck.objects.get(entity_id=entity["id"], check_type="sanctions")

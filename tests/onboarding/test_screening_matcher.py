@@ -49,10 +49,10 @@ POSITIVES = [
     ("Kim Jong-un", OFAC, "20157", "KIM, Jong Un", "primary", "reordered", 1.0),
     ("Erik Badege", UN, "6907993", "ERIC BADEGE", "primary", "token_set", 0.9),
     ("Tian Xiao Yinyin", OFAC, "28263", "TIAN, Yinyin", "primary", "token_set", 0.86),  # extra middle name
-    ("Anton Andreyev", OFAC, "29703", "ANDREYEV, Anton Nikolaeyvich", "primary", "token_set", 0.86),  # patronymic missing
+    ("Anton Andreyev", OFAC, "29703", "ANDREYEV, Anton Nikolaeyvich", "primary", "token_set", 0.89),  # patronymic missing: half its weight
     ("Ivan Stanislavovich Tertel", OFAC, "32277", "TERTEL, Ivan Stanislavovich", "alias", "exact", 1.0),
     ("Иван Станиславович Тертель", OFAC, "32277", "TERTEL, Ivan Stanislavovich", "alias", "exact", 1.0),  # Cyrillic
-    ("Антон Андреев", OFAC, "29703", "ANDREYEV, Anton Nikolaeyvich", "primary", "token_set", 0.86),
+    ("Антон Андреев", OFAC, "29703", "ANDREYEV, Anton Nikolaeyvich", "primary", "token_set", 0.89),
     ("صدام حسين التكريتي", UN, "6908048", "صدام حسين التكريتي", "original_script", "exact", 1.0),  # Arabic script
     ("Qusay Saddam Hussein", UN, "6908049", "QUSAY SADDAM HUSSEIN AL-TIKRITI", "primary", "token_set", 0.9),
     ("Al-Qaeda", UN, "113458", "Al Qaeda", "alias", "exact", 1.0),
@@ -89,7 +89,7 @@ def test_near_misses_are_reported_below_review(screen):
     """'Maria Garcia' shares two words with listed four-word names: reported, but a pass."""
     hits = screen("Maria Garcia")
     assert (hits[0].entry_uid, hits[0].matched_name) == ("10989", "GAXIOLA GARCIA, Maria Elena")
-    assert {"GARCIA ALBERT, Maria Remedios", "GARCIA DURAN, Maria Del Rosario"} <= {hit.matched_name for hit in hits}
+    assert "GARCIA DURAN, Maria Del Rosario" in {hit.matched_name for hit in hits}
     assert all(0.70 <= hit.score < REVIEW_THRESHOLD and hit.outcome == "pass" for hit in hits)
 
 
@@ -212,9 +212,9 @@ def test_public_functions_use_the_process_index(sanctions_index, db):
     assert lists[OFAC]["entry_count"] == 8976 and lists[UN]["version"] == "2026-02-27T00:00:09.554Z"
 
 
-def test_a_name_in_an_unreadable_script_is_an_error_not_a_pass(screen):
+def test_a_name_with_no_transliteration_is_unscreenable_not_a_pass(screen):
     with pytest.raises(UnscreenableName):
-        screen("金正恩")
+        screen("𒀀𒀁")  # cuneiform: every other script is read (test_screening_quality.py)
     assert screen("  ...  ") == []  # no letters at all: nothing to screen
 
 

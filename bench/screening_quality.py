@@ -1,0 +1,349 @@
+"""Name-screening quality: recall per edit class, false positives, errors per script, old and new matcher in one run.
+
+    .venv/bin/python bench/screening_quality.py [--seed 11] [--per-class 400] [--per-script 1000] [--old-ref REF]
+                                                [--json bench/results/screening_quality.json]
+
+Sets Django up on a fresh SQLite database in a temporary DATA_DIR, loads the bundled lists with the real
+`load_sanctions` command, and screens against every loaded list, with the matcher of this checkout ("new") and
+the matcher of `--old-ref` ("old"; default: where this branch left main), whose onboarding/screening modules are
+read with `git show` into a temporary package and build their own index from the same database.
+
+Positives: listed names (primary names and strong aliases of two or more words, written as a customer would:
+given names first) with one seeded edit of each class: a transposition, a dropped letter, a doubled letter, a
+vowel changed, the words reordered, a letter moved across a space or hyphen, accents added; and, where the list
+carries a name in its original script, that name with a letter dropped ("native_edited") and its romanised form
+("native_romanised"). A positive is found when a hit on its own entry reaches review (0.85).
+Negatives: a given name and a surname, drawn from the common names of each major script below (written for this
+benchmark; the Latin ones are onboarding/screening/common_names.py's given names and common surnames of many
+countries). A negative raising any hit at review is a false positive, unless the list holds that very name
+(the same normalised words as a listed name, or a best hit at 0.95 or more, the listed name in another script:
+a real namesake, counted apart).
+Errors: any exception, per script (an unreadable name is one for the old matcher, which raised UnscreenableName).
+Timing: every query screened by both matchers in turn (old, new; new, old alternately), median and p99 ms each, on
+bench/screening.py's mix of names (which both matchers read) and on all the queries above.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import unicodedata
+from pathlib import Path
+
+from screening import build_queries, load_lists, percentile, set_up_django  # bench/screening.py
+
+ROOT = Path(__file__).resolve().parent.parent
+OLD_MODULES = ("thresholds", "normalize", "scoring", "index", "evidence", "matcher")
+REVIEW = 0.85
+# A negative whose best hit reaches this is the listed name itself, spelt as the list spells it or transliterated
+# ("राजेश गुप्ता" for "GUPTA, Rajesh"): a namesake, counted apart from the false positives.
+NAMESAKE = 0.95
+
+# Common given names and surnames per script, written for this benchmark (no list copied).
+def _split(text: str) -> list[str]:
+    return text.split()
+
+
+NATIVE = {
+    "han": (_split("王 李 张 刘 陈 杨 黄 赵 吴 周 徐 孙 马 朱 胡 郭 何 高 林 罗"),
+            _split("伟 芳 娜 秀英 敏 静 丽 强 磊 军 洋 勇 艳 杰 娟 涛 明 超 秀兰 霞"), ""),
+    "japanese": (_split("佐藤 鈴木 高橋 田中 渡辺 伊藤 山本 中村 小林 加藤 さとう すずき たなか ヤマダ サトウ"),
+                 _split("太郎 花子 翔太 陽菜 ひろし ゆうき はると さくら ユイ ケンジ"), " "),
+    "hangul": (_split("김 이 박 최 정 강 조 윤 장 임"), _split("민준 서연 지호 지우 서준 하은 도윤 민서 예준 수아"), ""),
+    "devanagari": (_split("शर्मा वर्मा गुप्ता सिंह कुमार पटेल जोशी मिश्रा यादव"),
+                   _split("राहुल प्रिया अमित सुनीता राजेश अनीता विजय पूजा संजय दीपक"), " "),
+    "thai": (_split("ศรีสุข แก้วมณี บุญมา ทองดี จันทร์เพ็ญ สุขสวัสดิ์"), _split("สมชาย สมศักดิ์ มาลี สุดา ประเสริฐ วิชัย"), " "),
+    "hebrew": (_split("כהן לוי מזרחי פרץ ביטון אברהם פרידמן שפירא"), _split("דוד משה יוסף שרה רחל מיכאל אברהם יעקב נועה תמר"), " "),
+    "arabic": (_split("العلي الحسن الخطيب النجار الحداد السيد منصور حداد صالح"),
+               _split("محمد أحمد علي عمر فاطمة مريم خالد يوسف حسن سارة"), " "),
+    "cyrillic": (_split("Иванов Смирнов Кузнецов Попов Васильев Петров Соколов Михайлов Новиков Фёдоров"),
+                 _split("Александр Сергей Дмитрий Андрей Алексей Елена Ольга Наталья Татьяна Ирина"), " "),
+    "greek": (_split("Παπαδόπουλος Παπαδάκης Γεωργίου Οικονόμου Βασιλείου Νικολάου Καραγιάννης Αθανασίου Δημητρίου Ιωάννου"),
+              _split("Γιώργος Δημήτρης Κωνσταντίνος Γιάννης Νίκος Μαρία Ελένη Αικατερίνη Βασιλική Σοφία"), " "),
+}
+LATIN_SURNAMES = _split(
+    "Smith Johnson Williams Brown Jones Miller Davis Wilson Anderson Taylor Thomas Moore Martin Jackson Thompson White Harris "
+    "Clark Lewis Walker Hall Young King Wright Scott Green Baker Adams Nelson Hill Campbell Mitchell Roberts Carter Phillips "
+    "Garcia Lopez Gonzalez Perez Sanchez Ramirez Torres Flores Rivera Gomez Diaz Muller Schmidt Schneider Fischer Weber Meyer "
+    "Wagner Becker Rossi Russo Ferrari Bianchi Dubois Durand Lefebvre Moreau Laurent Tanaka Suzuki Watanabe Sato Chen Wang "
+    "Zhang Liu Patel Sharma Singh Kumar Novak Kowalski Nowak Jensen Hansen Nielsen Okafor Mensah Silva Santos Oliveira Souza "
+    "Pereira Costa Nguyen Tran Pham Kim Lee Park Choi Yilmaz Kaya Demir Sahin Cohen Levi Haddad Khoury Mansour Saleh Nasser"
+)
+ACCENTS = {"a": "áàâä", "e": "éèêë", "i": "íìî", "o": "óòôö", "u": "úùûü", "n": "ñ", "c": "ç"}
+VOWELS = "aeiou"
+
+
+# --- The matchers ---------------------------------------------------------------------------------
+
+def old_matcher(ref: str, workdir: str):
+    """The onboarding/screening modules of `ref`, importable as the package `old_screening`."""
+    package = Path(workdir) / "old_screening"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    for module in OLD_MODULES:
+        source = subprocess.run(["git", "show", f"{ref}:onboarding/screening/{module}.py"], cwd=ROOT, capture_output=True, text=True,
+                                check=True).stdout
+        (package / f"{module}.py").write_text(source.replace("from onboarding.screening.", "from old_screening."))
+    sys.path.insert(0, workdir)
+    return importlib.import_module("old_screening.matcher"), importlib.import_module("old_screening.index")
+
+
+# --- Positives ------------------------------------------------------------------------------------
+
+def _word_at(words: list[str], rng: random.Random, minimum: int) -> int | None:
+    positions = [position for position, word in enumerate(words) if len(word) >= minimum and word.isalpha()]
+    return rng.choice(positions) if positions else None
+
+
+def _edit_word(name: str, rng: random.Random, minimum: int, change) -> str | None:
+    words = name.split()
+    position = _word_at(words, rng, minimum)
+    if position is None:
+        return None
+    edited = change(words[position])
+    if edited is None or edited == words[position]:
+        return None
+    words[position] = edited
+    return " ".join(words)
+
+
+def transposition(name, rng):
+    def change(word):
+        spots = [i for i in range(len(word) - 1) if word[i].lower() != word[i + 1].lower()]
+        if not spots:
+            return None
+        i = rng.choice(spots)
+        return word[:i] + word[i + 1] + word[i] + word[i + 2:]
+    return _edit_word(name, rng, 3, change)
+
+
+def dropped_letter(name, rng):
+    return _edit_word(name, rng, 5, lambda word: (lambda i: word[:i] + word[i + 1:])(rng.randrange(1, len(word))))
+
+
+def doubled_letter(name, rng):
+    return _edit_word(name, rng, 3, lambda word: (lambda i: word[:i] + word[i] + word[i:])(rng.randrange(len(word))))
+
+
+def vowel_change(name, rng):
+    def change(word):
+        spots = [i for i, ch in enumerate(word) if ch.lower() in VOWELS]
+        if not spots:
+            return None
+        i = rng.choice(spots)
+        other = rng.choice([vowel for vowel in VOWELS if vowel != word[i].lower()])
+        return word[:i] + (other.upper() if word[i].isupper() else other) + word[i + 1:]
+    return _edit_word(name, rng, 3, change)
+
+
+def word_order(name, rng):
+    words = name.split()
+    if len(words) < 2:
+        return None
+    shift = rng.randrange(1, len(words))
+    return " ".join(words[shift:] + words[:shift])
+
+
+def hyphen_shift(name, rng):
+    words = name.split()
+    spots = [i for i in range(len(words) - 1) if len(words[i]) >= 3 and len(words[i + 1]) >= 3]
+    if not spots:
+        return None
+    i = rng.choice(spots)
+    first, second = words[i], words[i + 1]
+    first, second = (first[:-1], first[-1] + second) if rng.random() < 0.5 else (first + second[0], second[1:])
+    return " ".join(words[:i] + [f"{first}{rng.choice([' ', '-'])}{second}"] + words[i + 2:])
+
+
+def accents(name, rng):
+    spots = [i for i, ch in enumerate(name) if ch.lower() in ACCENTS]
+    if not spots:
+        return None
+    letters = list(name)
+    for i in rng.sample(spots, min(2, len(spots))):
+        accented = rng.choice(ACCENTS[letters[i].lower()])
+        letters[i] = accented.upper() if letters[i].isupper() else accented
+    return "".join(letters)
+
+
+LATIN_EDITS = {
+    "transposition": transposition, "dropped_letter": dropped_letter, "doubled_letter": doubled_letter, "vowel_change": vowel_change,
+    "word_order": word_order, "hyphen_shift": hyphen_shift, "accents": accents,
+}
+
+
+def customer_form(name: str, individual: bool) -> str:
+    """'ZAMBADA GARCIA, Ismael' -> 'Ismael ZAMBADA GARCIA' (given names first, as a customer writes)."""
+    if individual and name.count(",") == 1:
+        surname, given = (part.strip() for part in name.split(","))
+        return f"{given} {surname}"
+    return name
+
+
+def positives(index, rng: random.Random, per_class: int) -> list[tuple[str, str, tuple[str, str]]]:
+    """(query, edit class, (source, entry uid)) for each class."""
+    latin, native = [], []
+    for record in index.names:
+        entry = index.entries[record.entry]
+        form = customer_form(record.name, entry.kind == "individual")
+        if record.kind in ("primary", "alias") and form.isascii() and len(record.tokens) >= 2:
+            latin.append((form, (entry.source, entry.uid)))
+        elif record.kind == "original_script" and not form.isascii():
+            native.append((form, (entry.source, entry.uid)))
+    queries = []
+    for edit_class, edit in LATIN_EDITS.items():
+        made = 0
+        while made < per_class:
+            name, expected = rng.choice(latin)
+            query = edit(name, rng)
+            if query:
+                queries.append((query, edit_class, expected))
+                made += 1
+    from anyascii import anyascii
+
+    for _ in range(min(per_class, 4 * len(native))):
+        name, expected = rng.choice(native)
+        query = dropped_letter(name, rng) or transposition(name, rng)
+        if query:
+            queries.append((query, "native_edited", expected))
+        queries.append((anyascii(name), "native_romanised", expected))
+    return queries
+
+
+# --- Negatives ------------------------------------------------------------------------------------
+
+def negatives(rng: random.Random, per_script: int) -> list[tuple[str, str]]:
+    from onboarding.screening.common_names import COMMON_GIVEN_NAMES
+
+    given_latin = sorted(COMMON_GIVEN_NAMES)
+    names = [(f"{rng.choice(given_latin).title()} {rng.choice(LATIN_SURNAMES)}", "latin") for _ in range(per_script)]
+    for script, (surnames, given, joiner) in NATIVE.items():
+        for _ in range(per_script):
+            surname, first = rng.choice(surnames), rng.choice(given)
+            surname_first = script in ("han", "japanese", "hangul")
+            names.append((f"{surname}{joiner}{first}" if surname_first else f"{first}{joiner}{surname}", script))
+    return names
+
+
+# --- Running --------------------------------------------------------------------------------------
+
+def run(queries, matchers, indexes) -> dict:
+    """Screen every query with each matcher (alternating which goes first); per matcher: results and timings."""
+    results = {label: [] for label in matchers}
+    timings = {label: [] for label in matchers}
+    labels = list(matchers)
+    for number, query in enumerate(queries):
+        for label in labels if number % 2 == 0 else reversed(labels):
+            started = time.perf_counter()
+            try:
+                hits = matchers[label](query, index=indexes[label], min_score=0.5)
+                outcome = [(hit.source, hit.entry_uid, hit.score, hit.matched_name) for hit in hits]
+            except Exception as error:  # noqa: BLE001 - every failure is counted, per script
+                outcome = error
+            timings[label].append((time.perf_counter() - started) * 1000)
+            results[label].append(outcome)
+    return {"results": results, "timings": timings}
+
+
+def _script(name: str) -> str:
+    for ch in name:
+        if ch.isalpha() and not ch.isascii():
+            return unicodedata.name(ch, "?").split()[0].lower()
+    return "latin"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seed", type=int, default=11)
+    parser.add_argument("--per-class", type=int, default=400)
+    parser.add_argument("--per-script", type=int, default=1000)
+    parser.add_argument("--old-ref", default="")
+    parser.add_argument("--speed-names", type=int, default=2000)
+    parser.add_argument("--json")
+    args = parser.parse_args()
+    old_ref = args.old_ref or subprocess.run(["git", "merge-base", "HEAD", "main"], cwd=ROOT, capture_output=True, text=True,
+                                             check=True).stdout.strip()
+    with tempfile.TemporaryDirectory(prefix="bench-screening-quality-") as data_dir:
+        set_up_django(data_dir)
+        from onboarding.screening import index as new_index
+        from onboarding.screening import matcher as new_matcher
+        from onboarding.screening.normalize import name_tokens
+
+        load_lists()
+        old, old_index_module = old_matcher(old_ref, tempfile.mkdtemp(prefix="old-screening-", dir=data_dir))
+        indexes = {"old": old_index_module.build_index(), "new": new_index.build_index()}
+        matchers = {"old": old.screen_name, "new": new_matcher.screen_name}
+        rng = random.Random(args.seed)
+        found = positives(indexes["new"], rng, args.per_class)
+        ordinary = negatives(rng, args.per_script)
+        listed_names = {frozenset(record.tokens) for record in indexes["new"].names}
+
+        # Warm both (caches, first index use), then measure.
+        run([query for query, _c, _e in found[:50]], matchers, indexes)
+        positive_run = run([query for query, _c, _e in found], matchers, indexes)
+        negative_run = run([query for query, _s in ordinary], matchers, indexes)
+        # Speed on bench/screening.py's mix (listed variants and ordinary Latin names, which both matchers read):
+        # the queries above include names the old matcher refused at once, which would flatter its timings.
+        speed_run = run([query for query, _s, _e in build_queries(indexes["new"], args.speed_names, random.Random(args.seed))],
+                        matchers, indexes)
+
+    figures = {"seed": args.seed, "old_ref": old_ref, "positives": len(found), "negatives": len(ordinary), "matchers": {}}
+    for label in matchers:
+        per_class: dict[str, list[int]] = {}
+        errors: dict[str, int] = {}
+        misses: dict[str, list] = {}
+        for (query, edit_class, expected), outcome in zip(found, positive_run["results"][label], strict=True):
+            tally = per_class.setdefault(edit_class, [0, 0])
+            tally[1] += 1
+            if isinstance(outcome, Exception):
+                errors[_script(query)] = errors.get(_script(query), 0) + 1
+            elif any((source, uid) == expected and score >= REVIEW for source, uid, score, _m in outcome):
+                tally[0] += 1
+            else:
+                own = [(score, matched) for source, uid, score, matched in outcome if (source, uid) == expected]
+                misses.setdefault(edit_class, []).append({"query": query, "expected": "/".join(expected), "own_best": own[:1]})
+        false_positives, namesakes, examples, negative_errors = 0, 0, [], {}
+        for (query, script), outcome in zip(ordinary, negative_run["results"][label], strict=True):
+            if isinstance(outcome, Exception):
+                negative_errors[script] = negative_errors.get(script, 0) + 1
+                continue
+            raised = [hit for hit in outcome if hit[2] >= REVIEW]
+            if raised:
+                if frozenset(name_tokens(query)) in listed_names or raised[0][2] >= NAMESAKE:
+                    namesakes += 1
+                else:
+                    false_positives += 1
+                    examples.append({"query": query, "matched": raised[0][3], "score": raised[0][2]})
+        edited = sum(tally[0] for tally in per_class.values()), sum(tally[1] for tally in per_class.values())
+        times = positive_run["timings"][label] + negative_run["timings"][label]
+        speed = speed_run["timings"][label]
+        figures["matchers"][label] = {
+            "recall_per_class": {name: f"{hits}/{total} ({100 * hits / total:.2f} %)" for name, (hits, total) in sorted(per_class.items())},
+            "recall_overall": f"{edited[0]}/{edited[1]} ({100 * edited[0] / edited[1]:.2f} %)",
+            "false_positives": f"{false_positives}/{len(ordinary)} ({100 * false_positives / len(ordinary):.3f} %)",
+            "exact_namesakes_on_the_lists": namesakes,
+            "errors_per_script": {script: negative_errors.get(script, 0) for script in ["latin", *NATIVE]},
+            "positive_errors_per_script": errors,
+            "all_queries_median_ms": round(statistics.median(times), 3), "all_queries_p99_ms": round(percentile(times, 0.99), 3),
+            "median_ms": round(statistics.median(speed), 3), "p99_ms": round(percentile(speed, 0.99), 3),
+            "false_positive_examples": examples[:40],
+            "missed_examples": {name: found_misses[:8] for name, found_misses in sorted(misses.items())},
+        }
+    print(json.dumps(figures, indent=2, ensure_ascii=False))
+    for label, data in figures["matchers"].items():
+        print(f"{label}: recall {data['recall_overall']}, false positives {data['false_positives']}, "
+              f"errors {sum(data['errors_per_script'].values())}, median {data['median_ms']} ms, p99 {data['p99_ms']} ms")
+    if args.json:
+        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.json).write_text(json.dumps(figures, indent=2, ensure_ascii=False))
+
+
+if __name__ == "__main__":
+    main()
