@@ -215,3 +215,14 @@ def test_the_signed_travel_rule_operations_document_the_429_they_can_answer(sche
     for path in ("/v1/travel-rule/vasps/{vasp_id}/inquiry", "/v1/travel-rule/vasps/{vasp_id}/reply"):
         answers = schema["paths"][path]["post"]["responses"]
         assert {"401", "403", "429"} <= set(answers) and "Retry-After" in answers["429"]["headers"], path
+
+
+def test_every_operation_documents_the_414_and_431_gunicorn_gives_before_django(schema):
+    """Found by the contract fuzz (tests/fuzz): GET /v1/sso/oidc/callback with a query of 4 KB answered
+    414 URI_TOO_LONG (gunicorn's request-line limit, config/gunicorn_errors.py), which the document did not
+    list; any operation, public ones included, can answer it, and 431 for oversized headers."""
+    for path, item in schema["paths"].items():
+        for method, op in item.items():
+            for code in ("414", "431"):
+                assert op["responses"][code]["content"]["application/json"]["schema"] == {"$ref": "#/components/schemas/Error"}, \
+                    (method, path, code)

@@ -36,8 +36,10 @@ ERROR_STATUSES = {
     "404": "Unknown id, or another organization's or mode's (NOT_FOUND).",
     "409": "State transition not allowed (CONFLICT).",
     "413": "Body over the limit (PAYLOAD_TOO_LARGE).",
+    "414": "The request line (method, path and query) is over 4,094 bytes (URI_TOO_LONG); gunicorn answers it for every operation.",
     "422": "A field is missing, of the wrong type or out of range (VALIDATION_ERROR).",
     "429": "Rate limit exceeded (RATE_LIMIT_EXCEEDED); Retry-After says in how many seconds to send again.",
+    "431": "The request headers are too many or too large (HEADERS_TOO_LARGE); gunicorn answers it for every operation.",
     "503": "Chosen to break a lock cycle with concurrent writes on every retry; nothing stored, send again (SERVICE_BUSY).",
 }
 # Only ingestion retries its transaction and can give up (monitoring.ingestion.retry).

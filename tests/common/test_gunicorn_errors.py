@@ -42,3 +42,13 @@ def test_a_malformed_request_line_is_a_json_400(server):
     status, headers, body = exchange(server, b"NOT A REQUEST\r\n\r\n")
     assert status == 400 and headers["content-type"] == "application/json"
     assert body["error"]["code"] == "BAD_REQUEST" and body["error"]["message"]
+
+
+def test_a_public_operation_answers_the_same_414(server):
+    """The contract fuzz's case: the OIDC callback (no credentials) with a query over the limit; the
+    document lists 414 on every operation (tests/test_openapi.py)."""
+    query = "&".join(f"p{n}={'x' * 100}" for n in range(45))
+    status, headers, body = exchange(server, f"GET /v1/sso/oidc/callback?{query}&code=x HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+    assert status == 414 and headers["content-type"] == "application/json"
+    assert body == {"error": {"code": "URI_TOO_LONG", "message": "The request line (method, path and query) is over 4,094 bytes; "
+                                                                 "send long input in a JSON body."}}
