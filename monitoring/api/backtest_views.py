@@ -49,7 +49,9 @@ class BacktestResponse(serializers.Serializer):
     to_date = serializers.DateTimeField()
     events_replayed = serializers.IntegerField()
     parameters = serializers.DictField()
-    totals = serializers.DictField(help_text="Per side: alerts, hits and skipped evaluations.")
+    totals = serializers.DictField(help_text="Per side: alerts, hits, skipped evaluations and skipped_by_reason (each kind of "
+                                   "skip, its figures as N: a hub above the degree bound, a graph search stopped at its "
+                                   "budget, no USD price).")
     labels = serializers.DictField(help_text="The replayed entities, and the positives and negatives among them.")
     metrics = serializers.DictField(help_text=(
         "Per side: alerts, flagged_entities, true_positives, false_positives, unlabelled_flagged, precision, recall, f1, "

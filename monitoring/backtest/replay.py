@@ -13,8 +13,9 @@ change what is read: loading.PARAMETERS_READ) is taken as the widest of the vari
 variants are prepared apart when those rules' parameters differ.
 """
 
+import re
 from bisect import bisect_left, bisect_right
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -32,6 +33,12 @@ from monitoring.rules import EngineSettings
 from monitoring.rules.context import Skip, micros
 
 MAX_EVENTS = 200_000
+_FIGURES = re.compile(r"\d+(?:[.,]\d+)*")
+
+
+def skip_reason_kind(reason: str) -> str:
+    """A skip's reason with its figures as N, so that skips of one kind count together."""
+    return _FIGURES.sub("N", reason)
 
 
 @dataclass
@@ -55,10 +62,12 @@ class Tally:
 
 @dataclass
 class Outcomes:
-    """One variant's replay: per entity what it raised, and how many evaluations were skipped."""
+    """One variant's replay: per entity what it raised, and how many evaluations were skipped, by reason
+    (the reason with its figures as N: a hub above the degree bound, a search stopped at its budget, no price)."""
 
     tallies: dict[str, Tally] = field(default_factory=lambda: defaultdict(Tally))
     skipped: int = 0
+    skipped_by_reason: Counter = field(default_factory=Counter)
 
 
 # The range's transfers in one statement, binary (PostgreSQL): a backtest reads up to MAX_EVENTS of them.
@@ -150,5 +159,6 @@ def _evaluate(contexts: dict, replayed: set[str], start_us: int, end_us: int, va
                         continue
                     if isinstance(outcome, Skip):
                         found.skipped += 1
+                        found.skipped_by_reason[skip_reason_kind(outcome.reason)] += 1
                     else:
                         found.tallies[entity_id].add(event.timestamp)

@@ -99,7 +99,7 @@ def _shown(rule, overrides: dict) -> dict:
 
 def _totals(found: Outcomes) -> dict:
     return {"alerts": sum(1 for tally in found.tallies.values() if tally.hits), "hits": sum(t.hits for t in found.tallies.values()),
-            "skipped": found.skipped}
+            "skipped": found.skipped, "skipped_by_reason": dict(found.skipped_by_reason.most_common())}
 
 
 def _scored(population: Population, found: Outcomes) -> dict:

@@ -11,6 +11,7 @@ from onboarding.models import Entity, Wallet
 from tests.monitoring.test_configuration_admin import console  # noqa: F401  (fixture)
 
 pytestmark = pytest.mark.django_db
+NONE_SKIPPED = {"skipped": 0, "skipped_by_reason": {}}
 URL = "/v1/monitoring/rules/large_transfer/backtest"
 RANGE = {"from_date": "2026-01-01T00:00:00Z", "to_date": "2026-02-01T00:00:00Z"}
 
@@ -36,7 +37,7 @@ def test_lower_threshold_adds_an_entity_and_creates_nothing(api, org, key, histo
     body = response.json()
     assert response.status_code == 200, body
     assert body["events_replayed"] == 3 and body["parameters"]["candidate"]["threshold_usd"] == "5000"
-    assert body["totals"] == {"candidate": {"alerts": 3, "hits": 3, "skipped": 0}, "current": {"alerts": 2, "hits": 2, "skipped": 0}}
+    assert body["totals"] == {"candidate": {"alerts": 3, "hits": 3, **NONE_SKIPPED}, "current": {"alerts": 2, "hits": 2, **NONE_SKIPPED}}
     changes = {row["entity_id"]: row["change"] for row in body["entities"]}
     assert changes == {history[0]: "new", history[1]: "unchanged", history[2]: "unchanged"}
     assert not Alert.objects.exists() and not AlertHit.objects.exists()
@@ -53,7 +54,7 @@ def test_a_bare_to_date_includes_that_whole_day_as_in_the_console(api, org, key,
     body = response.json()
     assert response.status_code == 200, body
     assert (body["from_date"], body["to_date"]) == ("2026-01-11T00:00:00Z", "2026-01-12T23:59:59.999999Z")
-    assert body["events_replayed"] == 2 and body["totals"]["current"] == {"alerts": 2, "hits": 2, "skipped": 0}
+    assert body["events_replayed"] == 2 and body["totals"]["current"] == {"alerts": 2, "hits": 2, **NONE_SKIPPED}
     one_day = api(key(org)).post(URL, {"from_date": "2026-01-12", "to_date": "2026-01-12"}, format="json").json()
     assert one_day["events_replayed"] == 1 and [row["entity_id"] for row in one_day["entities"]] == [history[2]]
     assert not Alert.objects.exists()
@@ -96,7 +97,8 @@ class TestConsole:
         response = console.post(self.page(org), {**self.PAGE, "param_threshold_usd": "5000"})
         assert response.status_code == 200
         report = response.context["report"]
-        assert report["totals"] == {"candidate": {"alerts": 3, "hits": 3, "skipped": 0}, "current": {"alerts": 2, "hits": 2, "skipped": 0}}
+        assert report["totals"] == {"candidate": {"alerts": 3, "hits": 3, **NONE_SKIPPED},
+                                    "current": {"alerts": 2, "hits": 2, **NONE_SKIPPED}}
         rows = [(row["legal_name"], row["change"]) for row in report["rows"]]
         assert rows[0] == ("C0", "new") and sorted(rows[1:]) == [("C1", "unchanged"), ("C2", "unchanged")]
         page = response.content.decode()
@@ -154,5 +156,17 @@ def test_current_is_the_stored_parameters_and_candidate_starts_from_them(api, or
     assert saved.status_code == 200, saved.json()
     body = client.post(URL, {"parameters": {}, **RANGE}, format="json").json()
     assert body["parameters"] == {"candidate": {"threshold_usd": "20000"}, "current": {"threshold_usd": "20000"}}
-    assert body["totals"] == {"candidate": {"alerts": 1, "hits": 1, "skipped": 0}, "current": {"alerts": 1, "hits": 1, "skipped": 0}}
+    assert body["totals"] == {"candidate": {"alerts": 1, "hits": 1, **NONE_SKIPPED}, "current": {"alerts": 1, "hits": 1, **NONE_SKIPPED}}
     assert [row["change"] for row in body["entities"]] == ["unchanged"] and body["entities"][0]["entity_id"] == history[2]
+
+
+def test_skipped_evaluations_are_counted_by_kind(api, org, key, history):
+    """Two transfers of an asset with no USD price: large_transfer cannot judge them, and says why, once per kind."""
+    items = [{"chain_id": 1, "from_address": f"0x{1:040x}", "to_address": f"0x{998:040x}", "amount": amount, "asset": "NOPRICE",
+              "timestamp": datetime(2026, 1, 20, 12, n, tzinfo=UTC), "tx_hash": f"0xa{n}", "log_index": 0}
+             for n, amount in enumerate(["7", "70000"])]
+    transactions_ingest_batch(principal=Principal.system(org, "test"), items=items, run_monitoring=False)
+    body = api(key(org)).post(URL, RANGE, format="json").json()
+    assert body["events_replayed"] == 5
+    assert body["totals"]["current"] == {"alerts": 2, "hits": 2, "skipped": 2, "skipped_by_reason": {"no USD price for NOPRICE": 2}}
+    assert not Alert.objects.exists()
