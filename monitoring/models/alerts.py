@@ -43,6 +43,8 @@ class Alert(TenantModel):
             models.Index(fields=["organization", "mode", "status", "sla_due_at"]),  # overdue: the console's dashboard and queue
             models.Index(fields=["entity", "created_at"]),
             models.Index(fields=["organization", "mode", "rule_code", "disposition"]),
+            # the console's alert charts: the window's alerts counted by day, rule, status and disposition from this index alone
+            models.Index(fields=["organization", "mode", "created_at", "rule_code", "status", "disposition"]),
         ]
 
     def __str__(self):
