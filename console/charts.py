@@ -5,10 +5,11 @@ x axis), named series of numbers, and the rows of its accessible table."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime, timedelta
+from datetime import date, datetime, timedelta
 
-from django.db.models import Count, Q
-from django.db.models.functions import TruncDate, TruncMonth
+from django.db import NotSupportedError
+from django.db.models import Count, F, Func, IntegerField, Q
+from django.db.models.functions import TruncMonth
 from django.urls import reverse
 
 from common.confidentiality import SAR_KINDS
@@ -52,32 +53,40 @@ def _weeks(now: datetime) -> list[datetime]:
     return [last - timedelta(weeks=n) for n in range(WINDOW.days // 7 + 1, -1, -1)]
 
 
-class UTCDay(TruncDate):
-    """A datetime's calendar day in UTC, computed natively by each database: PostgreSQL's own cast (what
-    TruncDate writes there) and, on SQLite, the first ten characters of the stored text (Django stores a
-    datetime there as UTC text, 'YYYY-MM-DD HH:MM:SS[.ffffff]'), where TruncDate would call a Python
-    function on every row."""
+class WeekOfWindow(Func):
+    """The week of the window a datetime falls in, computed natively by each database from the datetime's
+    UTC day: 0 for the week that starts on `first` (a Monday; the weeks start at midnight UTC, so a day
+    falls in one week). SQLite reads the day from the first ten characters of the stored text (Django
+    stores a datetime there as UTC text, 'YYYY-MM-DD HH:MM:SS[.ffffff]'); a per-row truncation through
+    Django (TruncDate, TruncWeek) would call a Python function on every row there."""
 
-    def __init__(self, expression, **extra):
-        super().__init__(expression, tzinfo=UTC, **extra)
+    output_field = IntegerField()
+
+    def __init__(self, field_name: str, first: date):
+        super().__init__(F(field_name))
+        self.first = first
+
+    def as_sql(self, compiler, connection, **extra_context):
+        raise NotSupportedError(f"WeekOfWindow is written for SQLite and PostgreSQL, not {connection.vendor}")
 
     def as_sqlite(self, compiler, connection, **extra_context):
-        sql, params = compiler.compile(self.lhs)
-        return f"substr({sql}, 1, 10)", params
+        sql, params = compiler.compile(self.source_expressions[0])
+        return f"CAST((julianday(substr({sql}, 1, 10)) - julianday(%s)) / 7 AS INTEGER)", (*params, self.first.isoformat())
+
+    def as_postgresql(self, compiler, connection, **extra_context):
+        sql, params = compiler.compile(self.source_expressions[0])
+        return f"((({sql} AT TIME ZONE 'UTC')::date - %s::date) / 7)", (*params, self.first)
 
 
 def _per_week(queryset, field_name: str, weeks: list[datetime], *by: str) -> dict[tuple, list[int]]:
     """The rows of `queryset` from the window's first week on, counted per week of `field_name`, for each
-    combination of the `by` fields. The database counts them per UTC day (one GROUP BY, no per-row
-    Python function, and COUNT(*) so that an index holding the fields is read alone); the days are
-    summed into weeks here (the weeks start at midnight UTC, so a day falls in one week)."""
-    first = weeks[0].date()
+    combination of the `by` fields: one GROUP BY with the week computed in SQL, and COUNT(*) so that an
+    index holding the fields is read alone (Alert has one for the alert charts)."""
     counted: dict[tuple, list[int]] = {}
-    rows = (queryset.filter(**{f"{field_name}__gte": weeks[0]}).annotate(day=UTCDay(field_name)).values(*by, "day")
-            .annotate(n=Count("*")).order_by())
-    for row in rows:
-        counts = counted.setdefault(tuple(row[name] for name in by), [0] * len(weeks))
-        counts[min((row["day"] - first).days // 7, len(weeks) - 1)] += row["n"]  # the current week is open-ended
+    rows = (queryset.filter(**{f"{field_name}__gte": weeks[0]}).annotate(week=WeekOfWindow(field_name, weeks[0].date()))
+            .values_list(*by, "week").annotate(n=Count("*")).order_by())
+    for *key, week, count in rows:
+        counted.setdefault(tuple(key), [0] * len(weeks))[min(week, len(weeks) - 1)] += count  # the current week is open-ended
     return counted
 
 
