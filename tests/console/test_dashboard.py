@@ -185,3 +185,27 @@ def test_the_sources_panel_shows_list_age_and_chain_lag(org, work):
     panel = panel[:panel.index("</section>")]
     assert "OFAC Specially Designated Nationals" in panel and "40 days old (stale)" in panel
     assert "Local (990001)" in panel and "block 1234, 7 min ago" in panel and "Off (990002)" not in panel
+
+
+def test_each_week_of_the_charts_is_the_databases(org, work):
+    """Week by week (not only in sum): the days the database counts fall in the right week, an alert at a
+    week's first microsecond in that week and one at the microsecond before in the week before."""
+    scope = scope_of(org, work["l2"], "l2_investigator")
+    weeks = charts._weeks(scope.now)
+    entity = Entity.objects.filter(organization=org, mode="live").first()
+    for n, at in enumerate([weeks[5], weeks[5] - timedelta(microseconds=1), weeks[0], weeks[-1] + timedelta(hours=23)]):
+        Alert.objects.filter(pk=Alert.objects.create(
+            organization=org, mode="live", entity=entity, rule_number=99, rule_code=f"edge_{n}", rule_name="Edge", severity="low",
+            description="edge", status="closed", disposition="false_positive", first_triggered_at=at, last_triggered_at=at,
+            sla_due_at=at).pk).update(created_at=at)
+    built = {chart.key: chart for chart in charts.charts(scope)}
+    alerts = Alert.objects.filter(organization=org, mode="live")
+    cases = Case.objects.filter(organization=org, mode="live")
+    for i, start in enumerate(weeks):
+        bounds = {"created_at__gte": start, **({"created_at__lt": weeks[i + 1]} if i + 1 < len(weeks) else {})}
+        assert built["alerts-per-rule"].rows[i][-1] == alerts.filter(**bounds).count(), start
+        assert built["case-throughput"].series["opened"][i] == cases.filter(**bounds).count(), start
+        closed = {"closed_at__gte": start, **({"closed_at__lt": weeks[i + 1]} if i + 1 < len(weeks) else {})}
+        assert built["case-throughput"].series["closed"][i] == cases.filter(status="closed", **closed).count(), start
+    placed = {row["rule_code"]: row["weeks"].index(1) for row in charts.alert_tallies(scope) if row["rule_code"].startswith("edge_")}
+    assert placed == {"edge_0": 5, "edge_1": 4, "edge_2": 0, "edge_3": len(weeks) - 1}
