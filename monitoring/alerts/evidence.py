@@ -20,6 +20,8 @@ PAIRS = {
     "volume_usd": ("min_volume_usd", "total_threshold_usd", "min_total_usd"),
     "distinct_senders": ("min_senders",),
     "distinct_recipients": ("min_recipients",),
+    "inflow_usd": ("min_inflow_usd",),
+    "outflow_usd": ("min_outflow_usd",),
 }
 WINDOWS = (("window_hours", "h"), ("window_days", "days"))
 NOUNS = {"count": "{unit}", "usd_value": "USD", "total_usd": "USD in total", "volume_usd": "USD moved",
@@ -66,6 +68,8 @@ def evidence_table(evidence: dict, *, unit: str = "transfers") -> EvidenceTable:
 
 
 def _partner(name: str, measured: dict, parameters: dict) -> str | None:
+    if isinstance(measured[name], list | dict):
+        return None  # the accounts or transfers of a shape: listed, held against nothing
     if name == "count":
         for window, _ in WINDOWS:
             for span in ("short", "long"):  # the window the hit names: its own minimum
@@ -99,7 +103,16 @@ def _words(name: str) -> str:
     return name.replace("_usd", " (USD)").replace("_", " ")
 
 
+def _edge(value) -> str | None:
+    """A network rule's transfer as an edge ({"from", "to", "usd", "at"}: monitoring.rules.network.hit_shape)."""
+    if isinstance(value, dict) and {"from", "to"} <= value.keys():
+        return f"{value['from']} → {value['to']}" + (f" ({_text(value['usd'])} USD)" if value.get("usd") is not None else "")
+    return None
+
+
 def _text(value) -> str:
+    if isinstance(value, list) and value and all(_edge(item) for item in value):
+        return "; ".join(_edge(item) for item in value) if len(value) <= 8 else f"{len(value)} transfers (drawn in the graph below)"
     if isinstance(value, list):
         return ", ".join(_text(item) for item in value) if len(value) <= 8 else f"{len(value)} items"
     if isinstance(value, dict):

@@ -34,10 +34,15 @@ class TestEvidenceTable:
     def test_a_value_against_its_threshold_and_a_window_from_the_parameters(self):
         assert evidence_table({"parameters": defaults("large_transfer"), "measured": {"usd_value": "25000.00"}}).headline == [
             "25000.00 USD ≥ 10000"]
-        table = evidence_table({"parameters": defaults("fan_in"), "measured": {"distinct_senders": 12, "transfers": 14}}, unit="transfers")
-        assert table.headline == ["12 distinct senders within 24 h ≥ 10"]
-        assert ("transfers", "14", "", None) in [(row.measure, row.measured, row.condition, row.met) for row in table.rows]
-        assert table.settings == []  # window_hours is said in the headline, min_senders in the row
+        edges = [{"id": "t1", "from": "1:0x01", "to": "1:0xab", "usd": "5000.00", "at": "2026-01-01T00:00:00Z"},
+                 {"id": "t2", "from": "1:0x02", "to": "1:0xab", "usd": "6000.00", "at": "2026-01-01T01:00:00Z"}]
+        table = evidence_table({"parameters": defaults("fan_in"), "measured": {
+            "distinct_senders": 12, "senders": ["1:0x01", "1:0x02"], "inflow_usd": "11000.00", "transfers": edges}}, unit="transfers")
+        assert table.headline == ["12 distinct senders within 72 h ≥ 8", "11000.00 inflow (USD) within 72 h ≥ 10000"]
+        rows = [(row.measure, row.measured, row.condition, row.met) for row in table.rows]
+        assert ("senders", "1:0x01, 1:0x02", "", None) in rows  # a list of accounts is listed, held against nothing
+        assert ("transfers", "1:0x01 → 1:0xab (5000.00 USD); 1:0x02 → 1:0xab (6000.00 USD)", "", None) in rows
+        assert table.settings == [("min_outflow_pct", "80"), ("max_senders", "200")]  # window_hours is in the headline
 
     def test_values_without_a_parameter_and_a_skip(self):
         table = evidence_table({"measured": {"counterparty": "1:0xdd", "listed_on": "OFAC SDN"}})

@@ -75,12 +75,16 @@ def world(org, officer, onboard, priced, api, key, django_capture_on_commit_call
     assert Notification.objects.filter(type="sar_filed").exists() and Event.objects.filter(type="sar.filed").exists()
     assert Delivery.objects.filter(event__type="sar.filed").exists()
     assert AuditLogEntry.objects.filter(action="report.filed").exists()
+    job = admin.post(f"/v1/monitoring/rules/{alert.rule_code}/backtest",
+                     {"asynchronous": True, "from_date": "2026-01-01", "to_date": "2026-12-31"}, format="json")
+    assert job.status_code == 202, job.json()
     path_values = {
         "entity_id": entity.pk, "case_id": case.pk, "alert_id": alert.pk, "filing_id": record.pk, "check_id": check.pk,
         "event_id": FiatEvent.objects.get(entity=entity).pk, "transfer_id": transaction.pk,
         "transfer/{transfer_id}": TravelRuleTransfer.objects.get().pk, "tx_hash": transaction.tx_hash,
         "chain_id": wallet.chain_id, "address": wallet.address, "rule_id": alert.rule_code, "file_id": file_314a.pk,
         "connection_id": connection.pk, "vasps/{id}": vasp.pk, "webhook-endpoints/{id}": WebhookEndpoint.objects.get().pk,
+        "job_id": job.json()["id"],
     }
     return {"record": record, "entity": entity, "case": case, "path_values": path_values,
             "query_values": {**QUERY_VALUES, "connection_id": connection.pk}}
