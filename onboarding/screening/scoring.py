@@ -221,19 +221,18 @@ _GAP_CLASSES = str.maketrans(dict(zip("bpfvckqgjdtszx", "ppffkkkkjttsss", strict
 
 
 def written_vowels_agree(query: str, listed: str) -> bool:
-    """False when a query word in an abjad writes a long vowel where the listed word has a vowel of another class, or
-    the listed word spells a long vowel where the query writes none, between the same consonants: "khtyb" (الخطيب,
-    al-Khatib) is no "khattab", "mhmd" (محمد, Muhammad) no "mahmoud". Words whose consonants do not line up are left
-    to the other tests."""
+    """False when a query word in an abjad writes a long vowel where the listed word has none or one of another class,
+    or the listed word spells a long vowel where the query writes none, between the same consonants: "khtyb" (الخطيب,
+    al-Khatib) is no "khattab", "mhmd" (محمد, Muhammad) no "mahmoud", "amry" (العمري, al-Omari) no "ammar".
+    Words whose consonants do not line up are left to the other tests."""
     query_gaps, query_consonants = _gaps(query, frozenset("ayw"))
     listed_gaps, listed_consonants = _gaps(listed, _LATIN_VOWELS)
     if len(query_consonants) != len(listed_consonants):
         return True
+    last = len(query_gaps) - 1
     for position, (written, spelt) in enumerate(zip(query_gaps, listed_gaps, strict=True)):
-        if position == len(query_gaps) - 1:
-            written = written.replace("y", "")  # a final alif maqsura ("مصطفى", Mustafa) is read "a"
-        if written and spelt and not any(vowel in spelt for mark in written for vowel in _VOWEL_CLASSES[mark]):
-            return False
+        if written and not any(vowel in spelt for mark in written for vowel in _VOWEL_CLASSES[mark] + ("a" if position == last else "")):
+            return False  # a final ya may be an alif maqsura ("مصطفى", Mustafa), read "a"
         if not written and any(long_vowel in spelt for long_vowel in _LONG_VOWELS):
             return False
     return True

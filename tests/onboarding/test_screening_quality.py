@@ -169,6 +169,7 @@ NEAR_NAMESAKES = [
     ("Arabic: al-Khatib (a written ya) is no Khattab", "عمر الخطيب", OFAC, "20441", "khattab"),
     ("Arabic: Muhammad (no written waw) is no Mahmoud", "محمد الخطيب", "ofac_consolidated", "9687", "mahmoud"),
     ("Arabic: Hasan (no written ya) is no Hussain", "عمر الحسن", OFAC, "18595", "hussain"),
+    ("Arabic: al-Omari (a written final ya) is no Ammar", "حسن العمري", OFAC, "21926", "ammar"),
     ("Han: juan is no jian", "张娟", OFAC, "21042", "jian"),
     ("Han: qiang is no quanguo", "陈强", OFAC, "29220", "quanguo"),
 ]
@@ -199,7 +200,8 @@ WRITTEN_VOWELS = [
     ("khtyb", "khatib", True), ("khtyb", "khattab", False), ("mhmd", "muhammad", True), ("mhmd", "mohammed", True),
     ("mhmd", "mahmoud", False), ("hsyn", "hussein", True), ("hsyn", "husayn", True), ("hsyn", "hassan", False),
     ("hsn", "hussain", False), ("hsn", "hasan", True), ("mhmwd", "mahmoud", True), ("ywsf", "yousef", True),
-    ("mstfy", "mustafa", True), ("sdam", "saddam", True), ("asmaayl", "ismail", True), ("sayd", "saeed", True),
+    ("mstfy", "mustafa", True), ("sdam", "saddam", True),
+    ("amry", "ammar", False), ("amry", "omari", True), ("asmaayl", "ismail", True), ("sayd", "saeed", True),
 ]
 
 
