@@ -181,8 +181,10 @@ class Similarities(dict):
             # Pinyin syllables spelt by the characters themselves: the same syllables or a different name.
             found = self[pair] = (1.0, "exact") if query == listed else (0.0, "")
             return found
-        found = token_similarity(query, listed, abjad=self.abjad or listed in self.lossy)
-        if found[0] and found[1] != "exact" and self.abjad and not written_vowels_agree(query, listed):
+        lossy = listed in self.lossy
+        found = token_similarity(query, listed, abjad=self.abjad or lossy)
+        # Against a Latin spelling only: a listed word in an abjad writes its long vowels as the query does.
+        if found[0] and found[1] != "exact" and self.abjad and not lossy and not written_vowels_agree(query, listed):
             found = (0.0, "")
         self[pair] = found
         return found
