@@ -233,6 +233,10 @@ def written_vowels_agree(query: str, listed: str) -> bool:
         return True
     last = len(query_gaps) - 1
     for position, (written, spelt) in enumerate(zip(query_gaps, listed_gaps, strict=True)):
+        if not spelt:
+            # Read "a", an ayn is a consonant the Latin spelling may leave without a vowel ("بعد" / "abd"): only a ya
+            # or a waw needs a vowel there.
+            written = written.replace("a", "")
         if written and not any(vowel in spelt for mark in written for vowel in _VOWEL_CLASSES[mark] + ("a" if position == last else "")):
             return False  # a final ya may be an alif maqsura ("مصطفى", Mustafa), read "a"
         if not written and any(long_vowel in spelt for long_vowel in _LONG_VOWELS):

@@ -201,7 +201,8 @@ WRITTEN_VOWELS = [
     ("mhmd", "mahmoud", False), ("hsyn", "hussein", True), ("hsyn", "husayn", True), ("hsyn", "hassan", False),
     ("hsn", "hussain", False), ("hsn", "hasan", True), ("mhmwd", "mahmoud", True), ("ywsf", "yousef", True),
     ("mstfy", "mustafa", True), ("sdam", "saddam", True),
-    ("amry", "ammar", False), ("amry", "omari", True), ("asmaayl", "ismail", True), ("sayd", "saeed", True),
+    ("amry", "ammar", False), ("amry", "omari", True), ("bad", "abd", True), ("jna", "jan", True),
+    ("asmaayl", "ismail", True), ("sayd", "saeed", True),
 ]
 
 
