@@ -27,6 +27,8 @@ import time
 from collections import defaultdict
 from dataclasses import dataclass, field
 
+from anyascii import anyascii
+
 from onboarding.screening.normalize import INDIVIDUAL_PARTY, ORGANIZATION_PARTY, is_abjad, name_tokens, sound_keys
 
 # How often a process re-checks that its index matches the lists in the database. Settings may
@@ -235,11 +237,22 @@ def build_index_from_rows(signature: tuple, lists: list[ListInfo], entries: list
         tokens = name_tokens(name, individual=individual, party=INDIVIDUAL_PARTY if individual else ORGANIZATION_PARTY)
         if not tokens:
             continue
-        (lossy if is_abjad(name) else latin).update(tokens)
-        name_position = len(index.names)
-        index.names.append(NameRecord(position[entry_id], name, kind, tokens))
-        for token in set(tokens):
-            postings[token].append(name_position)
+        forms = [tokens]
+        if is_abjad(name):
+            # Also as the library romanises it letter for letter, the form a customer copies from a machine
+            # romanisation ("mhmd `ly lhbw" for "محمد علي الحبو"): no vowel for the alif, the article kept as "l".
+            plain = name_tokens(anyascii(name), individual=individual, party=INDIVIDUAL_PARTY if individual else ORGANIZATION_PARTY)
+            if plain and plain != tokens:
+                forms.append(plain)
+            for form in forms:
+                lossy.update(form)
+        else:
+            latin.update(tokens)
+        for form in forms:
+            name_position = len(index.names)
+            index.names.append(NameRecord(position[entry_id], name, kind, form))
+            for token in set(form):
+                postings[token].append(name_position)
     index.postings = dict(postings)
     # Only words that no name in another script spells: "sindhi" from an Arabic-script name is also a Latin word,
     # and with the abjad waiver on it any "sunita" would meet it by its consonants.

@@ -24,7 +24,7 @@ from datetime import date
 from onboarding.sanctions.addresses import canonical_address
 from onboarding.screening.evidence import BUSINESS, INDIVIDUAL, party_kind, weigh_evidence
 from onboarding.screening.index import EntryRecord, NameRecord, ScreeningIndex, get_index
-from onboarding.screening.normalize import INDIVIDUAL_PARTY, ORGANIZATION_PARTY, is_abjad, name_tokens, unreadable_letters
+from onboarding.screening.normalize import INDIVIDUAL_PARTY, ORGANIZATION_PARTY, is_abjad, is_han, name_tokens, unreadable_letters
 from onboarding.screening.scoring import (
     MAJOR_SHARE_INDIVIDUAL,
     MAJOR_SHARE_ORGANIZATION,
@@ -257,7 +257,7 @@ def screen_name(
         if unreadable_letters(name):
             raise UnscreenableName(f"cannot read the letters of {name!r}; screen a romanised form of the name")
         return []
-    similarities = Similarities(abjad=is_abjad(name), lossy=index.lossy_tokens)
+    similarities = Similarities(abjad=is_abjad(name), lossy=index.lossy_tokens, syllabic=is_han(name))
     best: dict[int, tuple[NameScore, NameRecord, int]] = {}
     mask = index.name_mask(sources)
     if among is None:

@@ -99,6 +99,15 @@ def is_abjad(text: str) -> bool:
     return bool(_VOWEL_LOSSY.search(text or ""))
 
 
+_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+
+
+def is_han(text: str) -> bool:
+    """True for a name with Chinese characters: each one romanises to exactly one pinyin syllable, so a word of it is
+    spelt only one way, and a different syllable is a different name ("娟" juan is no "jian", "强" qiang no "quan")."""
+    return bool(_HAN.search(text or ""))
+
+
 # BGN/PCGN, as OFAC romanises Russian: "е" is "ye" at the start of a word and after a vowel or a
 # hard/soft sign ("Андреев" -> "andreyev", "Сергеевич" -> "sergeyevich").
 _CYRILLIC_YE = re.compile(r"(?<![а-яё])[её]|(?<=[аеёиоуыэюяъь])[её]")

@@ -169,14 +169,79 @@ class Similarities(dict):
         value, how = similarities["vladimr", "vladimir"]
     """
 
-    def __init__(self, *, abjad: bool = False, lossy: frozenset[str] = frozenset()):
+    def __init__(self, *, abjad: bool = False, lossy: frozenset[str] = frozenset(), syllabic: bool = False):
         super().__init__()
-        self.abjad = abjad
+        self.abjad = abjad  # the query is written in an abjad (normalize.is_abjad): its long vowels are written
         self.lossy = lossy  # listed tokens romanised from a vowel-lossy script (ScreeningIndex.lossy_tokens)
+        self.syllabic = syllabic  # the query is written in Chinese characters (normalize.is_han)
 
     def __missing__(self, pair: tuple[str, str]) -> tuple[float, str]:
-        found = self[pair] = token_similarity(pair[0], pair[1], abjad=self.abjad or pair[1] in self.lossy)
+        query, listed = pair
+        if self.syllabic:
+            # Pinyin syllables spelt by the characters themselves: the same syllables or a different name.
+            found = self[pair] = (1.0, "exact") if query == listed else (0.0, "")
+            return found
+        lossy = listed in self.lossy
+        found = token_similarity(query, listed, abjad=self.abjad or lossy)
+        # Against a Latin spelling only: a listed word in an abjad writes its long vowels as the query does.
+        if found[0] and found[1] != "exact" and self.abjad and not lossy and not written_vowels_agree(query, listed):
+            found = (0.0, "")
+        self[pair] = found
         return found
+
+
+# Written long vowels: an abjad writes "y" (i), "w" (u) and the alif (a) between its consonants; a Latin vowel of the
+# same class must stand there in the listed name.
+_VOWEL_CLASSES = {"a": "ae", "y": "iey", "w": "uow"}
+_LATIN_VOWELS = frozenset("aeiouyw")
+# Listed vowels that romanise a long one or a diphthong, which the abjad would have written with its waw or ya
+# ("mahmoud", not "mhmd"; "hussain", not "hsn").
+_LONG_VOWELS = ("ou", "oo", "ee", "ii", "aa", "uu", "ai", "ay", "ei", "ey", "au", "aw", "ow")
+
+
+def _gaps(word: str, vowels: frozenset[str]) -> tuple[list[str], str]:
+    """The vowel letters after each consonant of `word` (h a consonant, doubled consonants one), and its consonant
+    classes; the letters before the first consonant are left out (an initial alif or ayn says little)."""
+    gaps: list[str] = []
+    consonants = ""
+    for position, char in enumerate(word):
+        if char in vowels and position > 0:
+            if gaps:
+                gaps[-1] += char
+            continue
+        if char in vowels:
+            continue
+        sound = char.translate(_GAP_CLASSES)
+        if consonants and consonants[-1] == sound and not gaps[-1]:
+            continue
+        consonants += sound
+        gaps.append("")
+    return gaps, consonants
+
+
+_GAP_CLASSES = str.maketrans(dict(zip("bpfvckqgjdtszx", "ppffkkkkjttsss", strict=True)))
+
+
+def written_vowels_agree(query: str, listed: str) -> bool:
+    """False when a query word in an abjad writes a long vowel where the listed word has none or one of another class,
+    or the listed word spells a long vowel where the query writes none, between the same consonants: "khtyb" (الخطيب,
+    al-Khatib) is no "khattab", "mhmd" (محمد, Muhammad) no "mahmoud", "amry" (العمري, al-Omari) no "ammar".
+    Words whose consonants do not line up are left to the other tests."""
+    query_gaps, query_consonants = _gaps(query, frozenset("ayw"))
+    listed_gaps, listed_consonants = _gaps(listed, _LATIN_VOWELS)
+    if len(query_consonants) != len(listed_consonants):
+        return True
+    last = len(query_gaps) - 1
+    for position, (written, spelt) in enumerate(zip(query_gaps, listed_gaps, strict=True)):
+        if not spelt:
+            # Read "a", an ayn is a consonant the Latin spelling may leave without a vowel ("بعد" / "abd"): only a ya
+            # or a waw needs a vowel there.
+            written = written.replace("a", "")
+        if written and not any(vowel in spelt for mark in written for vowel in _VOWEL_CLASSES[mark] + ("a" if position == last else "")):
+            return False  # a final ya may be an alif maqsura ("مصطفى", Mustafa), read "a"
+        if not written and any(long_vowel in spelt for long_vowel in _LONG_VOWELS):
+            return False
+    return True
 
 
 def _align(query: tuple[str, ...], listed: tuple[str, ...], similarities: Similarities):

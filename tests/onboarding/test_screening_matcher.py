@@ -257,7 +257,8 @@ def test_the_same_lists_give_the_same_hits_whatever_the_row_order(sanctions_inde
 
     renamed = {entry.id: str(uuid.uuid4()) for entry in sanctions_index.entries}
     entries = [replace(entry, id=renamed[entry.id]) for entry in sanctions_index.entries]
-    rows = [(entries[name.entry].id, name.name, name.kind) for name in sanctions_index.names]
+    # One row per listed name (the index holds an abjad name twice: normalised, and as the library romanises it).
+    rows = list(dict.fromkeys((entries[name.entry].id, name.name, name.kind) for name in sanctions_index.names))
     random.Random(5).shuffle(rows)
     other = build_index_from_rows(sanctions_index.signature, list(sanctions_index.lists.values()), entries, rows, [])
 
