@@ -130,11 +130,24 @@ def test_a_days_work(browser, live_server, investigator, workload):
     from selenium.webdriver.support.ui import Select
 
     browser.set_script_timeout(30)
+    # Every alert of the workload is past its SLA, the critical one the longest.
+    critical = Alert.objects.get(entity=workload["nova"], rule_code="sanctioned_counterparty")
+    Alert.objects.filter(entity=workload["nova"]).update(sla_due_at=timezone.now() - timedelta(hours=1))
+    Alert.objects.filter(pk=critical.pk).update(sla_due_at=timezone.now() - timedelta(hours=5))
     sign_in(browser, live_server, investigator)
     assert not serious_violations(browser), serious_violations(browser)  # the index
     screenshot(browser, "index")
 
-    # The queue: the most severe first; j moves the visible focus to it, Enter opens it.
+    # The dashboard: its counts are the database's, and the most urgent overdue alert opens from it.
+    open_alerts = Alert.objects.filter(organization=workload["nova"].organization, mode="live").exclude(status="closed")
+    severities = {tally.find_element(By.CSS_SELECTOR, ".label").text.lower(): int(tally.find_element(By.CSS_SELECTOR, ".count").text)
+                  for tally in browser.find_elements(By.CSS_SELECTOR, "#panel-alert-queue .tallies a")}
+    assert severities == {level: open_alerts.filter(severity=level).count() for level in severities} and severities["critical"] == 1
+    overdue = browser.find_elements(By.CSS_SELECTOR, "#panel-overdue tbody a")
+    assert len(overdue) == min(5, open_alerts.count()) and "Sanctioned counterparty" in overdue[0].text, [a.text for a in overdue]
+    navigated(browser, overdue[0].click, until=lambda d: f"/monitoring/alert/{critical.pk}/" in d.current_url)
+
+    # The same alert from the queue: the most severe first; j moves the visible focus to it, Enter opens it.
     browser.get(f"{live_server.url}/admin/monitoring/alert/")
     screenshot(browser, "queue")
     assert not serious_violations(browser), serious_violations(browser)
@@ -144,7 +157,6 @@ def test_a_days_work(browser, live_server, investigator, workload):
     assert "critical" in focused.text and "Sanctioned counterparty" in focused.text, focused.text
     assert browser.execute_script("return document.activeElement === arguments[0]", focused)
     assert browser.execute_script("return getComputedStyle(arguments[0]).outlineStyle", focused) == "solid"  # the focus is visible
-    critical = Alert.objects.get(entity=workload["nova"], rule_code="sanctioned_counterparty")
     navigated(browser, lambda: focused.send_keys(Keys.ENTER), until=lambda d: str(critical.pk) in d.current_url)
 
     # The alert's evidence is a table, not JSON.
