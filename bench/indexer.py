@@ -234,7 +234,8 @@ def main() -> None:
     parser.add_argument("--database-url", help="a PostgreSQL URL whose database is dropped and created again (default: SQLite in the "
                                                  "throw-away DATA_DIR)")
     parser.add_argument("--rules-off", action="store_true", help="every rule disabled: what indexing and storing alone cost")
-    parser.add_argument("--profile", action="store_true", help="cProfile the catch-up: the 25 costliest functions (cumulative)")
+    parser.add_argument("--profile", action="store_true", help="cProfile the catch-up: the 40 costliest functions (cumulative)")
+    parser.add_argument("--profile-out", help="with --profile: the whole profile written to this file too (pstats)")
     args = parser.parse_args()
     args.transfers = args.transfers or (2000 if args.quick else 20_000)
     args.samples = args.samples or (20 if args.quick else 100)
@@ -272,6 +273,8 @@ def main() -> None:
                 profiler = cProfile.Profile()
                 profiler.runcall(catch_up, chain, first, relevant)
                 pstats.Stats(profiler).sort_stats("cumulative").print_stats(40)
+                if args.profile_out:
+                    profiler.dump_stats(args.profile_out)
             else:
                 catch_up(chain, first, relevant)
             if not args.rules_off:

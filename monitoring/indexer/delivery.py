@@ -5,6 +5,7 @@ key), and the block it was seen in is recorded (what a reorganisation orphans)."
 from collections import defaultdict, namedtuple
 from decimal import Decimal
 
+from common.pg import insert_ignoring_conflicts, on_postgres
 from common.principal import Principal
 from compliance.travel_rule.chain import Execution
 from monitoring.amounts import canonical_amount
@@ -70,7 +71,7 @@ def deliver(chain_id: int, seen: list[Seen], registered: dict[str, set[tuple[str
         totals["ingested"] += outcome.ingested
         totals["skipped"] += outcome.skipped
         totals["alerts"] += outcome.alerts_triggered
-        noted = _note_blocks(organization, mode, chain_id, transfers)
+        noted = _note_blocks(organization, mode, chain_id, transfers, outcome.records)
         announce_confirmed(organization=organization, mode=mode, records=noted, confirmations=confirmations)
     return totals
 
@@ -97,17 +98,27 @@ def _restore(organization, mode: str, chain_id: int, transfers: list[Seen]) -> i
     return restored
 
 
-def _note_blocks(organization, mode: str, chain_id: int, transfers: list[Seen]) -> list[Confirmed]:
-    """Records the block of each transfer stored for the first time; returns them."""
+def _note_blocks(organization, mode: str, chain_id: int, transfers: list[Seen], inserted: list[Transaction]) -> list[Confirmed]:
+    """Records the block of each transfer stored for the first time: those the ingest just `inserted` (from the rows in
+    hand), and stored ones without a block (sent through the API before; looked up only when the ingest skipped some).
+    Returns them."""
     keys = {(transfer.tx_hash, transfer.log_index): transfer for transfer in transfers}
+    found = [(record.pk, record.tx_hash, record.log_index, record.from_entity_id, record.to_entity_id) for record in inserted]
+    new = {(record.tx_hash, record.log_index) for record in inserted}
+    left = [transfer for key, transfer in keys.items() if key not in new]
+    if left:
+        found += _stored(organization, mode, chain_id, left).filter(indexed__isnull=True).values_list(
+            "pk", "tx_hash", "log_index", "from_entity_id", "to_entity_id")
     rows, hashes = [], []
-    for pk, tx_hash, log_index, from_entity_id, to_entity_id in _stored(organization, mode, chain_id, transfers).filter(
-            indexed__isnull=True).values_list("pk", "tx_hash", "log_index", "from_entity_id", "to_entity_id"):
+    for pk, tx_hash, log_index, from_entity_id, to_entity_id in found:
         transfer = keys.get((tx_hash, log_index))
         if transfer is not None:
             hashes.append(tx_hash)
             rows.append(IndexedTransfer(transaction_id=pk, chain_id=chain_id, block_number=transfer.block_number,
                                         block_hash=transfer.block_hash, from_entity_id=from_entity_id, to_entity_id=to_entity_id))
-    IndexedTransfer.objects.bulk_create(rows, ignore_conflicts=True)
+    if on_postgres():  # one statement of a fixed size, whatever the number of rows
+        insert_ignoring_conflicts(IndexedTransfer, rows)
+    else:
+        IndexedTransfer.objects.bulk_create(rows, ignore_conflicts=True)
     return [Confirmed(row.transaction_id, row.from_entity_id, row.to_entity_id, chain_id, keys_tx, row.block_number)
             for row, keys_tx in zip(rows, hashes, strict=True)]
