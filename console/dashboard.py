@@ -143,13 +143,16 @@ def sanctions_freshness() -> list:
 
 
 def chain_lag(now: datetime) -> list[dict]:
-    """Per enabled chain: the last indexed block and how long since the indexer last ran (the head is
-    not stored, so the lag is shown in time); empty while no chain is enabled."""
+    """Per enabled chain: the last indexed block, the lag behind the head in blocks and seconds as the
+    indexer's last run noted it (monitoring.indexer.selectors.lag_of), and how long since that run;
+    empty while no chain is enabled."""
+    from monitoring.indexer.selectors import lag_of
     from monitoring.models.indexer import ChainCursor
 
     cursors = ChainCursor.objects.filter(chain__enabled=True).select_related("chain").order_by("chain__chain_id")
     return [{"chain": cursor.chain.name, "chain_id": cursor.chain.chain_id, "last_block": cursor.last_block,
              "last_run_at": cursor.last_run_at, "stopped": cursor.stopped, "last_error": cursor.last_error[:200],
+             "lag": lag_of(cursor),
              "minutes": int((now - cursor.last_run_at).total_seconds() // 60) if cursor.last_run_at else None}
             for cursor in cursors]
 

@@ -167,8 +167,8 @@ def test_without_the_chart_library_the_tables_still_show(org, work, settings, tm
 
 
 def test_the_sources_panel_shows_list_age_and_chain_lag(org, work):
-    """Each loaded list's age (stale past 30 days) and, once a chain is enabled, its indexer's last block
-    and minutes since its last run; a disabled chain is not shown."""
+    """Each loaded list's age (stale past 30 days) and, once a chain is enabled, its indexer's last block,
+    its lag behind the head in blocks and seconds, and minutes since its last run; a disabled chain is not shown."""
     from compliance.models import Chain
     from monitoring.models import ChainCursor
     from onboarding.models import SanctionsList
@@ -178,13 +178,16 @@ def test_the_sources_panel_shows_list_age_and_chain_lag(org, work):
                                  published_at=now - timedelta(days=40), content_hash="0" * 64)
     Chain.objects.update(enabled=False)  # the seeded chains (compliance migrations)
     enabled = Chain.objects.create(chain_id=990001, name="Local", enabled=True)
-    ChainCursor.objects.create(chain=enabled, last_block=1234, last_run_at=now - timedelta(minutes=7))
+    ChainCursor.objects.create(chain=enabled, last_block=1234, last_run_at=now - timedelta(minutes=7),
+                               last_block_time=now - timedelta(minutes=8), head=1300, head_time=now - timedelta(minutes=7))
     ChainCursor.objects.create(chain=Chain.objects.create(chain_id=990002, name="Off", enabled=False), last_block=1)
     panel = signed_in(work["l2"]).get("/admin/").content.decode()
     panel = panel[panel.index('id="panel-sources"'):]
     panel = panel[:panel.index("</section>")]
     assert "OFAC Specially Designated Nationals" in panel and "40 days old (stale)" in panel
-    assert "Local (990001)" in panel and "block 1234, 7 min ago" in panel and "Off (990002)" not in panel
+    confirmations = enabled.confirmations  # the head less the confirmations is what the indexer may reach
+    assert "Local (990001)" in panel and "Off (990002)" not in panel
+    assert f"block 1234, {1300 - confirmations - 1234} blocks (60 s) behind, 7 min ago" in panel
 
 
 def test_each_week_of_the_charts_is_the_databases(org, work):
