@@ -6,7 +6,7 @@
 Runs on a throw-away DATA_DIR (its own SQLite database), removed at the end; the user's database is never opened. With
 --database-url postgres://…/NAME, on that PostgreSQL database instead (dropped and created again: give a bench's own name).
 
-Set-up: one organization with every rule at its default settings (all 50 on), `--wallets` registered wallets (one
+Set-up: one organization with every rule at its default settings (all 53 on), `--wallets` registered wallets (one
 business customer each, mode live), prices for DUSD (1 USD) and ETH (3,000 USD). On anvil: the demo CompliantToken
 (its oracle says every address used is compliant), then `--transfers` transfers, `--per-block` a block (automine off,
 evm_mine after each block's transactions): half ERC-20 (DUSD, 10 to 2,000), half native (0.001 to 0.5 ETH), from the

@@ -19,7 +19,7 @@ gunicorn and one Celery worker (make run's settings by default) and sends:
   a slow client);
 - then the same 1,000-transaction batches to `POST /v1/monitoring/transfers/batch` twice, interleaved
   in rounds: to the test mode with `run_monitoring: false` (storage alone) and to the live mode with
-  all 50 rules on (the default settings), `--concurrency` in flight, each on a connection of its own
+  all 53 rules on (the default settings), `--concurrency` in flight, each on a connection of its own
   unless `--keep-alive`.
 
 Resident memory of the web and worker processes is sampled through the run, and what PostgreSQL's
@@ -541,7 +541,7 @@ class Vacuum:
 
 
 def run_batches(args, clients: dict, traffic: Traffic, meter: CpuMeter, sent: dict, vacuum: Vacuum) -> tuple[dict, dict]:
-    """The same batches to storage alone (test mode) and with all 50 rules (live mode), in rounds."""
+    """The same batches to storage alone (test mode) and with all 53 rules (live mode), in rounds."""
     totals = {"test": [0.0, [], []], "live": [0.0, [], []]}
     cpu = {mode: {"web": 0.0, "worker": 0.0, "db": 0.0} for mode in ("test", "live")}
     batches = math.ceil(args.transactions / args.batch)

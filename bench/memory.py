@@ -6,7 +6,7 @@ resident memory after each pass.
     .venv/bin/python bench/memory.py worker [--passes 6] [--group 25] [--changed] [--trace]
     .venv/bin/python bench/memory.py celery [--passes 6] [--group 25]
 
-- `web`: 1,000-transfer batches with all 50 rules, posted through Django's request handler (the
+- `web`: 1,000-transfer batches with all 53 rules, posted through Django's request handler (the
   middleware, the API key's authentication and rate limit, validation, storing, the rules, alerts
   and cases) as gunicorn's workers serve them; each pass sends other batches of the benchmark's mix
   (another random stream, the same customers), from a day before the stored history's end (at
@@ -94,7 +94,7 @@ def web_work(args):
     start = Transaction.objects.filter(organization=organization, mode=Mode.LIVE).latest("timestamp").timestamp - timedelta(days=1)
     entities = Entity.objects.filter(organization=organization, mode=Mode.LIVE).count()
     client = Client(headers={"authorization": f"Bearer {secret}"})
-    print(f"{entities:,} live customers; {args.batches} batches of 1,000 a pass, all 50 rules")
+    print(f"{entities:,} live customers; {args.batches} batches of 1,000 a pass, all 53 rules")
 
     def one_pass(number):
         traffic = Traffic(entities, 10_000, start, stream=number)  # the same customers, other transfers

@@ -1,11 +1,11 @@
-"""Micro-benchmark of the rule engine's pure core: all 50 rules over synthetic entity histories.
+"""Micro-benchmark of the rule engine's pure core: all 53 rules over synthetic entity histories.
 
     .venv/bin/python bench/rules.py [--entities 200] [--transactions 300] [--fiat 100] [--days 30] [--seed 7]
 
 Each entity gets a history of transactions and fiat events spread over `--days` days (repeated
 counterparties, a few unpriced assets, several chains, every fiat event type), the organization gets
 address tags, a sanctions-name index and a transfer graph. The context is built once per entity (as
-storage does per batch) and every event is evaluated against it in time order with all 50 rules
+storage does per batch) and every event is evaluated against it in time order with all 53 rules
 enabled. Prints events/s and the time per event, context building included and excluded.
 """
 
@@ -138,7 +138,7 @@ def main() -> None:
         per_entity.append((done - built) / len(stream))
 
     total = build_seconds + eval_seconds
-    print(f"{args.entities} entities × ({args.transactions} transactions + {args.fiat} fiat events) over {args.days} days; all 50 rules")
+    print(f"{args.entities} entities × ({args.transactions} transactions + {args.fiat} fiat events) over {args.days} days; all 53 rules")
     print(f"events evaluated        {events:>10,}")
     print(f"hits / skips            {outcomes['hit']:>10,} / {outcomes['skipped']:,}")
     print(f"evaluation only         {events / eval_seconds:>10,.0f} events/s   {eval_seconds / events * 1e6:7.1f} µs/event")
