@@ -238,7 +238,9 @@ class TestHealth:
             assert time.monotonic() - started < 2.8
         [local] = body["oracle"]["chains"]
         assert body["status"] == "degraded" and local["reachable"] is False
-        assert local["problem"] == "unreachable (no answer within 2 s)"
+        # Cut by the outer wait, or by the look-up itself when its read timeout used the 2 s first.
+        assert local["problem"] in ("unreachable (no answer within 2 s)",
+                                    "unreachable (no answer within 2 s (URL 1: ReadTimeout; URL 2: not tried))"), local["problem"]
 
 
 class TestConsole:
