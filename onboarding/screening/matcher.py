@@ -24,7 +24,15 @@ from datetime import date
 from onboarding.sanctions.addresses import canonical_address
 from onboarding.screening.evidence import BUSINESS, INDIVIDUAL, party_kind, weigh_evidence
 from onboarding.screening.index import EntryRecord, NameRecord, ScreeningIndex, get_index
-from onboarding.screening.normalize import INDIVIDUAL_PARTY, ORGANIZATION_PARTY, is_abjad, is_han, name_tokens, unreadable_letters
+from onboarding.screening.normalize import (
+    INDIVIDUAL_PARTY,
+    ORGANIZATION_PARTY,
+    is_abjad,
+    is_han,
+    name_tokens,
+    shifted_readings,
+    unreadable_letters,
+)
 from onboarding.screening.scoring import (
     MAJOR_SHARE_INDIVIDUAL,
     MAJOR_SHARE_ORGANIZATION,
@@ -130,8 +138,17 @@ def query_tokens(name: str, *, kind: str | None = None) -> tuple[str, ...]:
     """The normalised tokens `screen_name` screens for `name` of this `kind`: surname first only for
     an individual written with a comma ("PUTIN, Vladimir"); legal forms dropped only from an
     organization's name, or one of unknown kind (normalize.name_tokens)."""
-    party = {INDIVIDUAL: INDIVIDUAL_PARTY, BUSINESS: ORGANIZATION_PARTY}.get(party_kind(kind))
-    return name_tokens(name or "", individual=party == INDIVIDUAL_PARTY and "," in (name or ""), party=party)
+    return name_tokens(name or "", individual=query_individual(name, kind), party=query_party(kind))
+
+
+def query_party(kind: str | None) -> str | None:
+    """normalize's party for a screening's `kind`: individual, organization or None (not known)."""
+    return {INDIVIDUAL: INDIVIDUAL_PARTY, BUSINESS: ORGANIZATION_PARTY}.get(party_kind(kind))
+
+
+def query_individual(name: str | None, kind: str | None) -> bool:
+    """An individual's name written with a comma, surname first ("PUTIN, Vladimir")."""
+    return query_party(kind) == INDIVIDUAL_PARTY and "," in (name or "")
 
 
 def blocking_tokens(tokens) -> set[str]:
@@ -258,29 +275,36 @@ def screen_name(
             raise UnscreenableName(f"cannot read the letters of {name!r}; screen a romanised form of the name")
         return []
     similarities = Similarities(abjad=is_abjad(name), lossy=index.lossy_tokens, syllabic=is_han(name))
-    best: dict[int, tuple[NameScore, NameRecord, int]] = {}
+    best: dict[int, tuple[NameScore, NameRecord, int, tuple[str, ...]]] = {}
     mask = index.name_mask(sources)
-    if among is None:
-        positions = _candidates(index, tokens, similarities, mask)
-    else:
-        positions = among if mask is None else [position for position in among if mask[position]]
-    query_length = sum(map(len, tokens))
-    for position in positions:
-        listed = index.names[position]
-        scored = _score_name(tokens, position, index, similarities, explain=False, query_length=query_length)
-        kept = best.get(listed.entry)
-        # Of an entry's names, the best; of equals, the first in the index (the same name in every process).
-        if kept is None or scored.score > kept[0].score or (scored.score == kept[0].score and position < kept[2]):
-            best[listed.entry] = (scored, listed, position)
+    # The name as written, then any reading with a letter moved back across a word break into or out of a legal form or
+    # title (normalize.shifted_readings): the noise words are gone before score_compact could repair that break.
+    for reading in (tokens, *shifted_readings(name or "", individual=query_individual(name, kind), party=query_party(kind))):
+        if among is None:
+            positions = _candidates(index, reading, similarities, mask)
+        else:
+            positions = among if mask is None else [position for position in among if mask[position]]
+        query_length = sum(map(len, reading))
+        for position in positions:
+            listed = index.names[position]
+            scored = _score_name(reading, position, index, similarities, explain=False, query_length=query_length)
+            kept = best.get(listed.entry)
+            # Of an entry's names, the best; of equals, the first in the index (the same name in every process).
+            if kept is None or scored.score > kept[0].score or (scored.score == kept[0].score and position < kept[2]):
+                best[listed.entry] = (scored, listed, position, reading)
     hits = []
     context = _context(index)
-    for entry_position, (scored, listed, position) in best.items():
+    written = tokens
+    for entry_position, (scored, listed, position, tokens) in best.items():
         entry = index.entries[entry_position]
         adjustments = weigh_evidence(entry, kind=kind, date_of_birth=date_of_birth, country=country, jurisdiction=jurisdiction,
                                      name_score=scored.score, review=context["thresholds"]["review"])
         score = round(min(1.0, max(0.0, scored.score + sum(adjustment.effect for adjustment in adjustments))), 4)
         if score >= floor:  # explained in full only now: the same score, with the token matches
-            hits.append(_hit(name, tokens, entry, listed, _score_name(tokens, position, index, similarities), adjustments, score, context))
+            explained = _score_name(tokens, position, index, similarities)
+            if tokens != written:  # a shifted reading: the break moved back next to a legal form or title
+                explained.notes = {**explained.notes, "word_breaks_repaired": True}
+            hits.append(_hit(name, tokens, entry, listed, explained, adjustments, score, context))
     hits.sort(key=lambda hit: (-hit.score, hit.source, hit.entry_uid))
     return hits[:limit]
 

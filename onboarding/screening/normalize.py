@@ -234,12 +234,42 @@ def name_tokens(name: str, *, individual: bool = False, party: str | None = None
     if individual:
         folded = _surname_first(folded)
     dotted = frozenset(match.group().replace(".", "") for match in _DOTTED.finditer(folded)) if "." in folded else frozenset()
-    tokens = _raw_tokens(folded)
+    return _meaningful(_raw_tokens(folded), party, dotted)
+
+
+def _meaningful(tokens: list[str], party: str | None, dotted: frozenset[str]) -> tuple[str, ...]:
     kept = tokens if party == INDIVIDUAL_PARTY else _drop_legal_phrases([legal_word(token) for token in tokens])
     # Of unknown kind, an ambiguous legal form written last after two other words is one ("CHONMYONG SHIPPING CO").
     last = len(kept) - 1 if len(kept) >= 3 else -1
     meaningful = [token for position, token in enumerate(kept) if not _is_noise(token, party, dotted, position == last)]
     return tuple(meaningful or tokens)
+
+
+@lru_cache(maxsize=16384)
+def shifted_readings(name: str, *, individual: bool = False, party: str | None = None) -> tuple[tuple[str, ...], ...]:
+    """Other readings of `name` with one letter moved back across a word break where that move makes a noise word
+    (a legal form or title) appear or vanish: "HafizA bdul" -> ("abdul",) as "Hafiz Abdul", "SBERBANK FINANSO OO" ->
+    ("sberbank", "finans") as "... FINANS OOO". `name_tokens` drops noise words before any word break could be
+    repaired, so the matcher screens these readings too. Empty for almost every name."""
+    if individual and party is None:
+        party = INDIVIDUAL_PARTY
+    folded = fold(_ARABIC_ARTICLE.sub("\u0627\u0644 ", name or ""))
+    if individual:
+        folded = _surname_first(folded)
+    dotted = frozenset(match.group().replace(".", "") for match in _DOTTED.finditer(folded)) if "." in folded else frozenset()
+    tokens = _raw_tokens(folded)
+    base = _meaningful(tokens, party, dotted)
+    readings: list[tuple[str, ...]] = []
+    for position in range(len(tokens) - 1):
+        left, right = tokens[position], tokens[position + 1]
+        for moved_left, moved_right in ((left[:-1], left[-1] + right), (left + right[0], right[1:])):
+            if len(moved_left) < 3 or len(moved_right) < 3:  # a two-letter title ("ms", "dr") is too easily made
+                continue
+            shifted = [*tokens[:position], moved_left, moved_right, *tokens[position + 2:]]
+            reading = _meaningful(shifted, party, dotted)
+            if len(reading) != len(base) and reading not in readings:
+                readings.append(reading)
+    return tuple(readings)
 
 
 def normalize_name(name: str, *, individual: bool = False) -> str:
@@ -279,6 +309,16 @@ def phonetic_key(token: str) -> str:
 # The screening's sound classes: as _PHONETIC_CLASSES, but m and n apart ("mendoza" is not "meadows").
 _SOUND_CLASSES = str.maketrans({**{key: value for key, value in zip("bpfvckqgjdtszxlrmn", "ppffkkkkjttssslrmn", strict=True)},
                                 **dict.fromkeys("aeiouyhw", "")})
+
+
+_DOUBLED = re.compile(r"(.)\1+")
+
+
+@lru_cache(maxsize=131072)
+def collapse_doubled(token: str) -> str:
+    """`token` with every run of one letter written once ("yyue" -> "yue", "peyya" -> "peya"): a comparison variant
+    for a letter keyed twice, which a short word's typo allowance would not forgive."""
+    return _DOUBLED.sub(r"\1", token)
 
 
 @lru_cache(maxsize=131072)

@@ -70,7 +70,7 @@ from dataclasses import dataclass, field
 from rapidfuzz.distance import OSA
 
 from onboarding.screening.common_names import COMMON_GIVEN_NAMES
-from onboarding.screening.normalize import sound_keys
+from onboarding.screening.normalize import collapse_doubled, sound_keys
 
 PHONETIC_SIMILARITY = 0.80
 # One edit, not a transposition, in a word of three or four letters: a weak match, that keeps a typo from counting as
@@ -147,6 +147,9 @@ def token_similarity(query: str, listed: str, *, abjad: bool = False) -> tuple[f
     if edits <= typo_allowance(length) and (length >= 5 or _is_transposition(query, listed)) and (
             not first_differs or length >= FIRST_LETTER_TYPO_LENGTH or _is_transposition(query, listed)):
         similarity, how = 1.0 - TYPO_COST * edits / length - (FIRST_LETTER_COST if first_differs else 0.0), "typo"
+    if not similarity and edits == 1 and min(len(query), len(listed)) >= 3 and collapse_doubled(query) == collapse_doubled(listed):
+        # A letter keyed twice (or a double keyed once), in a word of any length from three letters: "yyue" / "yue".
+        similarity, how = 1.0 - TYPO_COST / length, "typo"
     if not similarity and edits == 1 and length >= 3 and not first_differs:
         similarity, how = SHORT_TYPO_SIMILARITY, "short_typo"
     if similarity < PHONETIC_SIMILARITY and length >= 4 and (abjad or edits / length < 0.5):

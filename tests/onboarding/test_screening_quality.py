@@ -7,6 +7,8 @@ from datetime import date
 import pytest
 
 from onboarding.screening import REVIEW_THRESHOLD, UnscreenableName, screen_name
+from onboarding.screening.normalize import shifted_readings
+from onboarding.screening.scoring import token_similarity
 
 OFAC, UN = "ofac_sdn", "un_consolidated"
 pytestmark = pytest.mark.django_db
@@ -36,6 +38,11 @@ EDITS = [
     ("letter moved across a space", "Kim Jon Gun", OFAC, "20157", "KIM, Jong Un", "compact"),
     ("letter moved across a space, same word count", "Ismael Zambad Agarcia", OFAC, "7226", "ZAMBADA GARCIA, Ismael", "compact"),
     ("hyphen", "Kim Jong-un", OFAC, "20157", "KIM, Jong Un", "reordered"),
+    ("letter moved out of a title", "HafizA bdul REHMAN", OFAC, "12295", "REHMAN, Hafiz Abdul", "exact"),
+    ("letter moved into a title", "Hafi zAbdul Rehman", OFAC, "12295", "REHMAN, Hafiz Abdul", "exact"),
+    ("letter moved out of a legal form", "SBERBANK-FINANSO-OO", "ofac_consolidated", "18744", "SBERBANK-FINANS OOO", "exact"),
+    ("doubled first letter, short word", "YYue YAODONG", OFAC, "21549", "YAODONG, Yue", "token_set"),
+    ("doubled first letter, four letters", "Yupeng CCHI", OFAC, "22612", "CHI, Yupeng", "token_set"),
     ("accents", "Ismaël Zambáda García", OFAC, "7226", "ZAMBADA GARCIA, Ismael", "exact"),
     ("typo in a legal form", "Secondeye Solution Limitde", OFAC, "30518", "SECONDEYE SOLUTION", "exact"),
     ("native script", "صدام حسين التكريتي", UN, "6908048", "صدام حسين التكريتي", "exact"),
@@ -55,6 +62,30 @@ def test_each_edit_class_is_found(screen, edit, query, source, uid, matched, met
 def test_a_repaired_word_break_says_so(screen):
     hit = hit_for(screen("Kim Jon Gun"), OFAC, "20157")
     assert hit.explanation["rules"] == {"word_breaks_repaired": True} and hit.explanation["method"] == "compact"
+
+
+def test_a_break_repaired_next_to_a_title_says_so(screen):
+    hit = hit_for(screen("HafizA bdul REHMAN"), OFAC, "12295")
+    assert hit.explanation["rules"] == {"word_breaks_repaired": True}
+    assert hit.explanation["query"]["normalized"] == "abdul rehman"
+
+
+@pytest.mark.parametrize(("name", "readings"), [
+    ("HafizA bdul Rehman", (("abdul", "rehman"),)),
+    ("SBERBANK-FINANSO-OO", (("sberbank", "finans"),)),
+    ("John Smith", ()),
+    ("משה כהן", ()),  # "ms hkhhn" would make the title "ms": two-letter words are never made
+])
+def test_shifted_readings_only_where_a_title_or_legal_form_appears_or_vanishes(name, readings):
+    assert shifted_readings(name) == readings
+
+
+@pytest.mark.parametrize(("query", "listed", "found"), [
+    ("yyue", "yue", True), ("cchi", "chi", True), ("peyya", "peya", True), ("anna", "ana", True),
+    ("yue", "yuo", False), ("li", "lli", False),
+])
+def test_a_doubled_letter_is_a_typo_in_a_short_word(query, listed, found):
+    assert (token_similarity(query, listed)[1] == "typo") is found
 
 
 # (false-positive class, query, options, list, entry uid that must stay below review, rule named in its explanation)
