@@ -9,6 +9,7 @@ from uuid import UUID
 from django.db import transaction
 from django.utils import timezone
 
+from common import bulk
 from common.audit import audit_record
 from common.bulk import execute_each
 from common.errors import Conflict, NotFound, ValidationFailed
@@ -126,9 +127,10 @@ def _write_hits_and_links(links, event_times: dict) -> None:
         for model, rows in ((AlertHit, hits), (Alert.transactions.through, tx_links), (Alert.fiat_events.through, fiat_links)):
             insert_ignoring_conflicts(model, rows)
         return
-    AlertHit.objects.bulk_create(hits, batch_size=1000)
-    Alert.transactions.through.objects.bulk_create(tx_links, ignore_conflicts=True, batch_size=1000)
-    Alert.fiat_events.through.objects.bulk_create(fiat_links, ignore_conflicts=True, batch_size=1000)
+    # Elsewhere one executemany each, of the values the fields prepare (common.bulk), not the ORM's bulk_create.
+    bulk.insert_new(AlertHit, hits)
+    bulk.insert_new(Alert.transactions.through, tx_links, ignore_conflicts=True)
+    bulk.insert_new(Alert.fiat_events.through, fiat_links, ignore_conflicts=True)
 
 
 def _announce_many(organization, mode: str, opened: list[tuple[Alert, list[RuleResult]]]) -> None:
