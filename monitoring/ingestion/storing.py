@@ -5,7 +5,6 @@ storage or a concurrent batch is left out), and the wallets' first-seen times (r
 from datetime import datetime
 from uuid import UUID
 
-from common.bulk import execute_each
 from common.pg import on_postgres, pg_rows, uuid_list
 from monitoring.ingestion.pricing import PriceBook
 from monitoring.ingestion.resolution import RegisteredWallet, registered_wallets, sides
@@ -16,8 +15,6 @@ from onboarding.models import Wallet
 FIRST_SEEN_SQL = """UPDATE onboarding_wallet AS w SET first_seen_at = v.at
 FROM unnest(%(ids)b::uuid[], %(ats)b::timestamptz[]) AS v(id, at)
 WHERE w.id = v.id AND (w.first_seen_at IS NULL OR w.first_seen_at > v.at) RETURNING w.id"""
-# Elsewhere (SQLite) one row per statement, run as one executemany.
-FIRST_SEEN_EACH_SQL = """UPDATE onboarding_wallet SET first_seen_at = %s WHERE id = %s AND (first_seen_at IS NULL OR first_seen_at > %s)"""
 
 
 def wallets_of(principal, items: list[dict]) -> dict[tuple[int, str], RegisteredWallet]:
@@ -55,7 +52,7 @@ def _new_transaction(values: dict) -> Transaction:
 
 def note_first_seen(records: list[Transaction], wallets: dict[tuple[int, str], RegisteredWallet]) -> list[tuple]:
     """Registered wallets remember their earliest transfer (rule 9's "first seen"), from the wallet
-    rows read for resolution: at most one UPDATE (one executemany off PostgreSQL), for the wallets whose time moves earlier. Returns
+    rows read for resolution: at most one UPDATE, for the wallets whose time moves earlier. Returns
     the wallets as the engine reads them (reads.registered_wallets' rows), first-seen times moved,
     so that evaluating the batch in this transaction need not read them again."""
     earliest: dict[UUID, datetime] = {}
@@ -72,6 +69,6 @@ def note_first_seen(records: list[Transaction], wallets: dict[tuple[int, str], R
     if on_postgres():
         pg_rows(FIRST_SEEN_SQL, {"ids": uuid_list(ordered), "ats": [earliest[pk] for pk in ordered]})
         return engine_rows
-    at, pk = Wallet._meta.get_field("first_seen_at"), Wallet._meta.pk
-    execute_each(FIRST_SEEN_EACH_SQL, [at, pk, at], [(earliest[key], key, earliest[key]) for key in ordered])
+    for pk in ordered:
+        Wallet.objects.filter(pk=pk).exclude(first_seen_at__lte=earliest[pk]).update(first_seen_at=earliest[pk])
     return engine_rows
