@@ -7,11 +7,11 @@ from datetime import timedelta
 from uuid import UUID
 
 from django.db import transaction
-from django.db.models import Case, DateTimeField, F, PositiveIntegerField, Value, When
-from django.db.models.functions import Greatest, Least
 from django.utils import timezone
 
+from common import bulk
 from common.audit import audit_record
+from common.bulk import execute_each
 from common.errors import Conflict, NotFound, ValidationFailed
 from common.permissions import require_role
 from common.pg import insert_ignoring_conflicts, insert_new, on_postgres, pg_rows
@@ -32,6 +32,10 @@ SET hit_count = a.hit_count + v.added, first_triggered_at = LEAST(a.first_trigge
     last_triggered_at = GREATEST(a.last_triggered_at, v.latest), updated_at = %(now)s
 FROM unnest(%(ids)b::uuid[], %(added)b::integer[], %(earliest)b::timestamptz[], %(latest)b::timestamptz[])
     AS v(id, added, earliest, latest) WHERE a.id = v.id RETURNING a.id"""
+# Elsewhere (SQLite) one row per statement, run as one executemany; MIN/MAX of two values is what
+# the ORM's Least/Greatest compile to there.
+EXTEND_EACH_SQL = """UPDATE monitoring_alert SET hit_count = hit_count + %s, first_triggered_at = MIN(first_triggered_at, %s),
+    last_triggered_at = MAX(last_triggered_at, %s), updated_at = %s WHERE id = %s"""
 OPEN_STATUSES = (AlertStatus.OPEN, AlertStatus.IN_REVIEW)
 
 
@@ -94,27 +98,21 @@ def _open_many(organization, mode: str, groups, event_times) -> dict[tuple[UUID,
 
 def _extend(extended: list[tuple[Alert, list[RuleResult]]], event_times: dict) -> None:
     """Extended alerts: hit count up by the new hits, first and latest trigger moved out to the
-    earliest and newest (a backfill replays hits older than the alert), in one statement (the rows
-    are locked by _open_alerts, and hits are only ever added here)."""
+    earliest and newest (a backfill replays hits older than the alert), in one statement (one
+    executemany off PostgreSQL; the rows are locked by _open_alerts, and hits are only ever added here)."""
     if not extended:
         return
     earliest = [min(event_times[r.event_id] for r in results) for _, results in extended]
     latest = [max(event_times[r.event_id] for r in results) for _, results in extended]
+    now = timezone.now()
     if on_postgres():
         pg_rows(EXTEND_SQL, {"ids": [alert.pk for alert, _ in extended], "added": [len(results) for _, results in extended],
-                             "earliest": earliest, "latest": latest, "now": timezone.now()})
+                             "earliest": earliest, "latest": latest, "now": now})
         return
 
-    def per_alert(values, output_field):
-        return Case(*[When(pk=alert.pk, then=Value(value)) for (alert, _), value in zip(extended, values, strict=True)],
-                    output_field=output_field)
-
-    Alert.objects.filter(pk__in=[alert.pk for alert, _ in extended]).update(
-        hit_count=F("hit_count") + per_alert([len(results) for _, results in extended], PositiveIntegerField()),
-        first_triggered_at=Least("first_triggered_at", per_alert(earliest, DateTimeField())),
-        last_triggered_at=Greatest("last_triggered_at", per_alert(latest, DateTimeField())),
-        updated_at=timezone.now(),
-    )
+    fields = [Alert._meta.get_field(name) for name in ("hit_count", "first_triggered_at", "last_triggered_at", "updated_at", "id")]
+    execute_each(EXTEND_EACH_SQL, fields, [(len(results), first, last, now, alert.pk)
+                                           for (alert, results), first, last in zip(extended, earliest, latest, strict=True)])
 
 
 def _write_hits_and_links(links, event_times: dict) -> None:
@@ -129,9 +127,10 @@ def _write_hits_and_links(links, event_times: dict) -> None:
         for model, rows in ((AlertHit, hits), (Alert.transactions.through, tx_links), (Alert.fiat_events.through, fiat_links)):
             insert_ignoring_conflicts(model, rows)
         return
-    AlertHit.objects.bulk_create(hits, batch_size=1000)
-    Alert.transactions.through.objects.bulk_create(tx_links, ignore_conflicts=True, batch_size=1000)
-    Alert.fiat_events.through.objects.bulk_create(fiat_links, ignore_conflicts=True, batch_size=1000)
+    # Elsewhere one executemany each, of the values the fields prepare (common.bulk), not the ORM's bulk_create.
+    bulk.insert_new(AlertHit, hits)
+    bulk.insert_new(Alert.transactions.through, tx_links, ignore_conflicts=True)
+    bulk.insert_new(Alert.fiat_events.through, fiat_links, ignore_conflicts=True)
 
 
 def _announce_many(organization, mode: str, opened: list[tuple[Alert, list[RuleResult]]]) -> None:
