@@ -85,7 +85,8 @@ def peer_groups(bank: Bank, by_account: dict[str, list]) -> dict[str, PeerGroupS
             size, rest = n - 1, total - own
             mean = rest / size if size else Decimal(0)
             variance = max((squares - own * own) / size - mean * mean, Decimal(0)) if size else Decimal(0)
-            stats[address] = PeerGroupStats(size=size, mean_volume_usd=mean, stddev_volume_usd=variance.sqrt())
+            active = sum(1 for other, volume in members.items() if other != address and volume)
+            stats[address] = PeerGroupStats(size=size, mean_volume_usd=mean, stddev_volume_usd=variance.sqrt(), active=active)
     return stats
 
 

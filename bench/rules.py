@@ -89,7 +89,7 @@ def moments(rng: random.Random, count: int, days: int) -> list[datetime]:
 def build_context(rng: random.Random, entity: int, args: argparse.Namespace, lists: OrgLists, network: OrgNetwork) -> EntityContext:
     txs = [make_transaction(rng, entity, i, at) for i, at in enumerate(moments(rng, args.transactions, args.days))]
     fiat = [make_fiat(rng, entity, i, at) for i, at in enumerate(moments(rng, args.fiat, args.days))]
-    peers = PeerGroupStats(size=12, mean_volume_usd=Decimal(400_000), stddev_volume_usd=Decimal(50_000))
+    peers = PeerGroupStats(size=12, mean_volume_usd=Decimal(400_000), stddev_volume_usd=Decimal(50_000), active=12)
     profile = Entity(
         id=f"e{entity}", jurisdiction=rng.choices(["US", "CA", "AU", "KP"], [70, 20, 9, 1])[0], onboarded_at=START - timedelta(days=400),
         expected_monthly_volume_usd=Decimal(250_000), peer_group=peers,

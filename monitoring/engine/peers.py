@@ -25,6 +25,7 @@ from decimal import Decimal
 from time import monotonic
 
 from django.core.cache import cache
+from django.db import transaction
 from django.db.models import F, Sum
 
 from monitoring.models import FiatEvent, Transaction
@@ -45,21 +46,25 @@ class Group:
     volumes: dict[str, Decimal]
     total: Decimal
     squares: Decimal
+    active: int  # members with a volume above 0
 
     @classmethod
     def of(cls, size: int, volumes: dict[str, Decimal]) -> Group:
-        return cls(size, volumes, sum(volumes.values(), Decimal(0)), sum((v * v for v in volumes.values()), Decimal(0)))
+        return cls(size, volumes, sum(volumes.values(), Decimal(0)), sum((v * v for v in volumes.values()), Decimal(0)),
+                   sum(1 for v in volumes.values() if v > 0))
 
     def leaving_out(self, entity_id: str) -> PeerGroupStats:
         """The group's statistics without the entity (population standard deviation of the others)."""
         peers = self.size - 1
         if peers < 1:
-            return PeerGroupStats(size=0, mean_volume_usd=Decimal(0), stddev_volume_usd=Decimal(0))
+            return PeerGroupStats(size=0, mean_volume_usd=Decimal(0), stddev_volume_usd=Decimal(0), active=0)
         own = self.volumes.get(entity_id, Decimal(0))
         mean = (self.total - own) / peers
         variance = max((self.squares - own * own) / peers - mean * mean, Decimal(0))
         cents = Decimal("0.01")
-        return PeerGroupStats(size=peers, mean_volume_usd=mean.quantize(cents), stddev_volume_usd=variance.sqrt().quantize(cents))
+        active = self.active - (own > 0)
+        return PeerGroupStats(size=peers, mean_volume_usd=mean.quantize(cents), stddev_volume_usd=variance.sqrt().quantize(cents),
+                              active=active)
 
 
 _kept: dict[tuple, tuple[float, dict[GroupKey, Group]]] = {}
@@ -69,7 +74,7 @@ def peer_group_stats(organization, mode: str, rows: list[tuple], end: datetime, 
     """{entity id: its peer group's statistics} for ENTITY_COLUMNS rows."""
     day = datetime.combine(end.date(), time(0), tzinfo=end.tzinfo)
     groups = _groups(organization, mode, day, window_days)
-    empty = Group(0, {}, Decimal(0), Decimal(0))
+    empty = Group(0, {}, Decimal(0), Decimal(0), 0)
     return {entity_id: groups.get((entity_type, jurisdiction), empty).leaving_out(entity_id)
             for entity_id, _, jurisdiction, entity_type, *_ in rows}
 
@@ -83,7 +88,9 @@ def _groups(organization, mode: str, day: datetime, window_days: int) -> dict[Gr
     found = _shared(cache.get, shared_key)
     if found is None:
         found = _group_volumes(organization, mode, day - timedelta(days=window_days), day)
-        _shared(cache.set, shared_key, found, SHARED_SECONDS)
+        # After the batch commits: the database cache's write would otherwise take a savepoint in
+        # the ingestion's transaction (and be rolled back with it).
+        transaction.on_commit(lambda: _shared(cache.set, shared_key, found, SHARED_SECONDS))
     if len(_kept) >= KEEP_DAYS:
         _kept.clear()
     _kept[key] = (monotonic() + KEEP_SECONDS, found)

@@ -143,6 +143,7 @@ class PeerGroupStats:
     size: int
     mean_volume_usd: Decimal
     stddev_volume_usd: Decimal
+    active: int  # peers with a priced event in the window: a group without activity has no spread to compare against
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -69,7 +69,8 @@ def profile_deviation(inp: RuleInput, p: Params) -> Outcome:
 def peer_group_outlier(inp: RuleInput, p: Params) -> Outcome:
     """#30 Peer-group deviation: 30-day volume beyond the peer group's mean plus k standard deviations."""
     peers = inp.entity.peer_group
-    if peers is None or peers.size < p["min_peer_group_size"] or _is_own_wallet_transfer(inp):
+    if (peers is None or peers.size < p["min_peer_group_size"] or peers.active < p["min_active_peers"]
+            or _is_own_wallet_transfer(inp)):
         return None
     if inp.event.usd_value is None:
         return no_price(inp.event)
@@ -78,7 +79,8 @@ def peer_group_outlier(inp: RuleInput, p: Params) -> Outcome:
     if volume.usd <= limit:
         return None
     measured = {"volume_usd": volume.usd, "peer_mean_usd": peers.mean_volume_usd, "peer_stddev_usd": peers.stddev_volume_usd}
-    return hit((inp.event,), **measured, limit_usd=limit, peer_group_size=peers.size, unpriced_events=volume.unpriced)
+    return hit((inp.event,), **measured, limit_usd=limit, peer_group_size=peers.size, active_peers=peers.active,
+               unpriced_events=volume.unpriced)
 
 
 def inactive_entity_activity(inp: RuleInput, p: Params) -> Outcome:

@@ -59,6 +59,18 @@ def test_peer_group_outlier_fires_through_ingestion(client, priced):  # noqa: F8
     assert (measured["peer_group_size"], measured["peer_mean_usd"], measured["volume_usd"]) == (5, "1200.00", "60000.00")
     assert measured["peer_stddev_usd"] == "141.42"
     assert not Alert.objects.filter(rule_code="peer_group_outlier", entity_id__in=peers).exists()
+    assert measured["active_peers"] == 5
+
+
+def test_peer_group_outlier_waits_for_a_group_with_history(client, priced):  # noqa: F811
+    """A new book (no transfer before today): mean and σ are 0, so every active customer would be an
+    "outlier"; the rule waits until five peers have volume in the window. Nothing else is changed."""
+    for n in range(30, 36):
+        customer(client, n)
+    body = post_batch(client, [transfer(OTHER, wallet(n), "2500", 0.01, f"0xq{n}") for n in range(30, 36)])
+    assert (body["ingested"], body["skipped"]) == (6, 0), body
+    assert not Alert.objects.filter(rule_code="peer_group_outlier").exists()
+    assert Transaction.objects.filter(tx_hash__startswith="0xq").count() == 6
 
 
 def test_scatter_gather_and_a_five_hop_cycle_through_ingestion(client, priced):  # noqa: F811

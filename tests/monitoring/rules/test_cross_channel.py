@@ -51,15 +51,19 @@ PROFILE = {
     "skipped without a price": given(tx("30000", ago=days(2)), tx(None), expect=SKIP, entity=DECLARED),
 }
 
-PEERS = Entity(id="e", peer_group=PeerGroupStats(size=5, mean_volume_usd=Decimal(1000), stddev_volume_usd=Decimal(100)))
-SMALL_GROUP = Entity(id="e", peer_group=PeerGroupStats(size=4, mean_volume_usd=Decimal(1000), stddev_volume_usd=Decimal(100)))
+PEERS = Entity(id="e", peer_group=PeerGroupStats(size=5, mean_volume_usd=Decimal(1000), stddev_volume_usd=Decimal(100), active=5))
+SMALL_GROUP = Entity(id="e", peer_group=PeerGroupStats(size=4, mean_volume_usd=Decimal(1000), stddev_volume_usd=Decimal(100), active=4))
+QUIET_GROUP = Entity(id="e", peer_group=PeerGroupStats(size=9, mean_volume_usd=Decimal(0), stddev_volume_usd=Decimal(0), active=4))
 PEER_OUTLIER = {
     "beyond mean + 3 σ": given(tx("1000", ago=days(3)), fiat("ach_in", "300.01"), expect=HIT, entity=PEERS),
     "exactly mean + 3 σ": given(tx("1000", ago=days(3)), fiat("ach_in", "300"), expect=NONE, entity=PEERS),
     "volume just outside 30 days": given(tx("1000", ago=days(30) + seconds(1)), fiat("ach_in", "300.01"), expect=NONE, entity=PEERS),
     "peer group too small": given(tx("100000"), expect=NONE, entity=SMALL_GROUP),
     "no peer group": given(tx("100000"), expect=NONE),
-    "smaller group allowed by override": given(tx("100000"), expect=HIT, entity=SMALL_GROUP, params={"min_peer_group_size": 4}),
+    "smaller group allowed by override": given(tx("100000"), expect=HIT, entity=SMALL_GROUP,
+                                               params={"min_peer_group_size": 4, "min_active_peers": 4}),
+    "a group without history (mean 0, σ 0) is not compared": given(tx("50"), expect=NONE, entity=QUIET_GROUP),
+    "fewer active peers allowed by override": given(tx("50"), expect=HIT, entity=QUIET_GROUP, params={"min_active_peers": 4}),
     "skipped without a price": given(tx("5000", ago=days(1)), tx(None), expect=SKIP, entity=PEERS),
 }
 

@@ -1,0 +1,72 @@
+"""Rule 30's peer-group statistics (monitoring.engine.peers) on the real database: every group of the
+organization and mode from one pass, the entity left out, and a day's figures computed once for all
+processes (the shared cache), not once per process."""
+
+from datetime import UTC, datetime, timedelta
+from decimal import Decimal
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from monitoring.engine import peers
+from monitoring.models import Transaction
+from onboarding.models import Entity
+
+pytestmark = pytest.mark.django_db
+
+END = datetime(2026, 11, 20, 15, 0, tzinfo=UTC)
+
+
+@pytest.fixture
+def book(org):
+    def entity(n: int, entity_type: str, jurisdiction: str) -> Entity:
+        return Entity.objects.create(organization=org, mode="live", legal_name=f"E{n}", entity_type=entity_type,
+                                     jurisdiction=jurisdiction, status="approved")
+
+    businesses = [entity(n, "business", "US") for n in range(4)]
+    people = [entity(n, "individual", "US") for n in range(4, 7)]
+    volumes = {businesses[0]: "100", businesses[1]: "300", businesses[2]: "500", people[0]: "40"}
+    for n, (who, usd) in enumerate(volumes.items()):
+        Transaction.objects.create(organization=org, mode="live", chain_id=1, tx_hash=f"0x{n}", log_index=0, from_address="0xa",
+                                   to_address="0xb", amount=Decimal(usd), asset="USDC", usd_value=Decimal(usd),
+                                   timestamp=END - timedelta(days=3), to_entity=who)
+    # today's transfer is after the window's end (the start of the batch's day): not counted
+    Transaction.objects.create(organization=org, mode="live", chain_id=1, tx_hash="0xtoday", log_index=0, from_address="0xa",
+                               to_address="0xb", amount=Decimal(9000), asset="USDC", usd_value=Decimal(9000),
+                               timestamp=END - timedelta(hours=1), to_entity=businesses[3])
+    peers._kept.clear()
+    return businesses, people
+
+
+def rows(entities: list[Entity]) -> list[tuple]:
+    return [(str(e.pk), e.status, e.jurisdiction, e.entity_type) for e in entities]
+
+
+def test_each_group_apart_with_the_entity_left_out(org, book, django_capture_on_commit_callbacks):
+    businesses, people = book
+    with django_capture_on_commit_callbacks(execute=True):
+        stats = peers.peer_group_stats(org, "live", rows(businesses + people), END, window_days=30)
+    first = stats[str(businesses[0].pk)]  # peers 300, 500 and 0 (the fourth's volume is today's)
+    assert (first.size, first.active, first.mean_volume_usd) == (3, 2, Decimal("266.67"))
+    assert first.stddev_volume_usd == Decimal("205.48")
+    fourth = stats[str(businesses[3].pk)]  # peers 100, 300, 500
+    assert (fourth.size, fourth.active, fourth.mean_volume_usd, fourth.stddev_volume_usd) == (3, 3, Decimal("300.00"),
+                                                                                               Decimal("163.30"))
+    person = stats[str(people[1].pk)]  # peers 40 and 0
+    assert (person.size, person.active, person.mean_volume_usd, person.stddev_volume_usd) == (2, 1, Decimal("20.00"),
+                                                                                              Decimal("20.00"))
+
+
+def test_a_days_figures_are_computed_once_for_every_process(org, book, django_capture_on_commit_callbacks):
+    businesses, _ = book
+    with django_capture_on_commit_callbacks(execute=True):
+        first = peers.peer_group_stats(org, "live", rows(businesses), END, window_days=30)
+    peers._kept.clear()  # another process: nothing of its own kept
+    with CaptureQueriesContext(connection) as queries:
+        again = peers.peer_group_stats(org, "live", rows(businesses), END + timedelta(hours=2), window_days=30)
+    assert again == first
+    assert not [q for q in queries.captured_queries if "monitoring_transaction" in q["sql"]]
+    with CaptureQueriesContext(connection) as queries:  # the next day is a new window
+        peers.peer_group_stats(org, "live", rows(businesses), END + timedelta(days=1), window_days=30)
+    assert [q for q in queries.captured_queries if "monitoring_transaction" in q["sql"]]
