@@ -9,9 +9,10 @@ Runs on a throw-away DATA_DIR (its own SQLite database), removed at the end; the
 Set-up: one organization with every rule at its default settings (all 53 on), `--wallets` registered wallets (one
 business customer each, mode live), prices for DUSD (1 USD) and ETH (3,000 USD). On anvil: the demo CompliantToken
 (its oracle says every address used is compliant), then `--transfers` transfers, `--per-block` a block (automine off,
-evm_mine after each block's transactions): half ERC-20 (DUSD, 10 to 2,000), half native (0.001 to 0.5 ETH), from the
-node's accounts, each to a registered wallet with probability `--relevant` (else to one of as many unregistered
-addresses).
+evm_mine after each block's transactions): half ERC-20 (DUSD), half native (ETH), with `--mix retail` amounts (the
+default: around 80 USD, heavy-tailed, one in 250 around 6,000 USD, as bench/ingest.py's customers) or `--mix wide` (10 to
+2,000 DUSD, 0.001 to 0.5 ETH, uniform: about a third of the transfers open or extend an alert), from the node's
+accounts, each to a registered wallet with probability `--relevant` (else to one of as many unregistered addresses).
 
 1. Catch-up: the chain's cursor starts at the first transfer block, confirmations 0; index_pass (what the Celery task
    runs) again and again until it is caught up. Relevant transfers indexed and monitored per second (wall time of the
@@ -151,18 +152,25 @@ def send_history(node: Anvil, w3, token, registered: list[str], others: list[str
             relevant += hit
             receiver, sender = rnd.choice(registered if hit else others), rnd.choice(senders)
             if rnd.random() < 0.5:
-                amount = rnd.randint(10, 2_000) * ETH
+                amount = rnd.randint(10, 2_000) * ETH if args.mix == "wide" else retail_usd(rnd) * ETH // 100
                 data = TRANSFER + receiver[2:].rjust(64, "0") + hex(amount)[2:].rjust(64, "0")
                 calls.append(("eth_sendTransaction", [{"from": sender, "to": token.address, "data": data, "gas": hex(120_000)}]))
             else:
-                calls.append(("eth_sendTransaction", [{"from": sender, "to": receiver, "value": hex(rnd.randint(1, 500) * ETH // 1000),
-                                                       "gas": hex(21_000)}]))
+                value = rnd.randint(1, 500) * ETH // 1000 if args.mix == "wide" else retail_usd(rnd) * ETH // 100 // 3_000
+                calls.append(("eth_sendTransaction", [{"from": sender, "to": receiver, "value": hex(value), "gas": hex(21_000)}]))
         batch(node.url, calls)
         rpc(node.url, "evm_mine", [])
         if (number + 1) % 500 == 0:
             say(f"    {number + 1:,} blocks mined")
     rpc(node.url, "evm_setAutomine", [True])
     return first, w3.eth.block_number, relevant
+
+
+def retail_usd(rnd: random.Random) -> int:
+    """A retail amount in US cents, as bench/ingest.py's customers move: around 80 USD (heavy-tailed),
+    one transfer in 250 large (around 6,000 USD)."""
+    centre = 6_000 if rnd.random() < 1 / 250 else 80
+    return max(100, round(rnd.lognormvariate(math.log(centre), 0.6) * 100))
 
 
 def catch_up(chain, first: int, relevant: int) -> None:
@@ -230,6 +238,10 @@ def main() -> None:
     parser.add_argument("--transfers", type=int)
     parser.add_argument("--per-block", type=int, default=10)
     parser.add_argument("--relevant", type=float, default=0.5)
+    parser.add_argument("--mix", choices=("retail", "wide"), default="retail",
+                        help="amounts: retail (around 80 USD, one in 250 around 6,000: the alert rate of bench/ingest.py's "
+                             "traffic) or wide (10 to 2,000 DUSD and 3 to 1,500 USD of ETH, uniform: about one transfer in three "
+                             "opens or extends an alert, most of them unhosted_large_transfer)")
     parser.add_argument("--samples", type=int)
     parser.add_argument("--database-url", help="a PostgreSQL URL whose database is dropped and created again (default: SQLite in the "
                                                  "throw-away DATA_DIR)")
@@ -251,8 +263,9 @@ def main() -> None:
             registered = ["0x" + rnd.randbytes(20).hex() for _ in range(args.wallets)]
             others = ["0x" + rnd.randbytes(20).hex() for _ in range(args.wallets)]
             fresh = registered[-args.samples:]  # the latency transfers' receivers: registered, not sent to before
-            say(f"set-up: {args.wallets:,} registered wallets, {args.transfers:,} transfers, {args.per_block} a block, "
-                f"{args.relevant:.0%} relevant; " + ("every rule off" if args.rules_off else "all rules on (defaults)"))
+            say(f"set-up: {args.wallets:,} registered wallets, {args.transfers:,} transfers ({args.mix} amounts), "
+                f"{args.per_block} a block, {args.relevant:.0%} relevant; "
+                + ("every rule off" if args.rules_off else "all rules on (defaults)"))
             org = organization(rules_on=not args.rules_off)
             register(org, registered)
             token = deploy_token(w3, registered + others)
