@@ -27,6 +27,7 @@ from onboarding.screening.index import EntryRecord, NameRecord, ScreeningIndex, 
 from onboarding.screening.normalize import (
     INDIVIDUAL_PARTY,
     ORGANIZATION_PARTY,
+    article_family_names,
     is_abjad,
     is_han,
     name_tokens,
@@ -274,7 +275,8 @@ def screen_name(
         if unreadable_letters(name):
             raise UnscreenableName(f"cannot read the letters of {name!r}; screen a romanised form of the name")
         return []
-    similarities = Similarities(abjad=is_abjad(name), lossy=index.lossy_tokens, syllabic=is_han(name))
+    similarities = Similarities(abjad=is_abjad(name), lossy=index.lossy_tokens, syllabic=is_han(name),
+                                family=article_family_names(name))
     best: dict[int, tuple[NameScore, NameRecord, int, tuple[str, ...]]] = {}
     mask = index.name_mask(sources)
     # The name as written, then any reading with a letter moved back across a word break into or out of a legal form or

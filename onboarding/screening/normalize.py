@@ -111,6 +111,17 @@ def is_han(text: str) -> bool:
 # BGN/PCGN, as OFAC romanises Russian: "е" is "ye" at the start of a word and after a vowel or a
 # hard/soft sign ("Андреев" -> "andreyev", "Сергеевич" -> "sergeyevich").
 _CYRILLIC_YE = re.compile(r"(?<![а-яё])[её]|(?<=[аеёиоуыэюяъь])[её]")
+# ELOT 743, as the lists romanise Greek: the diphthongs αυ, ευ, ηυ are "av", "ev", "iv" before a vowel or a voiced
+# consonant and "af", "ef", "if" before a voiceless one or at the end ("Μαυρίδης" -> "mavridis", not the library's
+# "mayridis"); ου is "ou" ("Νικολάου" -> "nikolaou", not "nikolaoy") and γγ "ng" ("Ευάγγελος" -> "evangelos").
+_GREEK_U_DIPHTHONG = re.compile(r"([αεη])[υύ](?=([θκξπσςτφχψ]|$|(?![α-ωάέήίόύώϊϋΐΰ])))?")
+_GREEK_U_VOWEL = {"α": "a", "ε": "e", "η": "i"}
+
+
+def _greek_diphthong(match: re.Match) -> str:
+    return _GREEK_U_VOWEL[match.group(1)] + ("f" if match.group(2) is not None else "v")
+
+
 # The Arabic alif (and its hamza and madda forms) is a written long vowel, and the ayn is romanised as a vowel
 # ("عمر" -> "amr", Omar; "عبد" -> "abd"): the library drops both ("عمر" would be "mr", and dropped as "Mr").
 _ARABIC_ALIF = str.maketrans({**dict.fromkeys("\u0627\u0623\u0625\u0622\u0671", "a"), "\u0639": "a", "\u0902": "n"})
@@ -136,6 +147,8 @@ def fold(text: str) -> str:
     if text.isascii():
         return text
     text = _CYRILLIC_YE.sub("ye", text).translate(_ARABIC_ALIF)
+    if "υ" in text or "ύ" in text or "γγ" in text:
+        text = _GREEK_U_DIPHTHONG.sub(_greek_diphthong, text).replace("ου", "ou").replace("ού", "ou").replace("γγ", "ng")
     text = "".join(ch if ch.isascii() or unicodedata.category(ch)[0] in _LETTERS_MARKS_DIGITS else " " for ch in text)
     return anyascii(_SYLLABIC_RUN.sub(_syllables, text)).lower()
 
@@ -144,6 +157,20 @@ def unreadable_letters(name: str) -> bool:
     """True when `name` has letters and none of them transliterates (a script the library has no table for):
     such a name cannot be screened, and the caller records that for an analyst instead of a pass."""
     return any(character.isalpha() for character in name or "") and not any(character.isalnum() for character in fold(name or ""))
+
+
+@lru_cache(maxsize=16384)
+def article_family_names(name: str) -> frozenset[str]:
+    """The words an Arabic-script name marks as family names with the joined article ("أحمد الحسن" -> {"hsn"}: al-Hasan,
+    a family name, where a Latin list's "AHMAD, Hasan" has Hasan as the given name). Empty for any other name."""
+    if not is_abjad(name):
+        return frozenset()
+    marked = (word[2:] for word in name.split() if _ARABIC_ARTICLE.match(word) and word not in _ALLAH)
+    return frozenset(token for word in marked for token in _raw_tokens(fold(word)) if token not in NOISE_WORDS)
+
+
+# "الله" (Allah, in "Abd Allah", "Hamd Allah") begins like the article but is one word: no family name.
+_ALLAH = frozenset(("\u0627\u0644\u0644\u0647", "\u0627\u0644\u0644\u0651\u0647"))
 
 
 def _raw_tokens(folded: str) -> list[str]:

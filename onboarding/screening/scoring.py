@@ -69,7 +69,7 @@ from dataclasses import dataclass, field
 
 from rapidfuzz.distance import OSA
 
-from onboarding.screening.common_names import COMMON_GIVEN_NAMES
+from onboarding.screening.common_names import COMMON_GIVEN_NAMES, COMMON_SURNAMES
 from onboarding.screening.normalize import collapse_doubled, sound_keys
 
 PHONETIC_SIMILARITY = 0.80
@@ -79,6 +79,10 @@ SHORT_TYPO_SIMILARITY = 0.60
 # A vowel-lossy script's word whose consonants (three classes or more) are the listed word's: all the script wrote agrees.
 CONSONANT_SIMILARITY = 0.90
 GIVEN_NAMES_ONLY_CAP = 0.80
+# A query word that is a common surname (common_names.COMMON_SURNAMES) against another listed word: how the pair is named.
+DIFFERENT_WORD = "different_word"
+# Common surnames that are not also common given names (a given name's spellings vary: "Mohammed" / "Muhammad").
+_REAL_SURNAMES = COMMON_SURNAMES - COMMON_GIVEN_NAMES
 # A listed patronymic the customer left out costs half its weight: people drop it abroad ("Anton Andreyev" for
 # "ANDREYEV, Anton Nikolaeyvich"); a missing surname or given name costs its full rarity.
 PATRONYMIC_MISSING_FACTOR = 0.5
@@ -172,8 +176,10 @@ class Similarities(dict):
         value, how = similarities["vladimr", "vladimir"]
     """
 
-    def __init__(self, *, abjad: bool = False, lossy: frozenset[str] = frozenset(), syllabic: bool = False):
+    def __init__(self, *, abjad: bool = False, lossy: frozenset[str] = frozenset(), syllabic: bool = False,
+                 family: frozenset[str] = frozenset()):
         super().__init__()
+        self.family = family  # words an Arabic-script query marks as family names with the article (normalize.article_family_names)
         self.abjad = abjad  # the query is written in an abjad (normalize.is_abjad): its long vowels are written
         self.lossy = lossy  # listed tokens romanised from a vowel-lossy script (ScreeningIndex.lossy_tokens)
         self.syllabic = syllabic  # the query is written in Chinese characters (normalize.is_han)
@@ -186,6 +192,10 @@ class Similarities(dict):
             return found
         lossy = listed in self.lossy
         found = token_similarity(query, listed, abjad=self.abjad or lossy)
+        if found[0] > SHORT_TYPO_SIMILARITY and found[1] != "exact" and query in _REAL_SURNAMES:
+            # The customer's word is a common surname spelt exactly: that real name, not a typo of another listed word
+            # ("Patel" is no misspelt "PATEK"). A weak match keeps it from counting as a missing word, no more.
+            found = (SHORT_TYPO_SIMILARITY, DIFFERENT_WORD)
         # Against a Latin spelling only: a listed word in an abjad writes its long vowels as the query does.
         if found[0] and found[1] != "exact" and self.abjad and not lossy and not written_vowels_agree(query, listed):
             found = (0.0, "")
@@ -296,7 +306,8 @@ def score_tokens(
     coverage_query = explained / query_total if query_total else 0.0
     coverage_listed = explained / listed_total if listed_total else 0.0
     score = major_share * max(coverage_query, coverage_listed) + (1 - major_share) * min(coverage_query, coverage_listed)
-    given_names_only = (score > GIVEN_NAMES_ONLY_CAP or explain) and _given_names_only(aligned, query, listed)
+    given_names_only = (score > GIVEN_NAMES_ONLY_CAP or explain) and _given_names_only(
+        aligned, query, listed, complete=_family_as_given(aligned, query, listed, similarities))
     if given_names_only and score > GIVEN_NAMES_ONLY_CAP:
         score = GIVEN_NAMES_ONLY_CAP
     if not explain:
@@ -308,6 +319,9 @@ def score_tokens(
     if len(matched_l) < len(listed):
         notes["missing_listed_words"] = {listed[position]: round(_missing_weight(listed[position], listed_weights[position]), 3)
                                          for position in range(len(listed)) if position not in matched_l}
+    different = {query[q]: listed[l_position] for q, l_position, _v, how in aligned if how == DIFFERENT_WORD}
+    if different:
+        notes["different_common_surnames"] = {"similarity": SHORT_TYPO_SIMILARITY, "pairs": different}
     capped = [token for position, token in enumerate(query) if position not in matched_q and token not in _known(weight)]
     if capped:
         notes["unknown_word_weight_capped"] = {"words": capped, "weight": round(weight(capped[0]), 3)}
@@ -332,11 +346,20 @@ def _missing_weight(token: str, weight: float) -> float:
     return weight * PATRONYMIC_MISSING_FACTOR if _PATRONYMIC.search(token) else weight
 
 
-def _given_names_only(aligned, query: tuple[str, ...], listed: tuple[str, ...]) -> bool:
-    """Every matched listed word a common given name or a short syllable, and something left unmatched."""
-    return (bool(aligned) and (len(aligned) < len(listed) or len(aligned) < len(query))
+def _given_names_only(aligned, query: tuple[str, ...], listed: tuple[str, ...], *, complete: bool = False) -> bool:
+    """Every matched listed word a common given name or a short syllable, and something left unmatched (or, with
+    `complete`, even with nothing left)."""
+    return (bool(aligned) and (complete or len(aligned) < len(listed) or len(aligned) < len(query))
             and all(listed[l_position] in COMMON_GIVEN_NAMES or len(listed[l_position]) <= SHORT_WORD
                     for _q, l_position, _v, _h in aligned))
+
+
+def _family_as_given(aligned, query: tuple[str, ...], listed: tuple[str, ...], similarities: Similarities) -> bool:
+    """An Arabic-script query marks a family name with the article ("أحمد الحسن", Ahmad al-Hasan) and that word met a
+    Latin listed word: the Latin name cannot say whether its "Hasan" is a given name or a family name ("AHMAD, Hasan"
+    is Hasan son or family of Ahmad), so a name of common given names is common given names alone even fully matched."""
+    return bool(similarities.family) and any(query[q] in similarities.family and listed[l_position] not in similarities.lossy
+                                             for q, l_position, _v, _h in aligned)
 
 
 def _known(weight) -> frozenset | dict:

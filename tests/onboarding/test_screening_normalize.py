@@ -133,6 +133,18 @@ class TestScoreTokens:
         assert surname.score > 0.8 and "common_given_names_only" not in surname.notes
 
 
+@pytest.mark.parametrize(("name", "family"), [
+    ("أحمد الحسن", {"hsn"}),  # al-Hasan: a family name
+    ("عمر حسين", set()),
+    ("حمد الله الله نور", set()),  # Allah is one word, not the article
+    ("Ahmad al-Hasan", set()),  # a Latin name says nothing by its "al"
+])
+def test_the_arabic_article_marks_family_names(name, family):
+    from onboarding.screening.normalize import article_family_names
+
+    assert article_family_names(name) == family
+
+
 def test_is_abjad():
     assert is_abjad("صدام") and is_abjad("נתניהו")
     assert not is_abjad("Saddam") and not is_abjad("Владимир") and not is_abjad("习近平") and not is_abjad("नरेंद्र")
@@ -150,6 +162,11 @@ SCRIPTS = [
     ("arabic", "صدام حسين", ("sdam", "hsyn")),
     ("cyrillic", "Владимир Путин", ("vladimir", "putin")),
     ("greek", "Αλέξης Τσίπρας", ("alexis", "tsipras")),
+    # ELOT 743 for the diphthongs the library reads letter by letter (session 21).
+    ("greek, av", "Γιώργος Μαυρίδης", ("giorgos", "mavridis")),
+    ("greek, ef and ng", "Ευάγγελος Ευθυμίου", ("evangelos", "efthymiou")),
+    ("greek, ou", "Νίκος Νικολάου", ("nikos", "nikolaou")),
+    ("greek, af", "Αυτός", ("aftos",)),
 ]
 
 
