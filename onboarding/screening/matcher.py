@@ -155,7 +155,9 @@ def query_individual(name: str | None, kind: str | None) -> bool:
 def blocking_tokens(tokens) -> set[str]:
     """The query tokens that look listed names up in the index: an initial reaches too many names to block on.
     A listed name is a candidate only through one of these (see `_candidates`)."""
-    return {token for token in tokens if len(token) >= MIN_BLOCKING_LENGTH}
+    blocking = {token for token in tokens if len(token) >= MIN_BLOCKING_LENGTH}
+    # A name of initials alone ("B. S. Company", the legal form dropped) blocks on them: nothing else can reach it.
+    return blocking or set(tokens)
 
 
 def _score_name(tokens: tuple[str, ...], position: int, index: ScreeningIndex, similarities: Similarities, *,

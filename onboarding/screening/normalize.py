@@ -219,7 +219,12 @@ def legal_word(token: str) -> str:
     """The legal word `token` misspells, or `token` itself: a transposition of a three-letter one ("ldt", "psa"), one
     edit in a word of five to seven letters (the first letter kept: "ggmbh", "limite"), two from eight ("liabilty").
     A four-letter word is left alone: "Sara" is no "SARL", "Inca" no "Inc"."""
-    if len(token) < 3 or len(token) == 4 or token in LEGAL_FORMS:
+    if len(token) < 3 or token in LEGAL_FORMS:
+        return token
+    single = collapse_doubled(token)
+    if len(single) >= 3 and single in LEGAL_FORMS:
+        return single  # a letter keyed twice: "JSSC", "OAAO", "PLCC"
+    if len(token) == 4:
         return token
     allowed = 0 if len(token) == 3 else 1 if len(token) <= 7 else 2
     for word in _LEGAL_WORDS:
@@ -234,8 +239,29 @@ def legal_word(token: str) -> str:
     return token
 
 
+_DOUBLED = re.compile(r"(.)\1+")
+# Titles of four letters or more, with their letters keyed twice written once ("sayyid" -> "sayid", "hajji" -> "haji").
+_LONG_HONORIFICS = frozenset(word for word in HONORIFICS if len(word) >= 4)
+_SINGLE_HONORIFICS = frozenset(_DOUBLED.sub(r"\1", word) for word in _LONG_HONORIFICS)
+
+
+@lru_cache(maxsize=65536)
+def honorific(token: str) -> bool:
+    """A title, or a title of four letters or more misspelt by a letter keyed twice or once ("Sayid" for "Sayyid",
+    "Hajjji") or two neighbours swapped ("aHji" for "Haji"). A changed letter is not enough: "Saeed" is no "Sayed",
+    "Hafez" no "Hafiz"."""
+    if token in HONORIFICS:
+        return True
+    if len(token) < 4:
+        return False
+    if _DOUBLED.sub(r"\1", token) in _SINGLE_HONORIFICS:
+        return True
+    return any(len(word) == len(token) and sorted(word) == sorted(token) and OSA.distance(word, token, score_cutoff=1) == 1
+               for word in _LONG_HONORIFICS)
+
+
 def _is_noise(token: str, party: str | None, dotted: frozenset[str], trailing: bool = False) -> bool:
-    if token in HONORIFICS or token in PARTICLES:
+    if token in PARTICLES or honorific(token):
         return True
     if token not in LEGAL_FORMS or party == INDIVIDUAL_PARTY:
         return False
@@ -289,14 +315,26 @@ def shifted_readings(name: str, *, individual: bool = False, party: str | None =
     readings: list[tuple[str, ...]] = []
     for position in range(len(tokens) - 1):
         left, right = tokens[position], tokens[position + 1]
-        for moved_left, moved_right in ((left[:-1], left[-1] + right), (left + right[0], right[1:])):
-            if len(moved_left) < 3 or len(moved_right) < 3:  # a two-letter title ("ms", "dr") is too easily made
-                continue
-            shifted = [*tokens[:position], moved_left, moved_right, *tokens[position + 2:]]
+        candidates = [(moved_left, moved_right) for moved_left, moved_right in ((left[:-1], left[-1] + right), (left + right[0], right[1:]))
+                      # A two-letter title ("ms", "dr") is too easily made; the article "al" is not a title.
+                      if len(moved_left) >= 3 and (len(moved_right) >= 3 or moved_right in _ARTICLES)]
+        if min(len(left), len(right)) <= 2 and _noise_like(left + right):
+            candidates.append((left + right,))  # a legal form or title split by a break ("C ORP", "O-OO")
+        for moved in candidates:
+            shifted = [*tokens[:position], *moved, *tokens[position + 2:]]
             reading = _meaningful(shifted, party, dotted)
-            if len(reading) != len(base) and reading not in readings:
+            if reading != base and reading not in readings and (
+                    len(reading) != len(base) or any(_noise_like(word) for word in (left, right, *moved))):
                 readings.append(reading)
     return tuple(readings)
+
+
+_ARTICLES = frozenset(("al", "el"))
+
+
+def _noise_like(word: str) -> bool:
+    """A noise word, or a misspelt legal form or title (what `_meaningful` drops from an organization's name)."""
+    return word in NOISE_WORDS or honorific(word) or legal_word(word) in LEGAL_FORMS
 
 
 def normalize_name(name: str, *, individual: bool = False) -> str:
@@ -336,9 +374,6 @@ def phonetic_key(token: str) -> str:
 # The screening's sound classes: as _PHONETIC_CLASSES, but m and n apart ("mendoza" is not "meadows").
 _SOUND_CLASSES = str.maketrans({**{key: value for key, value in zip("bpfvckqgjdtszxlrmn", "ppffkkkkjttssslrmn", strict=True)},
                                 **dict.fromkeys("aeiouyhw", "")})
-
-
-_DOUBLED = re.compile(r"(.)\1+")
 
 
 @lru_cache(maxsize=131072)

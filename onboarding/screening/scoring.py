@@ -96,6 +96,13 @@ COMPACT_EDIT_LENGTH = 12
 INITIAL_SIMILARITY = 0.8
 LISTED_INITIAL_SIMILARITY = 0.6
 TYPO_COST = 0.6
+# What two swapped neighbours count for, in edits.
+TRANSPOSITION_EDIT = 0.5
+# Long vowels and the letters that write them in an abjad's romanisation (alif or ayn "a", waw "w", ya "y").
+_ABJAD_VOWEL_LETTERS = frozenset("awy")
+# The library's two-letter romanisations of one Arabic or Persian letter, as one symbol each, so that an edit counts
+# letters as the script wrote them ("بشير" / "شبير": one swap, not three edits of "bshyr" / "shbyr").
+_DIGRAPHS = (("sh", "S"), ("kh", "K"), ("th", "T"), ("dh", "D"), ("gh", "G"), ("ch", "C"), ("zh", "Z"))
 FIRST_LETTER_COST = 0.05
 # How much the better-covered side carries, for a listed person and for a listed organization
 # (or vessel, aircraft). See the module docstring.
@@ -128,6 +135,15 @@ def typo_allowance(length: int) -> int:
     return 0 if length <= 2 else 1 if length <= 7 else 2
 
 
+def _vowel_changed(first: str, second: str) -> bool:
+    """Same length, and the one letter that differs is a vowel on both sides."""
+    changed = [(a, b) for a, b in zip(first, second, strict=True) if a != b]
+    return len(changed) == 1 and changed[0][0] in _VOWELS and changed[0][1] in _VOWELS
+
+
+_VOWELS = frozenset("aeiou")
+
+
 def _is_transposition(first: str, second: str) -> bool:
     return len(first) == len(second) and sum(a != b for a, b in zip(first, second, strict=True)) == 2 and sorted(first) == sorted(second)
 
@@ -148,9 +164,15 @@ def token_similarity(query: str, listed: str, *, abjad: bool = False) -> tuple[f
         return 0.0, ""  # beyond every allowance below: no typo, no sound-alike with half the letters changed
     similarity, how = 0.0, ""
     first_differs = query[0] != listed[0]
-    if edits <= typo_allowance(length) and (length >= 5 or _is_transposition(query, listed)) and (
-            not first_differs or length >= FIRST_LETTER_TYPO_LENGTH or _is_transposition(query, listed)):
-        similarity, how = 1.0 - TYPO_COST * edits / length - (FIRST_LETTER_COST if first_differs else 0.0), "typo"
+    transposed = edits == 1 and _is_transposition(query, listed)
+    if edits <= typo_allowance(length) and (length >= 5 or transposed) and (
+            not first_differs or length >= FIRST_LETTER_TYPO_LENGTH or transposed):
+        # Two neighbours swapped cost half an edit: the commonest slip, and no letter is lost ("eHq" / "Heq").
+        cost = TRANSPOSITION_EDIT if transposed else edits
+        similarity, how = 1.0 - TYPO_COST * cost / length - (FIRST_LETTER_COST if first_differs else 0.0), "typo"
+    if not similarity and edits == 1 and 3 <= length <= 4 and len(query) == len(listed) and _vowel_changed(query, listed):
+        # One vowel for another in a short word ("Oli" / "Ali", "Peya" / "Puya"): a spelling of the same syllables.
+        similarity, how = 1.0 - TYPO_COST / length - (FIRST_LETTER_COST if first_differs else 0.0), "typo"
     if not similarity and edits == 1 and min(len(query), len(listed)) >= 3 and collapse_doubled(query) == collapse_doubled(listed):
         # A letter keyed twice (or a double keyed once), in a word of any length from three letters: "yyue" / "yue".
         similarity, how = 1.0 - TYPO_COST / length, "typo"
@@ -166,6 +188,33 @@ def token_similarity(query: str, listed: str, *, abjad: bool = False) -> tuple[f
                 or (len(skeleton) >= 3 and skeleton == other_skeleton and abs(len(query) - len(listed)) <= 1)):
             similarity, how = PHONETIC_SIMILARITY, "phonetic"
     return similarity, how
+
+
+def _script_letters(token: str) -> str:
+    for digraph, letter in _DIGRAPHS:
+        if digraph in token:
+            token = token.replace(digraph, letter)
+    return token
+
+
+def native_similarity(query: str, listed: str) -> tuple[float, str]:
+    """Two words both written in an abjad (Arabic, Persian, ...), compared letter by letter as the script wrote them:
+    one letter dropped, added or changed, or two neighbours swapped, in words of three letters or more ("شبير" /
+    "بشير", "الطي" / "الطيب", "عاور" / "عاشور"). Dropping, adding or changing a long vowel is a different name
+    ("محمد" / "محمود", Muhammad / Mahmoud; "أحمد" / "محمد"), and a swap costs half an edit."""
+    first, second = _script_letters(query), _script_letters(listed)
+    length = max(len(first), len(second))
+    if length < 3 or OSA.distance(first, second, score_cutoff=1) != 1:
+        return 0.0, ""
+    if len(first) == len(second) and sorted(first) == sorted(second):
+        return 1.0 - TYPO_COST * TRANSPOSITION_EDIT / length, "native_typo"
+    position = next((index for index, (a, b) in enumerate(zip(first, second, strict=False)) if a != b), min(len(first), len(second)))
+    changed = {word[position] for word in (first, second) if position < len(word)}
+    if len(first) != len(second):
+        changed = {max(first, second, key=len)[position]}
+    if changed & _ABJAD_VOWEL_LETTERS:
+        return 0.0, ""
+    return 1.0 - TYPO_COST / length, "native_typo"
 
 
 class Similarities(dict):
@@ -192,6 +241,8 @@ class Similarities(dict):
             return found
         lossy = listed in self.lossy
         found = token_similarity(query, listed, abjad=self.abjad or lossy)
+        if lossy and self.abjad and found[0] < PHONETIC_SIMILARITY:
+            found = max(found, native_similarity(query, listed))
         if found[0] > SHORT_TYPO_SIMILARITY and found[1] != "exact" and query in _REAL_SURNAMES:
             # The customer's word is a common surname spelt exactly: that real name, not a typo of another listed word
             # ("Patel" is no misspelt "PATEK"). A weak match keeps it from counting as a missing word, no more.

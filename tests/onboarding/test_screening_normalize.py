@@ -61,8 +61,12 @@ def test_phonetic_key(first, second, same):
         ("hezbollah", "hizballah", False, 0.8667, "typo"),  # two edits allowed from eight letters
         ("tamas", "hamas", False, 0.0, ""),  # a changed first letter is no typo in a word under six letters
         ("kaddafi", "qaddafi", False, 0.8643, "typo"),  # from six letters it is, at 0.05 more
-        ("omra", "omar", False, 0.85, "typo"),  # a transposition in a four-letter word
-        ("adb", "abd", False, 0.8, "typo"),  # and in a three-letter one
+        ("omra", "omar", False, 0.925, "typo"),  # a transposition in a four-letter word: half an edit
+        ("adb", "abd", False, 0.9, "typo"),  # and in a three-letter one
+        ("ehq", "heq", False, 0.85, "typo"),  # the first letter swapped: less 0.05
+        ("peya", "puya", False, 0.85, "typo"),  # a vowel for another in a short word
+        ("oli", "ali", False, 0.75, "typo"),  # the first letter too, both vowels
+        ("peya", "pexa", False, 0.6, "short_typo"),  # a consonant changed: a weak match only
         ("abc", "abd", False, 0.6, "short_typo"),  # any other edit under five letters is a weak match only
         ("banna", "anna", False, 0.0, ""),  # a letter put before a common given name: another name
         ("mendoza", "meadows", False, 0.0, ""),  # m and n apart in the sound key
