@@ -56,6 +56,10 @@ LEGAL_FORM_PHRASES: tuple[tuple[str, ...], ...] = tuple(
                 "aktsionernoe obshchestvo", "publichnoe aktsionernoe obshchestvo", "zakrytoe aktsionernoe obshchestvo",
                 "otkrytoe aktsionernoe obshchestvo", "joint stock company", "limited liability company",
                 "public joint stock company", "closed joint stock company", "open joint stock company",
+                # The joint-stock forms also stand without "company", or with it elsewhere in a reordered name, and
+                # Ukraine's private joint-stock company (PrJSC).
+                "private joint stock company", "public joint stock", "closed joint stock", "open joint stock",
+                "private joint stock", "joint stock",
                 "private limited", "pvt ltd", "pte ltd", "sdn bhd", "co ltd", "sp z oo",
             )
         ),
@@ -214,6 +218,10 @@ _LEGAL_WORDS = tuple(sorted({word for word in LEGAL_FORMS if len(word) >= 3}
                             | {word for phrase in LEGAL_FORM_PHRASES for word in phrase if len(word) >= 3}))
 
 
+_LEGAL_WORD_SET = frozenset(_LEGAL_WORDS) | LEGAL_FORMS
+_PHRASE_WORDS = tuple(sorted({word for phrase in LEGAL_FORM_PHRASES for word in phrase if len(word) >= 5}))
+
+
 @lru_cache(maxsize=65536)
 def legal_word(token: str) -> str:
     """The legal word `token` misspells, or `token` itself: a transposition of a three-letter one ("ldt", "psa"), one
@@ -221,9 +229,9 @@ def legal_word(token: str) -> str:
     A four-letter word is left alone: "Sara" is no "SARL", "Inca" no "Inc"."""
     if len(token) < 3 or token in LEGAL_FORMS:
         return token
-    single = collapse_doubled(token)
-    if len(single) >= 3 and single in LEGAL_FORMS:
-        return single  # a letter keyed twice: "JSSC", "OAAO", "PLCC"
+    for single in _one_doubled_less(token):
+        if len(single) >= 3 and single in LEGAL_FORMS:
+            return single  # a letter keyed twice: "JSSC", "OAAO", "PLCC", "LLCC"
     if len(token) == 4:
         return token
     allowed = 0 if len(token) == 3 else 1 if len(token) <= 7 else 2
@@ -239,25 +247,33 @@ def legal_word(token: str) -> str:
     return token
 
 
+def _one_doubled_less(token: str) -> set[str]:
+    """`token` with one letter of one doubled pair left out ("llcc" -> "lcc", "llc")."""
+    return {token[:position] + token[position + 1:] for position in range(len(token) - 1) if token[position] == token[position + 1]}
+
+
 _DOUBLED = re.compile(r"(.)\1+")
 # Titles of four letters or more, with their letters keyed twice written once ("sayyid" -> "sayid", "hajji" -> "haji").
 _LONG_HONORIFICS = frozenset(word for word in HONORIFICS if len(word) >= 4)
+# Titles and particles of three letters or more, which two swapped neighbours still name ("aHji", "HTE").
+_SWAPPABLE = tuple(sorted(word for word in HONORIFICS | PARTICLES if len(word) >= 3))
 _SINGLE_HONORIFICS = frozenset(_DOUBLED.sub(r"\1", word) for word in _LONG_HONORIFICS)
 
 
 @lru_cache(maxsize=65536)
 def honorific(token: str) -> bool:
-    """A title, or a title of four letters or more misspelt by a letter keyed twice or once ("Sayid" for "Sayyid",
-    "Hajjji") or two neighbours swapped ("aHji" for "Haji"). A changed letter is not enough: "Saeed" is no "Sayed",
+    """A title or particle, a title of four letters or more misspelt by a letter keyed twice or once ("Sayid" for
+    "Sayyid", "Hajjji"), or either of three letters or more with two neighbours swapped ("aHji" for "Haji", "HTE").
+    A changed letter is not enough: "Saeed" is no "Sayed",
     "Hafez" no "Hafiz"."""
     if token in HONORIFICS:
         return True
-    if len(token) < 4:
+    if len(token) < 3:
         return False
-    if _DOUBLED.sub(r"\1", token) in _SINGLE_HONORIFICS:
+    if len(token) >= 4 and _DOUBLED.sub(r"\1", token) in _SINGLE_HONORIFICS:
         return True
     return any(len(word) == len(token) and sorted(word) == sorted(token) and OSA.distance(word, token, score_cutoff=1) == 1
-               for word in _LONG_HONORIFICS)
+               for word in _SWAPPABLE)
 
 
 def _is_noise(token: str, party: str | None, dotted: frozenset[str], trailing: bool = False) -> bool:
@@ -290,8 +306,25 @@ def name_tokens(name: str, *, individual: bool = False, party: str | None = None
     return _meaningful(_raw_tokens(folded), party, dotted)
 
 
+def _phrase_word(token: str, before: str, after: str) -> str:
+    """A four-letter word one edit from a legal phrase's word of five letters or more, next to a legal word ("JOIT
+    STOCK", "JOINT STOK"): that word. Alone, a four-letter word is never read as a legal one ("Sara" is no "SARL")."""
+    if len(token) != 4 or not (before in _LEGAL_WORD_SET or after in _LEGAL_WORD_SET):
+        return token
+    for word in _PHRASE_WORDS:
+        if word[0] == token[0] and OSA.distance(word, token, score_cutoff=1) <= 1:
+            return word
+    return token
+
+
+def _legal_words(tokens: list[str]) -> list[str]:
+    words = [legal_word(token) for token in tokens]
+    return [_phrase_word(word, words[position - 1] if position else "", words[position + 1] if position + 1 < len(words) else "")
+            for position, word in enumerate(words)]
+
+
 def _meaningful(tokens: list[str], party: str | None, dotted: frozenset[str]) -> tuple[str, ...]:
-    kept = tokens if party == INDIVIDUAL_PARTY else _drop_legal_phrases([legal_word(token) for token in tokens])
+    kept = tokens if party == INDIVIDUAL_PARTY else _drop_legal_phrases(_legal_words(tokens))
     # Of unknown kind, an ambiguous legal form written last after two other words is one ("CHONMYONG SHIPPING CO").
     last = len(kept) - 1 if len(kept) >= 3 else -1
     meaningful = [token for position, token in enumerate(kept) if not _is_noise(token, party, dotted, position == last)]
