@@ -40,6 +40,8 @@ UNSEEN_AS_IF_IN = 20
 # A token in more names than this ("mohammed", "trading") is "broad": the matcher lets it add to
 # candidates reached through a rarer token instead of enumerating all of its names.
 BROAD_POSTINGS = 300
+# Query tokens whose similar vocabulary tokens an index keeps (ScreeningIndex.similar_tokens).
+SIMILAR_KEPT = 100_000
 # Name masks kept per index (one per distinct set of lists screened against; see name_mask).
 MASKS_KEPT = 64
 
@@ -122,6 +124,7 @@ class ScreeningIndex:
     unseen_weight: float = 1.0
     built_seconds: float = 0.0
     _masks: dict[frozenset, bytes] = field(default_factory=dict, repr=False)  # sources -> name_mask
+    _similar: dict[str, frozenset[str]] = field(default_factory=dict, repr=False)  # query token -> similar_tokens
 
     def sources_of(self, category: str, sources: frozenset[str] | None = None) -> frozenset[str]:
         """The loaded lists of `category` (sanctions | pep), of `sources` only when given."""
@@ -158,8 +161,17 @@ class ScreeningIndex:
     def weight(self, token: str) -> float:
         return self.weights[token]
 
-    def similar_tokens(self, token: str) -> set[str]:
-        """Vocabulary tokens that may be the same word as `token`: equal, one edit away, or same sound."""
+    def similar_tokens(self, token: str) -> frozenset[str]:
+        """Vocabulary tokens that may be the same word as `token`: equal, one edit away, or same sound. Kept per token
+        (up to SIMILAR_KEPT): customers' names share most of their words, and the lookups are a third of a screening."""
+        found = self._similar.get(token)
+        if found is None:
+            if len(self._similar) >= SIMILAR_KEPT:
+                self._similar.clear()
+            found = self._similar[token] = frozenset(self._similar_tokens(token))
+        return found
+
+    def _similar_tokens(self, token: str) -> set[str]:
         found: set[str] = set()
         if token in self.postings:
             found.add(token)

@@ -66,6 +66,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from rapidfuzz.distance import OSA
 
@@ -217,6 +218,13 @@ def native_similarity(query: str, listed: str) -> tuple[float, str]:
     return 1.0 - TYPO_COST / length, "native_typo"
 
 
+@lru_cache(maxsize=1 << 18)
+def _kept_similarity(query: str, listed: str, abjad: bool) -> tuple[float, str]:
+    """token_similarity, kept across screenings (a pure function of its arguments): the same common words meet the
+    same listed words in screening after screening."""
+    return token_similarity(query, listed, abjad=abjad)
+
+
 class Similarities(dict):
     """token_similarity of (query token, listed token) pairs, computed on first use and kept: one
     screening compares the same few query tokens with many listed names that share tokens.
@@ -240,7 +248,7 @@ class Similarities(dict):
             found = self[pair] = (1.0, "exact") if query == listed else (0.0, "")
             return found
         lossy = listed in self.lossy
-        found = token_similarity(query, listed, abjad=self.abjad or lossy)
+        found = _kept_similarity(query, listed, self.abjad or lossy)
         if lossy and self.abjad and found[0] < PHONETIC_SIMILARITY:
             found = max(found, native_similarity(query, listed))
         if found[0] > SHORT_TYPO_SIMILARITY and found[1] != "exact" and query in _REAL_SURNAMES:
