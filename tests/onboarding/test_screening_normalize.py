@@ -171,6 +171,8 @@ SCRIPTS = [
     ("greek, ef and ng", "Ευάγγελος Ευθυμίου", ("evangelos", "efthymiou")),
     ("greek, ou", "Νίκος Νικολάου", ("nikos", "nikolaou")),
     ("greek, af", "Αυτός", ("aftos",)),
+    ("arabic, Allah is one word", "عبد الله", ("abd", "allh")),
+    ("arabic, the article still split", "صدام حسين التكريتي", ("sdam", "hsyn", "tkryty")),
 ]
 
 

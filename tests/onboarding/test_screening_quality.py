@@ -64,6 +64,8 @@ EDITS_SESSION_21 = [
     ("a name of initials and a legal form", "B S CEMPANY", OFAC, "26884"),
     ("native script, two letters swapped", "ایوب شبیر", UN, "2999481"),
     ("native script, a consonant dropped", "عبد الرو ذاکر", UN, "3000769"),
+    ("native script, two letters of Allah swapped", "عادل عبد الهل مهدي", UN, "6908099"),
+    ("native script, a letter of Allah moved", "مطيع لاله", UN, "111094"),
 ]
 
 
