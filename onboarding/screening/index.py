@@ -40,6 +40,8 @@ UNSEEN_AS_IF_IN = 20
 # A token in more names than this ("mohammed", "trading") is "broad": the matcher lets it add to
 # candidates reached through a rarer token instead of enumerating all of its names.
 BROAD_POSTINGS = 300
+# Query tokens whose similar vocabulary tokens an index keeps (ScreeningIndex.similar_tokens).
+SIMILAR_KEPT = 100_000
 # Name masks kept per index (one per distinct set of lists screened against; see name_mask).
 MASKS_KEPT = 64
 
@@ -111,10 +113,18 @@ class ScreeningIndex:
     weights: TokenWeights = field(default_factory=lambda: TokenWeights())  # vocabulary token -> inverse document frequency
     name_sizes: list[int] = field(default_factory=list)  # token count of each name, for candidate ranking
     name_lengths: list[int] = field(default_factory=list)  # letters of each name, for scoring.compact_possible
-    broad: dict[str, frozenset[int]] = field(default_factory=dict)  # tokens in many names -> their postings as a set
+    broad: dict[str, frozenset[int]] = field(default_factory=dict)  # tokens in many forms -> their form postings as a set
+    # Distinct token sequences ("forms"): the same name on several lists (SDN, the CSL, the UN list, ...) is scored once.
+    forms: list[tuple[str, ...]] = field(default_factory=list)  # form id -> tokens
+    form_names: list[tuple[int, ...]] = field(default_factory=list)  # form id -> name positions, in index order
+    form_of: list[int] = field(default_factory=list)  # name position -> form id
+    form_postings: dict[str, list[int]] = field(default_factory=dict)  # vocabulary token -> form ids
+    form_sizes: list[int] = field(default_factory=list)  # token count of each form, for candidate ranking
+    form_lengths: list[int] = field(default_factory=list)  # letters of each form, for scoring.compact_possible
     unseen_weight: float = 1.0
     built_seconds: float = 0.0
     _masks: dict[frozenset, bytes] = field(default_factory=dict, repr=False)  # sources -> name_mask
+    _similar: dict[str, frozenset[str]] = field(default_factory=dict, repr=False)  # query token -> similar_tokens
 
     def sources_of(self, category: str, sources: frozenset[str] | None = None) -> frozenset[str]:
         """The loaded lists of `category` (sanctions | pep), of `sources` only when given."""
@@ -137,11 +147,31 @@ class ScreeningIndex:
             self._masks[sources] = mask
         return mask
 
+    def form_mask(self, sources: frozenset[str] | None) -> bytes | None:
+        """As name_mask, one byte per form: 1 where one of the form's names is on one of `sources`."""
+        names = self.name_mask(sources)
+        if names is None:
+            return None
+        key = ("forms", frozenset(sources))
+        mask = self._masks.get(key)
+        if mask is None:
+            mask = self._masks[key] = bytes(any(names[position] for position in positions) for positions in self.form_names)
+        return mask
+
     def weight(self, token: str) -> float:
         return self.weights[token]
 
-    def similar_tokens(self, token: str) -> set[str]:
-        """Vocabulary tokens that may be the same word as `token`: equal, one edit away, or same sound."""
+    def similar_tokens(self, token: str) -> frozenset[str]:
+        """Vocabulary tokens that may be the same word as `token`: equal, one edit away, or same sound. Kept per token
+        (up to SIMILAR_KEPT): customers' names share most of their words, and the lookups are a third of a screening."""
+        found = self._similar.get(token)
+        if found is None:
+            if len(self._similar) >= SIMILAR_KEPT:
+                self._similar.clear()
+            found = self._similar[token] = frozenset(self._similar_tokens(token))
+        return found
+
+    def _similar_tokens(self, token: str) -> set[str]:
         found: set[str] = set()
         if token in self.postings:
             found.add(token)
@@ -204,6 +234,30 @@ def _blocking_keys(index: ScreeningIndex) -> None:
     index.skeletons = {key: sorted(tokens) for key, tokens in skeletons.items()}
 
 
+def _forms(index: ScreeningIndex) -> None:
+    """Group the names by their tokens: a form is scored once per screening for all the names that share it."""
+    ids: dict[tuple[str, ...], int] = {}
+    members: list[list[int]] = []
+    index.form_of = []
+    for position, name in enumerate(index.names):
+        form = ids.get(name.tokens)
+        if form is None:
+            form = ids[name.tokens] = len(members)
+            members.append([])
+        members[form].append(position)
+        index.form_of.append(form)
+    index.forms = list(ids)
+    index.form_names = [tuple(positions) for positions in members]
+    postings: dict[str, list[int]] = defaultdict(list)
+    for form, tokens in enumerate(index.forms):
+        for token in set(tokens):
+            postings[token].append(form)
+    index.form_postings = dict(postings)
+    index.form_sizes = [len(tokens) for tokens in index.forms]
+    index.form_lengths = [sum(map(len, tokens)) for tokens in index.forms]
+    index.broad = {token: frozenset(forms) for token, forms in postings.items() if len(forms) > BROAD_POSTINGS}
+
+
 def _idf(index: ScreeningIndex) -> None:
     """Inverse document frequency over listed names: 'mohammed' weighs less than 'zawahiri'. A word the
     lists do not know (most often a misspelt one) weighs as a word in UNSEEN_AS_IF_IN names, not as the
@@ -259,7 +313,7 @@ def build_index_from_rows(signature: tuple, lists: list[ListInfo], entries: list
     index.lossy_tokens = frozenset(lossy - latin)
     index.name_sizes = [len(name.tokens) for name in index.names]
     index.name_lengths = [sum(map(len, name.tokens)) for name in index.names]
-    index.broad = {token: frozenset(positions) for token, positions in postings.items() if len(positions) > BROAD_POSTINGS}
+    _forms(index)
     for entry_id, currency, address, listed in addresses:
         if entry_id in position:
             index.addresses.setdefault(address, []).append(DigitalAddressRecord(position[entry_id], currency, address, listed))

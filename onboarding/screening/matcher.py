@@ -27,6 +27,7 @@ from onboarding.screening.index import EntryRecord, NameRecord, ScreeningIndex, 
 from onboarding.screening.normalize import (
     INDIVIDUAL_PARTY,
     ORGANIZATION_PARTY,
+    article_family_names,
     is_abjad,
     is_han,
     name_tokens,
@@ -89,18 +90,21 @@ class Hit:
 
 
 def _candidates(index: ScreeningIndex, tokens: tuple[str, ...], similarities: Similarities, mask: bytes | None = None) -> list[int]:
-    """Positions of the listed names most worth scoring: ranked by the weighted share of the query
-    their tokens can match, then by closeness of length.
+    """The forms (distinct token sequences of listed names, ScreeningIndex.forms) most worth scoring: ranked by the
+    weighted share of the query their tokens can match, then by closeness of length.
 
-    Rare query tokens go first; a broad token (in hundreds of names) then only adds to names
+    Rare query tokens go first; a broad token (in hundreds of forms) then only adds to forms
     already reached, unless nothing was reached yet. That keeps "Mohammed X" from walking every
-    Mohammed on the lists while still finding them all for a bare "Mohammed".
+    Mohammed on the lists while still finding them all for a bare "Mohammed". A name listed on several
+    lists (SDN, the CSL, the UN list) is one form: it takes one place among the CANDIDATE_LIMIT, not one per list,
+    so twenty listed "MOHAMMED, Ali" leave room for the one the query really spells.
 
-    With a `mask` (ScreeningIndex.name_mask) only the names it marks are gathered at all, so the
+    With a `mask` (ScreeningIndex.form_mask) only the forms of names it marks are gathered at all, so the
     ranking and the limit see the chosen lists' names alone.
     """
     explained: dict[int, float] = {}
     weights = index.weights
+    postings = index.form_postings
     for token in sorted(blocking_tokens(tokens), key=lambda token: (-weights[token], token)):
         best: dict[int, float] = {}
         for listed in index.similar_tokens(token):
@@ -112,20 +116,19 @@ def _candidates(index: ScreeningIndex, tokens: tuple[str, ...], similarities: Si
             gain = value * weights[listed]
             members = index.broad.get(listed)
             if members is not None and explained:
-                reach = [position for position in explained if position in members]  # masked already
+                reach = [form for form in explained if form in members]  # masked already
             elif mask is None:
-                reach = index.postings[listed]
+                reach = postings[listed]
             else:
-                reach = [position for position in index.postings[listed] if mask[position]]
-            for position in reach:
-                if gain > best.get(position, 0.0):
-                    best[position] = gain
-        for position, gain in best.items():
-            explained[position] = explained.get(position, 0.0) + gain
-    size, sizes = len(tokens), index.name_sizes
-    # Ties go to the earlier name (index positions follow the lists' own order), not to the order of a set.
-    return heapq.nlargest(CANDIDATE_LIMIT, explained,
-                          key=lambda position: (explained[position] - 0.05 * abs(sizes[position] - size), -position))
+                reach = [form for form in postings[listed] if mask[form]]
+            for form in reach:
+                if gain > best.get(form, 0.0):
+                    best[form] = gain
+        for form, gain in best.items():
+            explained[form] = explained.get(form, 0.0) + gain
+    size, sizes = len(tokens), index.form_sizes
+    # Ties go to the earlier form (forms are numbered in the lists' own order), not to the order of a set.
+    return heapq.nlargest(CANDIDATE_LIMIT, explained, key=lambda form: (explained[form] - 0.05 * abs(sizes[form] - size), -form))
 
 
 def _break_shifted(token: str, listed: str) -> bool:
@@ -151,10 +154,49 @@ def query_individual(name: str | None, kind: str | None) -> bool:
     return query_party(kind) == INDIVIDUAL_PARTY and "," in (name or "")
 
 
+def readings(name: str, tokens: tuple[str, ...], kind: str | None, index: ScreeningIndex) -> tuple[tuple[str, ...], ...]:
+    """What `screen_name` screens for `name` (its `tokens`, query_tokens): the name as written; any reading with a letter
+    moved back across a word break into or out of a legal form or title (normalize.shifted_readings: the noise words are
+    gone before score_compact could repair that break); and any reading with a letter moved across a break between a word
+    the lists do not know and its neighbour where that makes two listed words ("AbdulH ADI" as "abdul hadi"): score_compact
+    repairs such a break, but when both words are common ("Abdul", "Mohammad") the listed name may rank below the
+    CANDIDATE_LIMIT names that share the common word. The re-screening pre-filter (rescreen.py) reads the same."""
+    shifted = shifted_readings(name or "", individual=query_individual(name, kind), party=query_party(kind))
+    return (tokens, *shifted, *(reading for reading in _break_readings(tokens, index) if reading not in shifted))
+
+
+def _break_readings(tokens: tuple[str, ...], index: ScreeningIndex) -> list[tuple[str, ...]]:
+    vocabulary = index.form_postings
+    found: list[tuple[str, ...]] = []
+    for position in range(len(tokens) - 1):
+        left, right = tokens[position], tokens[position + 1]
+        if left in vocabulary and right in vocabulary:
+            continue  # two listed words: the break is where the lists have it
+        for moved in ((left[:-1], left[-1] + right), (left + right[0], right[1:])):
+            if min(map(len, moved)) >= 2 and moved[0] in vocabulary and moved[1] in vocabulary:
+                reading = (*tokens[:position], *moved, *tokens[position + 2:])
+                if reading not in found:
+                    found.append(reading)
+    return found
+
+
 def blocking_tokens(tokens) -> set[str]:
     """The query tokens that look listed names up in the index: an initial reaches too many names to block on.
     A listed name is a candidate only through one of these (see `_candidates`)."""
-    return {token for token in tokens if len(token) >= MIN_BLOCKING_LENGTH}
+    blocking = {token for token in tokens if len(token) >= MIN_BLOCKING_LENGTH}
+    # A name of initials alone ("B. S. Company", the legal form dropped) blocks on them: nothing else can reach it.
+    return blocking or set(tokens)
+
+
+def _score_form(tokens: tuple[str, ...], form: int, index: ScreeningIndex, similarities: Similarities, query_length: int) -> float:
+    """The score of a form (ScreeningIndex.forms) before a weak alias's factor: what every name of that form scores (a listed
+    person and a listed organization share 0.5 alike, scoring.MAJOR_SHARE_*, so the entry's kind does not enter)."""
+    listed = index.forms[form]
+    scored = score_tokens(tokens, listed, weight=index.weights.__getitem__, similarities=similarities, major_share=MAJOR_SHARE_INDIVIDUAL,
+                          explain=False).score
+    if compact_possible(tokens, query_length, listed, index.form_lengths[form]):
+        scored = max(scored, score_compact(tokens, listed))
+    return scored
 
 
 def _score_name(tokens: tuple[str, ...], position: int, index: ScreeningIndex, similarities: Similarities, *,
@@ -274,32 +316,41 @@ def screen_name(
         if unreadable_letters(name):
             raise UnscreenableName(f"cannot read the letters of {name!r}; screen a romanised form of the name")
         return []
-    similarities = Similarities(abjad=is_abjad(name), lossy=index.lossy_tokens, syllabic=is_han(name))
-    best: dict[int, tuple[NameScore, NameRecord, int, tuple[str, ...]]] = {}
+    similarities = Similarities(abjad=is_abjad(name), lossy=index.lossy_tokens, syllabic=is_han(name),
+                                family=article_family_names(name))
+    best: dict[int, tuple[float, NameRecord, int, tuple[str, ...]]] = {}
     mask = index.name_mask(sources)
-    # The name as written, then any reading with a letter moved back across a word break into or out of a legal form or
-    # title (normalize.shifted_readings): the noise words are gone before score_compact could repair that break.
-    for reading in (tokens, *shifted_readings(name or "", individual=query_individual(name, kind), party=query_party(kind))):
+    form_mask = index.form_mask(sources)
+    if among is not None:
+        wanted: dict[int, list[int]] = {}
+        for position in sorted(among):
+            if mask is None or mask[position]:
+                wanted.setdefault(index.form_of[position], []).append(position)
+    for reading in readings(name, tokens, kind, index):
         if among is None:
-            positions = _candidates(index, reading, similarities, mask)
+            forms = [(form, index.form_names[form]) for form in _candidates(index, reading, similarities, form_mask)]
         else:
-            positions = among if mask is None else [position for position in among if mask[position]]
+            forms = list(wanted.items())
         query_length = sum(map(len, reading))
-        for position in positions:
-            listed = index.names[position]
-            scored = _score_name(reading, position, index, similarities, explain=False, query_length=query_length)
-            kept = best.get(listed.entry)
-            # Of an entry's names, the best; of equals, the first in the index (the same name in every process).
-            if kept is None or scored.score > kept[0].score or (scored.score == kept[0].score and position < kept[2]):
-                best[listed.entry] = (scored, listed, position, reading)
+        for form, positions in forms:
+            form_score = _score_form(reading, form, index, similarities, query_length)
+            for position in positions:
+                if mask is not None and not mask[position]:
+                    continue
+                listed = index.names[position]
+                score = form_score * WEAK_ALIAS_FACTOR if listed.kind == "weak_alias" else form_score
+                kept = best.get(listed.entry)
+                # Of an entry's names, the best; of equals, the first in the index (the same name in every process).
+                if kept is None or score > kept[0] or (score == kept[0] and position < kept[2]):
+                    best[listed.entry] = (score, listed, position, reading)
     hits = []
     context = _context(index)
     written = tokens
-    for entry_position, (scored, listed, position, tokens) in best.items():
+    for entry_position, (name_score, listed, position, tokens) in best.items():
         entry = index.entries[entry_position]
         adjustments = weigh_evidence(entry, kind=kind, date_of_birth=date_of_birth, country=country, jurisdiction=jurisdiction,
-                                     name_score=scored.score, review=context["thresholds"]["review"])
-        score = round(min(1.0, max(0.0, scored.score + sum(adjustment.effect for adjustment in adjustments))), 4)
+                                     name_score=name_score, review=context["thresholds"]["review"])
+        score = round(min(1.0, max(0.0, name_score + sum(adjustment.effect for adjustment in adjustments))), 4)
         if score >= floor:  # explained in full only now: the same score, with the token matches
             explained = _score_name(tokens, position, index, similarities)
             if tokens != written:  # a shifted reading: the break moved back next to a legal form or title

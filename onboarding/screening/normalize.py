@@ -56,6 +56,10 @@ LEGAL_FORM_PHRASES: tuple[tuple[str, ...], ...] = tuple(
                 "aktsionernoe obshchestvo", "publichnoe aktsionernoe obshchestvo", "zakrytoe aktsionernoe obshchestvo",
                 "otkrytoe aktsionernoe obshchestvo", "joint stock company", "limited liability company",
                 "public joint stock company", "closed joint stock company", "open joint stock company",
+                # The joint-stock forms also stand without "company", or with it elsewhere in a reordered name, and
+                # Ukraine's private joint-stock company (PrJSC).
+                "private joint stock company", "public joint stock", "closed joint stock", "open joint stock",
+                "private joint stock", "joint stock",
                 "private limited", "pvt ltd", "pte ltd", "sdn bhd", "co ltd", "sp z oo",
             )
         ),
@@ -85,7 +89,10 @@ _ABBREVIATION_DOTS = re.compile(r"(?<=\b\w)\.(?=\w\b)")
 _APOSTROPHES = re.compile(r"['\u2018\u2019\u02bc\u02bb`\u00b4]")
 _NON_ALNUM = re.compile(r"[^a-z0-9]+")
 # The Arabic article is written joined to its noun ("التكريتي"); split it off so it is dropped as "al".
-_ARABIC_ARTICLE = re.compile(r"(?<![\u0621-\u064a])\u0627\u0644(?=[\u0621-\u064a]{2,})")
+# "الله" (Allah) only looks like the article and a two-letter word: it is one word ("allh"), and stays one when a letter of
+# it is swapped ("الهل") or moved ("لاله"): split, those became two-letter words no typo allowance could reach.
+_ARABIC_ARTICLE = re.compile(r"(?<![\u0621-\u064a])\u0627\u0644(?!(?:\u0644\u0651?\u0647|\u0647\u0644)(?![\u0621-\u064a]))"
+                             r"(?=[\u0621-\u064a]{2,})")
 # Scripts written without short vowels (abjads): Hebrew, Arabic (and its presentation forms), Syriac, Thaana.
 # The Brahmic scripts write their vowels (only the inherent "a" goes missing: "नरेंद्र" -> "nrendr"): not abjads, the
 # ordinary phonetic test reaches their names ("nrendr" / "narendra"), and treating them as abjads made namesakes of
@@ -111,6 +118,17 @@ def is_han(text: str) -> bool:
 # BGN/PCGN, as OFAC romanises Russian: "е" is "ye" at the start of a word and after a vowel or a
 # hard/soft sign ("Андреев" -> "andreyev", "Сергеевич" -> "sergeyevich").
 _CYRILLIC_YE = re.compile(r"(?<![а-яё])[её]|(?<=[аеёиоуыэюяъь])[её]")
+# ELOT 743, as the lists romanise Greek: the diphthongs αυ, ευ, ηυ are "av", "ev", "iv" before a vowel or a voiced
+# consonant and "af", "ef", "if" before a voiceless one or at the end ("Μαυρίδης" -> "mavridis", not the library's
+# "mayridis"); ου is "ou" ("Νικολάου" -> "nikolaou", not "nikolaoy") and γγ "ng" ("Ευάγγελος" -> "evangelos").
+_GREEK_U_DIPHTHONG = re.compile(r"([αεη])[υύ](?=([θκξπσςτφχψ]|$|(?![α-ωάέήίόύώϊϋΐΰ])))?")
+_GREEK_U_VOWEL = {"α": "a", "ε": "e", "η": "i"}
+
+
+def _greek_diphthong(match: re.Match) -> str:
+    return _GREEK_U_VOWEL[match.group(1)] + ("f" if match.group(2) is not None else "v")
+
+
 # The Arabic alif (and its hamza and madda forms) is a written long vowel, and the ayn is romanised as a vowel
 # ("عمر" -> "amr", Omar; "عبد" -> "abd"): the library drops both ("عمر" would be "mr", and dropped as "Mr").
 _ARABIC_ALIF = str.maketrans({**dict.fromkeys("\u0627\u0623\u0625\u0622\u0671", "a"), "\u0639": "a", "\u0902": "n"})
@@ -136,6 +154,8 @@ def fold(text: str) -> str:
     if text.isascii():
         return text
     text = _CYRILLIC_YE.sub("ye", text).translate(_ARABIC_ALIF)
+    if "υ" in text or "ύ" in text or "γγ" in text:
+        text = _GREEK_U_DIPHTHONG.sub(_greek_diphthong, text).replace("ου", "ou").replace("ού", "ou").replace("γγ", "ng")
     text = "".join(ch if ch.isascii() or unicodedata.category(ch)[0] in _LETTERS_MARKS_DIGITS else " " for ch in text)
     return anyascii(_SYLLABIC_RUN.sub(_syllables, text)).lower()
 
@@ -144,6 +164,20 @@ def unreadable_letters(name: str) -> bool:
     """True when `name` has letters and none of them transliterates (a script the library has no table for):
     such a name cannot be screened, and the caller records that for an analyst instead of a pass."""
     return any(character.isalpha() for character in name or "") and not any(character.isalnum() for character in fold(name or ""))
+
+
+@lru_cache(maxsize=16384)
+def article_family_names(name: str) -> frozenset[str]:
+    """The words an Arabic-script name marks as family names with the joined article ("أحمد الحسن" -> {"hsn"}: al-Hasan,
+    a family name, where a Latin list's "AHMAD, Hasan" has Hasan as the given name). Empty for any other name."""
+    if not is_abjad(name):
+        return frozenset()
+    marked = (word[2:] for word in name.split() if _ARABIC_ARTICLE.match(word) and word not in _ALLAH)
+    return frozenset(token for word in marked for token in _raw_tokens(fold(word)) if token not in NOISE_WORDS)
+
+
+# "الله" (Allah, in "Abd Allah", "Hamd Allah") begins like the article but is one word: no family name.
+_ALLAH = frozenset(("\u0627\u0644\u0644\u0647", "\u0627\u0644\u0644\u0651\u0647"))
 
 
 def _raw_tokens(folded: str) -> list[str]:
@@ -187,12 +221,21 @@ _LEGAL_WORDS = tuple(sorted({word for word in LEGAL_FORMS if len(word) >= 3}
                             | {word for phrase in LEGAL_FORM_PHRASES for word in phrase if len(word) >= 3}))
 
 
+_LEGAL_WORD_SET = frozenset(_LEGAL_WORDS) | LEGAL_FORMS
+_PHRASE_WORDS = tuple(sorted({word for phrase in LEGAL_FORM_PHRASES for word in phrase if len(word) >= 5}))
+
+
 @lru_cache(maxsize=65536)
 def legal_word(token: str) -> str:
     """The legal word `token` misspells, or `token` itself: a transposition of a three-letter one ("ldt", "psa"), one
     edit in a word of five to seven letters (the first letter kept: "ggmbh", "limite"), two from eight ("liabilty").
     A four-letter word is left alone: "Sara" is no "SARL", "Inca" no "Inc"."""
-    if len(token) < 3 or len(token) == 4 or token in LEGAL_FORMS:
+    if len(token) < 3 or token in LEGAL_FORMS:
+        return token
+    for single in _one_doubled_less(token):
+        if len(single) >= 3 and single in LEGAL_FORMS:
+            return single  # a letter keyed twice: "JSSC", "OAAO", "PLCC", "LLCC"
+    if len(token) == 4:
         return token
     allowed = 0 if len(token) == 3 else 1 if len(token) <= 7 else 2
     for word in _LEGAL_WORDS:
@@ -207,8 +250,37 @@ def legal_word(token: str) -> str:
     return token
 
 
+def _one_doubled_less(token: str) -> set[str]:
+    """`token` with one letter of one doubled pair left out ("llcc" -> "lcc", "llc")."""
+    return {token[:position] + token[position + 1:] for position in range(len(token) - 1) if token[position] == token[position + 1]}
+
+
+_DOUBLED = re.compile(r"(.)\1+")
+# Titles of four letters or more, with their letters keyed twice written once ("sayyid" -> "sayid", "hajji" -> "haji").
+_LONG_HONORIFICS = frozenset(word for word in HONORIFICS if len(word) >= 4)
+# Titles and particles of three letters or more, which two swapped neighbours still name ("aHji", "HTE").
+_SWAPPABLE = tuple(sorted(word for word in HONORIFICS | PARTICLES if len(word) >= 3))
+_SINGLE_HONORIFICS = frozenset(_DOUBLED.sub(r"\1", word) for word in _LONG_HONORIFICS)
+
+
+@lru_cache(maxsize=65536)
+def honorific(token: str) -> bool:
+    """A title or particle, a title of four letters or more misspelt by a letter keyed twice or once ("Sayid" for
+    "Sayyid", "Hajjji"), or either of three letters or more with two neighbours swapped ("aHji" for "Haji", "HTE").
+    A changed letter is not enough: "Saeed" is no "Sayed",
+    "Hafez" no "Hafiz"."""
+    if token in HONORIFICS:
+        return True
+    if len(token) < 3:
+        return False
+    if len(token) >= 4 and _DOUBLED.sub(r"\1", token) in _SINGLE_HONORIFICS:
+        return True
+    return any(len(word) == len(token) and sorted(word) == sorted(token) and OSA.distance(word, token, score_cutoff=1) == 1
+               for word in _SWAPPABLE)
+
+
 def _is_noise(token: str, party: str | None, dotted: frozenset[str], trailing: bool = False) -> bool:
-    if token in HONORIFICS or token in PARTICLES:
+    if token in PARTICLES or honorific(token):
         return True
     if token not in LEGAL_FORMS or party == INDIVIDUAL_PARTY:
         return False
@@ -237,8 +309,25 @@ def name_tokens(name: str, *, individual: bool = False, party: str | None = None
     return _meaningful(_raw_tokens(folded), party, dotted)
 
 
+def _phrase_word(token: str, before: str, after: str) -> str:
+    """A four-letter word one edit from a legal phrase's word of five letters or more, next to a legal word ("JOIT
+    STOCK", "JOINT STOK"): that word. Alone, a four-letter word is never read as a legal one ("Sara" is no "SARL")."""
+    if len(token) != 4 or not (before in _LEGAL_WORD_SET or after in _LEGAL_WORD_SET):
+        return token
+    for word in _PHRASE_WORDS:
+        if word[0] == token[0] and OSA.distance(word, token, score_cutoff=1) <= 1:
+            return word
+    return token
+
+
+def _legal_words(tokens: list[str]) -> list[str]:
+    words = [legal_word(token) for token in tokens]
+    return [_phrase_word(word, words[position - 1] if position else "", words[position + 1] if position + 1 < len(words) else "")
+            for position, word in enumerate(words)]
+
+
 def _meaningful(tokens: list[str], party: str | None, dotted: frozenset[str]) -> tuple[str, ...]:
-    kept = tokens if party == INDIVIDUAL_PARTY else _drop_legal_phrases([legal_word(token) for token in tokens])
+    kept = tokens if party == INDIVIDUAL_PARTY else _drop_legal_phrases(_legal_words(tokens))
     # Of unknown kind, an ambiguous legal form written last after two other words is one ("CHONMYONG SHIPPING CO").
     last = len(kept) - 1 if len(kept) >= 3 else -1
     meaningful = [token for position, token in enumerate(kept) if not _is_noise(token, party, dotted, position == last)]
@@ -262,14 +351,26 @@ def shifted_readings(name: str, *, individual: bool = False, party: str | None =
     readings: list[tuple[str, ...]] = []
     for position in range(len(tokens) - 1):
         left, right = tokens[position], tokens[position + 1]
-        for moved_left, moved_right in ((left[:-1], left[-1] + right), (left + right[0], right[1:])):
-            if len(moved_left) < 3 or len(moved_right) < 3:  # a two-letter title ("ms", "dr") is too easily made
-                continue
-            shifted = [*tokens[:position], moved_left, moved_right, *tokens[position + 2:]]
+        candidates = [(moved_left, moved_right) for moved_left, moved_right in ((left[:-1], left[-1] + right), (left + right[0], right[1:]))
+                      # A two-letter title ("ms", "dr") is too easily made; the article "al" is not a title.
+                      if len(moved_left) >= 3 and (len(moved_right) >= 3 or moved_right in _ARTICLES)]
+        if min(len(left), len(right)) <= 2 and _noise_like(left + right):
+            candidates.append((left + right,))  # a legal form or title split by a break ("C ORP", "O-OO")
+        for moved in candidates:
+            shifted = [*tokens[:position], *moved, *tokens[position + 2:]]
             reading = _meaningful(shifted, party, dotted)
-            if len(reading) != len(base) and reading not in readings:
+            if reading != base and reading not in readings and (
+                    len(reading) != len(base) or any(_noise_like(word) for word in (left, right, *moved))):
                 readings.append(reading)
     return tuple(readings)
+
+
+_ARTICLES = frozenset(("al", "el"))
+
+
+def _noise_like(word: str) -> bool:
+    """A noise word, or a misspelt legal form or title (what `_meaningful` drops from an organization's name)."""
+    return word in NOISE_WORDS or honorific(word) or legal_word(word) in LEGAL_FORMS
 
 
 def normalize_name(name: str, *, individual: bool = False) -> str:
@@ -309,9 +410,6 @@ def phonetic_key(token: str) -> str:
 # The screening's sound classes: as _PHONETIC_CLASSES, but m and n apart ("mendoza" is not "meadows").
 _SOUND_CLASSES = str.maketrans({**{key: value for key, value in zip("bpfvckqgjdtszxlrmn", "ppffkkkkjttssslrmn", strict=True)},
                                 **dict.fromkeys("aeiouyhw", "")})
-
-
-_DOUBLED = re.compile(r"(.)\1+")
 
 
 @lru_cache(maxsize=131072)

@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 from onboarding import selectors
 from onboarding.screening.hooks import ListChange
 from onboarding.screening.index import ScreeningIndex, blocking_keys, get_index
-from onboarding.screening.matcher import UnscreenableName, blocking_tokens, query_tokens, screen_name
+from onboarding.screening.matcher import UnscreenableName, blocking_tokens, query_tokens, readings, screen_name
 from onboarding.services.screening import entity_name_subject, owner_name_subject
 
 # Up to this many listed names (those of the added and changed entries), a customer's name that reaches
@@ -138,7 +138,9 @@ def _entity_ids_by_name(index: ScreeningIndex, names: list[int], selection: Sele
         if entity_id in found:
             continue
         reached: set[int] = set()
-        for token in blocking_tokens(query_tokens(subject.value, kind=subject.kind)):
+        # Every reading screen_name screens (the name as written, and with a letter moved back across a word break):
+        # a customer who reaches a changed name only through a repaired break is found at the list's change too.
+        for token in _reading_tokens(subject, index):
             if token not in reach:
                 reach[token] = frozenset(position for key in blocking_keys(token) for position in postings.get(key, ()))
             reached |= reach[token]
@@ -158,6 +160,12 @@ def _entity_ids_by_name(index: ScreeningIndex, names: list[int], selection: Sele
         if hits:
             found.add(entity_id)
     return found
+
+
+def _reading_tokens(subject, index: ScreeningIndex) -> set[str]:
+    """The blocking tokens of every reading of the subject's name that screen_name screens (matcher.readings)."""
+    tokens = query_tokens(subject.value, kind=subject.kind)
+    return {token for reading in readings(subject.value, tokens, subject.kind, index) for token in blocking_tokens(reading)}
 
 
 # --- From list versions (the task's JSON arguments) ----------------------------------------------

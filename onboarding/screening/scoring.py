@@ -66,10 +66,11 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from rapidfuzz.distance import OSA
 
-from onboarding.screening.common_names import COMMON_GIVEN_NAMES
+from onboarding.screening.common_names import COMMON_GIVEN_NAMES, COMMON_SURNAMES
 from onboarding.screening.normalize import collapse_doubled, sound_keys
 
 PHONETIC_SIMILARITY = 0.80
@@ -79,6 +80,10 @@ SHORT_TYPO_SIMILARITY = 0.60
 # A vowel-lossy script's word whose consonants (three classes or more) are the listed word's: all the script wrote agrees.
 CONSONANT_SIMILARITY = 0.90
 GIVEN_NAMES_ONLY_CAP = 0.80
+# A query word that is a common surname (common_names.COMMON_SURNAMES) against another listed word: how the pair is named.
+DIFFERENT_WORD = "different_word"
+# Common surnames that are not also common given names (a given name's spellings vary: "Mohammed" / "Muhammad").
+_REAL_SURNAMES = COMMON_SURNAMES - COMMON_GIVEN_NAMES
 # A listed patronymic the customer left out costs half its weight: people drop it abroad ("Anton Andreyev" for
 # "ANDREYEV, Anton Nikolaeyvich"); a missing surname or given name costs its full rarity.
 PATRONYMIC_MISSING_FACTOR = 0.5
@@ -92,6 +97,13 @@ COMPACT_EDIT_LENGTH = 12
 INITIAL_SIMILARITY = 0.8
 LISTED_INITIAL_SIMILARITY = 0.6
 TYPO_COST = 0.6
+# What two swapped neighbours count for, in edits.
+TRANSPOSITION_EDIT = 0.5
+# Long vowels and the letters that write them in an abjad's romanisation (alif or ayn "a", waw "w", ya "y").
+_ABJAD_VOWEL_LETTERS = frozenset("awy")
+# The library's two-letter romanisations of one Arabic or Persian letter, as one symbol each, so that an edit counts
+# letters as the script wrote them ("بشير" / "شبير": one swap, not three edits of "bshyr" / "shbyr").
+_DIGRAPHS = (("sh", "S"), ("kh", "K"), ("th", "T"), ("dh", "D"), ("gh", "G"), ("ch", "C"), ("zh", "Z"))
 FIRST_LETTER_COST = 0.05
 # How much the better-covered side carries, for a listed person and for a listed organization
 # (or vessel, aircraft). See the module docstring.
@@ -124,6 +136,15 @@ def typo_allowance(length: int) -> int:
     return 0 if length <= 2 else 1 if length <= 7 else 2
 
 
+def _vowel_changed(first: str, second: str) -> bool:
+    """Same length, and the one letter that differs is a vowel on both sides."""
+    changed = [(a, b) for a, b in zip(first, second, strict=True) if a != b]
+    return len(changed) == 1 and changed[0][0] in _VOWELS and changed[0][1] in _VOWELS
+
+
+_VOWELS = frozenset("aeiou")
+
+
 def _is_transposition(first: str, second: str) -> bool:
     return len(first) == len(second) and sum(a != b for a, b in zip(first, second, strict=True)) == 2 and sorted(first) == sorted(second)
 
@@ -144,9 +165,15 @@ def token_similarity(query: str, listed: str, *, abjad: bool = False) -> tuple[f
         return 0.0, ""  # beyond every allowance below: no typo, no sound-alike with half the letters changed
     similarity, how = 0.0, ""
     first_differs = query[0] != listed[0]
-    if edits <= typo_allowance(length) and (length >= 5 or _is_transposition(query, listed)) and (
-            not first_differs or length >= FIRST_LETTER_TYPO_LENGTH or _is_transposition(query, listed)):
-        similarity, how = 1.0 - TYPO_COST * edits / length - (FIRST_LETTER_COST if first_differs else 0.0), "typo"
+    transposed = edits == 1 and _is_transposition(query, listed)
+    if edits <= typo_allowance(length) and (length >= 5 or transposed) and (
+            not first_differs or length >= FIRST_LETTER_TYPO_LENGTH or transposed):
+        # Two neighbours swapped cost half an edit: the commonest slip, and no letter is lost ("eHq" / "Heq").
+        cost = TRANSPOSITION_EDIT if transposed else edits
+        similarity, how = 1.0 - TYPO_COST * cost / length - (FIRST_LETTER_COST if first_differs else 0.0), "typo"
+    if not similarity and edits == 1 and 3 <= length <= 4 and len(query) == len(listed) and _vowel_changed(query, listed):
+        # One vowel for another in a short word ("Oli" / "Ali", "Peya" / "Puya"): a spelling of the same syllables.
+        similarity, how = 1.0 - TYPO_COST / length - (FIRST_LETTER_COST if first_differs else 0.0), "typo"
     if not similarity and edits == 1 and min(len(query), len(listed)) >= 3 and collapse_doubled(query) == collapse_doubled(listed):
         # A letter keyed twice (or a double keyed once), in a word of any length from three letters: "yyue" / "yue".
         similarity, how = 1.0 - TYPO_COST / length, "typo"
@@ -164,6 +191,40 @@ def token_similarity(query: str, listed: str, *, abjad: bool = False) -> tuple[f
     return similarity, how
 
 
+def _script_letters(token: str) -> str:
+    for digraph, letter in _DIGRAPHS:
+        if digraph in token:
+            token = token.replace(digraph, letter)
+    return token
+
+
+def native_similarity(query: str, listed: str) -> tuple[float, str]:
+    """Two words both written in an abjad (Arabic, Persian, ...), compared letter by letter as the script wrote them:
+    one letter dropped, added or changed, or two neighbours swapped, in words of three letters or more ("شبير" /
+    "بشير", "الطي" / "الطيب", "عاور" / "عاشور"). Dropping, adding or changing a long vowel is a different name
+    ("محمد" / "محمود", Muhammad / Mahmoud; "أحمد" / "محمد"), and a swap costs half an edit."""
+    first, second = _script_letters(query), _script_letters(listed)
+    length = max(len(first), len(second))
+    if length < 3 or OSA.distance(first, second, score_cutoff=1) != 1:
+        return 0.0, ""
+    if len(first) == len(second) and sorted(first) == sorted(second):
+        return 1.0 - TYPO_COST * TRANSPOSITION_EDIT / length, "native_typo"
+    position = next((index for index, (a, b) in enumerate(zip(first, second, strict=False)) if a != b), min(len(first), len(second)))
+    changed = {word[position] for word in (first, second) if position < len(word)}
+    if len(first) != len(second):
+        changed = {max(first, second, key=len)[position]}
+    if changed & _ABJAD_VOWEL_LETTERS:
+        return 0.0, ""
+    return 1.0 - TYPO_COST / length, "native_typo"
+
+
+@lru_cache(maxsize=1 << 18)
+def _kept_similarity(query: str, listed: str, abjad: bool) -> tuple[float, str]:
+    """token_similarity, kept across screenings (a pure function of its arguments): the same common words meet the
+    same listed words in screening after screening."""
+    return token_similarity(query, listed, abjad=abjad)
+
+
 class Similarities(dict):
     """token_similarity of (query token, listed token) pairs, computed on first use and kept: one
     screening compares the same few query tokens with many listed names that share tokens.
@@ -172,8 +233,10 @@ class Similarities(dict):
         value, how = similarities["vladimr", "vladimir"]
     """
 
-    def __init__(self, *, abjad: bool = False, lossy: frozenset[str] = frozenset(), syllabic: bool = False):
+    def __init__(self, *, abjad: bool = False, lossy: frozenset[str] = frozenset(), syllabic: bool = False,
+                 family: frozenset[str] = frozenset()):
         super().__init__()
+        self.family = family  # words an Arabic-script query marks as family names with the article (normalize.article_family_names)
         self.abjad = abjad  # the query is written in an abjad (normalize.is_abjad): its long vowels are written
         self.lossy = lossy  # listed tokens romanised from a vowel-lossy script (ScreeningIndex.lossy_tokens)
         self.syllabic = syllabic  # the query is written in Chinese characters (normalize.is_han)
@@ -185,7 +248,13 @@ class Similarities(dict):
             found = self[pair] = (1.0, "exact") if query == listed else (0.0, "")
             return found
         lossy = listed in self.lossy
-        found = token_similarity(query, listed, abjad=self.abjad or lossy)
+        found = _kept_similarity(query, listed, self.abjad or lossy)
+        if lossy and self.abjad and found[0] < PHONETIC_SIMILARITY:
+            found = max(found, native_similarity(query, listed))
+        if found[0] > SHORT_TYPO_SIMILARITY and found[1] != "exact" and query in _REAL_SURNAMES:
+            # The customer's word is a common surname spelt exactly: that real name, not a typo of another listed word
+            # ("Patel" is no misspelt "PATEK"). A weak match keeps it from counting as a missing word, no more.
+            found = (SHORT_TYPO_SIMILARITY, DIFFERENT_WORD)
         # Against a Latin spelling only: a listed word in an abjad writes its long vowels as the query does.
         if found[0] and found[1] != "exact" and self.abjad and not lossy and not written_vowels_agree(query, listed):
             found = (0.0, "")
@@ -296,7 +365,8 @@ def score_tokens(
     coverage_query = explained / query_total if query_total else 0.0
     coverage_listed = explained / listed_total if listed_total else 0.0
     score = major_share * max(coverage_query, coverage_listed) + (1 - major_share) * min(coverage_query, coverage_listed)
-    given_names_only = (score > GIVEN_NAMES_ONLY_CAP or explain) and _given_names_only(aligned, query, listed)
+    given_names_only = (score > GIVEN_NAMES_ONLY_CAP or explain) and _given_names_only(
+        aligned, query, listed, complete=_family_as_given(aligned, query, listed, similarities))
     if given_names_only and score > GIVEN_NAMES_ONLY_CAP:
         score = GIVEN_NAMES_ONLY_CAP
     if not explain:
@@ -308,6 +378,9 @@ def score_tokens(
     if len(matched_l) < len(listed):
         notes["missing_listed_words"] = {listed[position]: round(_missing_weight(listed[position], listed_weights[position]), 3)
                                          for position in range(len(listed)) if position not in matched_l}
+    different = {query[q]: listed[l_position] for q, l_position, _v, how in aligned if how == DIFFERENT_WORD}
+    if different:
+        notes["different_common_surnames"] = {"similarity": SHORT_TYPO_SIMILARITY, "pairs": different}
     capped = [token for position, token in enumerate(query) if position not in matched_q and token not in _known(weight)]
     if capped:
         notes["unknown_word_weight_capped"] = {"words": capped, "weight": round(weight(capped[0]), 3)}
@@ -332,11 +405,20 @@ def _missing_weight(token: str, weight: float) -> float:
     return weight * PATRONYMIC_MISSING_FACTOR if _PATRONYMIC.search(token) else weight
 
 
-def _given_names_only(aligned, query: tuple[str, ...], listed: tuple[str, ...]) -> bool:
-    """Every matched listed word a common given name or a short syllable, and something left unmatched."""
-    return (bool(aligned) and (len(aligned) < len(listed) or len(aligned) < len(query))
+def _given_names_only(aligned, query: tuple[str, ...], listed: tuple[str, ...], *, complete: bool = False) -> bool:
+    """Every matched listed word a common given name or a short syllable, and something left unmatched (or, with
+    `complete`, even with nothing left)."""
+    return (bool(aligned) and (complete or len(aligned) < len(listed) or len(aligned) < len(query))
             and all(listed[l_position] in COMMON_GIVEN_NAMES or len(listed[l_position]) <= SHORT_WORD
                     for _q, l_position, _v, _h in aligned))
+
+
+def _family_as_given(aligned, query: tuple[str, ...], listed: tuple[str, ...], similarities: Similarities) -> bool:
+    """An Arabic-script query marks a family name with the article ("أحمد الحسن", Ahmad al-Hasan) and that word met a
+    Latin listed word: the Latin name cannot say whether its "Hasan" is a given name or a family name ("AHMAD, Hasan"
+    is Hasan son or family of Ahmad), so a name of common given names is common given names alone even fully matched."""
+    return bool(similarities.family) and any(query[q] in similarities.family and listed[l_position] not in similarities.lossy
+                                             for q, l_position, _v, _h in aligned)
 
 
 def _known(weight) -> frozenset | dict:

@@ -286,11 +286,13 @@ def test_the_beat_sweep_leaves_versions_older_than_its_window_alone(org, setting
 def test_a_first_load_reaches_the_entities_screened_with_no_list(org, sanctions_index):
     """A list's first load (every entry added) selects by the whole list, and reaches the entities whose
     screening found no list loaded, whatever their names."""
-    unscreened = customer(org, "X. Q. Z.", screen=False)  # initials only: no name reaches any key
+    unscreened = customer(org, "Xqzv Jpwq", screen=False)  # no name reaches any key
     ComplianceCheck.objects.create(organization=org, mode="test", entity=unscreened, check_type="sanctions", result="error",
                                    provider="builtin", details={"error": "lists_not_loaded"})
     zambada = customer(org, "Ismael Zambada Garcia", jurisdiction="MX", screen=False)
-    plain = customer(org, "Q. X.", screen=False)
+    # No word of it is, or is one edit or a sound from, a listed word. (A name of initials alone blocks on them since
+    # session 21, so that "B S COMPANY" can be found: "Q. X." would reach the listed names with those initials.)
+    plain = customer(org, "Zqxv Wpqj", screen=False)
     everything = [entry.uid for entry in sanctions_index.entries if entry.source == "ofac_sdn"]
 
     first = rescreen.affected_entity_ids([ListChange("ofac_sdn", "hash", added_uids=everything, version=1)], index=sanctions_index)
@@ -482,3 +484,18 @@ def test_the_selection_holds_every_entity_a_full_screening_hits_on_a_changed_ent
 
     # The names reach their hits by every kind of key: without any one of them the selection would miss some.
     assert all(hit_now - without[kind] for kind in without), {kind: len(hit_now - selected) for kind, selected in without.items()}
+
+
+@pytest.mark.parametrize(("name", "kind", "read"), [
+    ("SBERBANK-FINANSO-OO", "business", {"sberbank", "finanso", "oo", "finans"}),  # a letter moved out of a legal form
+    ("HafizA bdul Rehman", "individual", {"hafiza", "bdul", "rehman", "abdul"}),  # ... out of a title
+    ("AbdulH ADI", "individual", {"abdulh", "adi", "abdul", "hadi"}),  # ... between two listed words
+    ("John Smith", "individual", {"john", "smith"}),  # nothing to repair: the name as written
+])
+def test_the_pre_filter_looks_up_every_reading_the_screening_screens(sanctions_index, name, kind, read):
+    """The re-screening's pre-filter reaches the listed names by the tokens of every reading screen_name screens
+    (matcher.readings), not only of the name as written (session 21: before, the repaired word breaks were left out)."""
+    from onboarding.screening.rescreen import _reading_tokens
+    from onboarding.services.screening import Subject
+
+    assert _reading_tokens(Subject("entity", "entity", name, kind=kind), sanctions_index) == read

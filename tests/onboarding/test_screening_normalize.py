@@ -61,8 +61,12 @@ def test_phonetic_key(first, second, same):
         ("hezbollah", "hizballah", False, 0.8667, "typo"),  # two edits allowed from eight letters
         ("tamas", "hamas", False, 0.0, ""),  # a changed first letter is no typo in a word under six letters
         ("kaddafi", "qaddafi", False, 0.8643, "typo"),  # from six letters it is, at 0.05 more
-        ("omra", "omar", False, 0.85, "typo"),  # a transposition in a four-letter word
-        ("adb", "abd", False, 0.8, "typo"),  # and in a three-letter one
+        ("omra", "omar", False, 0.925, "typo"),  # a transposition in a four-letter word: half an edit
+        ("adb", "abd", False, 0.9, "typo"),  # and in a three-letter one
+        ("ehq", "heq", False, 0.85, "typo"),  # the first letter swapped: less 0.05
+        ("peya", "puya", False, 0.85, "typo"),  # a vowel for another in a short word
+        ("oli", "ali", False, 0.75, "typo"),  # the first letter too, both vowels
+        ("peya", "pexa", False, 0.6, "short_typo"),  # a consonant changed: a weak match only
         ("abc", "abd", False, 0.6, "short_typo"),  # any other edit under five letters is a weak match only
         ("banna", "anna", False, 0.0, ""),  # a letter put before a common given name: another name
         ("mendoza", "meadows", False, 0.0, ""),  # m and n apart in the sound key
@@ -133,6 +137,18 @@ class TestScoreTokens:
         assert surname.score > 0.8 and "common_given_names_only" not in surname.notes
 
 
+@pytest.mark.parametrize(("name", "family"), [
+    ("أحمد الحسن", {"hsn"}),  # al-Hasan: a family name
+    ("عمر حسين", set()),
+    ("حمد الله الله نور", set()),  # Allah is one word, not the article
+    ("Ahmad al-Hasan", set()),  # a Latin name says nothing by its "al"
+])
+def test_the_arabic_article_marks_family_names(name, family):
+    from onboarding.screening.normalize import article_family_names
+
+    assert article_family_names(name) == family
+
+
 def test_is_abjad():
     assert is_abjad("صدام") and is_abjad("נתניהו")
     assert not is_abjad("Saddam") and not is_abjad("Владимир") and not is_abjad("习近平") and not is_abjad("नरेंद्र")
@@ -150,6 +166,13 @@ SCRIPTS = [
     ("arabic", "صدام حسين", ("sdam", "hsyn")),
     ("cyrillic", "Владимир Путин", ("vladimir", "putin")),
     ("greek", "Αλέξης Τσίπρας", ("alexis", "tsipras")),
+    # ELOT 743 for the diphthongs the library reads letter by letter (session 21).
+    ("greek, av", "Γιώργος Μαυρίδης", ("giorgos", "mavridis")),
+    ("greek, ef and ng", "Ευάγγελος Ευθυμίου", ("evangelos", "efthymiou")),
+    ("greek, ou", "Νίκος Νικολάου", ("nikos", "nikolaou")),
+    ("greek, af", "Αυτός", ("aftos",)),
+    ("arabic, Allah is one word", "عبد الله", ("abd", "allh")),
+    ("arabic, the article still split", "صدام حسين التكريتي", ("sdam", "hsyn", "tkryty")),
 ]
 
 
