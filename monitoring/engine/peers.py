@@ -2,14 +2,14 @@
 entity's peers (same organization, mode, entity type and jurisdiction), the entity left out.
 
 Computed over the window that ends at the start of the batch's (UTC) day, for every group of the
-organization and mode at once: one aggregate per channel over the window's transfers, grouped by
-entity, and the entities' types and jurisdictions. A day's batches (or a replay of that day) read
-the same figures, so they are computed once a day for all processes: kept in the shared cache (Redis,
-or the database cache table without it) for a day, and by the process for an hour. Each group keeps
-its members' volumes with their sum and sum of squares, so leaving one member out costs two
-subtractions. (Until session 21 each group cost its own three aggregates in every process, and
-leaving out summed the whole group again for every member: most of a batch's CPU with 10,000
-customers in one group.)
+organization and mode at once, and kept in the shared cache (Redis, or the database cache table without
+it) for a day and by the process for an hour: a day's batches (or a replay of that day) read the same
+figures. The shared copy holds each entity's volume; the next day's is the previous day's plus the day
+that enters the window less the day that leaves it (two aggregates over a day's transfers, not one over
+the month's), recomputed whole every MAX_DEPTH days. Each group keeps its members' volumes with their sum
+and sum of squares, so leaving one member out costs two subtractions. (Until session 21 each group cost
+three aggregates over the month in each process, and leaving out summed the whole group again for every
+member: most of a batch's CPU with 10,000 customers in one group.)
 
 Volumes are as the rule measures them: both channels, in and out, own-wallet transfers left out,
 unpriced events not summed.
@@ -36,6 +36,7 @@ logger = logging.getLogger(__name__)
 KEEP_SECONDS = 3600
 SHARED_SECONDS = 86_400
 KEEP_DAYS = 64
+MAX_DEPTH = 7
 GroupKey = tuple[str, str]  # (entity type, jurisdiction)
 
 
@@ -80,21 +81,48 @@ def peer_group_stats(organization, mode: str, rows: list[tuple], end: datetime, 
 
 
 def _groups(organization, mode: str, day: datetime, window_days: int) -> dict[GroupKey, Group]:
-    key = (str(organization.pk), mode, window_days, day.isoformat())
+    key = (str(organization.pk), mode, window_days, day.date().isoformat())
     kept = _kept.get(key)
     if kept and kept[0] > monotonic():
         return kept[1]
-    shared_key = "peer-groups:" + ":".join(map(str, key))
-    found = _shared(cache.get, shared_key)
-    if found is None:
-        found = _group_volumes(organization, mode, day - timedelta(days=window_days), day)
-        # After the batch commits: the database cache's write would otherwise take a savepoint in
-        # the ingestion's transaction (and be rolled back with it).
-        transaction.on_commit(lambda: _shared(cache.set, shared_key, found, SHARED_SECONDS))
+    groups = _grouped(organization, mode, _volumes(organization, mode, day, window_days))
     if len(_kept) >= KEEP_DAYS:
         _kept.clear()
-    _kept[key] = (monotonic() + KEEP_SECONDS, found)
-    return found
+    _kept[key] = (monotonic() + KEEP_SECONDS, groups)
+    return groups
+
+
+def _volumes(organization, mode: str, day: datetime, window_days: int) -> dict[str, Decimal]:
+    """{entity id: its volume in the window that ends at `day`}: from the shared cache, else from the day
+    before's by one day's difference (the day that enters the window less the day that leaves it: two
+    aggregates over a day's transfers instead of one over the window's), else aggregated over the window.
+    A chain of differences is cut after MAX_DEPTH days, so that transfers stored late with an earlier time
+    (a backfill) count within a week."""
+    def shared_key(at: datetime) -> str:
+        return f"peer-volumes:{organization.pk}:{mode}:{window_days}:{at.date().isoformat()}"
+
+    found = _shared(cache.get, shared_key(day))
+    if found is not None:
+        return found[1]
+    before = _shared(cache.get, shared_key(day - timedelta(days=1)))
+    if before is not None and before[0] < MAX_DEPTH:
+        depth, volumes = before[0] + 1, dict(before[1])
+        one_day = timedelta(days=1)
+        for entity_id, volume in _sums(organization, mode, day - one_day, day).items():
+            volumes[entity_id] = volumes.get(entity_id, Decimal(0)) + volume
+        left = day - timedelta(days=window_days)
+        for entity_id, volume in _sums(organization, mode, left - one_day, left).items():
+            remaining = volumes.get(entity_id, Decimal(0)) - volume
+            if remaining > 0:
+                volumes[entity_id] = remaining
+            else:
+                volumes.pop(entity_id, None)
+    else:
+        depth, volumes = 0, _sums(organization, mode, day - timedelta(days=window_days), day)
+    # After the batch commits: the database cache's write would otherwise take a savepoint in the
+    # ingestion's transaction (and be rolled back with it).
+    transaction.on_commit(lambda: _shared(cache.set, shared_key(day), (depth, volumes), SHARED_SECONDS))
+    return volumes
 
 
 def _shared(operation, *args):
@@ -106,14 +134,18 @@ def _shared(operation, *args):
         return None
 
 
-def _group_volumes(organization, mode: str, since: datetime, until: datetime) -> dict[GroupKey, Group]:
-    """Every peer group of the organization and mode with its members' volumes in [since, until)."""
-    group_of: dict[str, GroupKey] = {}
-    sizes: dict[GroupKey, int] = defaultdict(int)
+def _grouped(organization, mode: str, volumes: dict[str, Decimal]) -> dict[GroupKey, Group]:
+    """Every peer group of the organization and mode (entity type, jurisdiction) with its members' volumes."""
+    members: dict[GroupKey, list[str]] = defaultdict(list)
     for entity_id, entity_type, jurisdiction in Entity.objects.filter(organization=organization, mode=mode).values_list(
             "id", "entity_type", "jurisdiction").order_by():
-        group_of[str(entity_id)] = (entity_type, jurisdiction)
-        sizes[(entity_type, jurisdiction)] += 1
+        members[(entity_type, jurisdiction)].append(str(entity_id))
+    return {group: Group.of(len(ids), {entity_id: volumes[entity_id] for entity_id in ids if entity_id in volumes})
+            for group, ids in members.items()}
+
+
+def _sums(organization, mode: str, since: datetime, until: datetime) -> dict[str, Decimal]:
+    """{entity id: priced volume in [since, until)}, both channels, in and out, own-wallet transfers left out."""
     window = {"organization": organization, "mode": mode, "timestamp__gte": since, "timestamp__lt": until}
     sent = Transaction.objects.filter(**window, from_entity__isnull=False).exclude(
         to_entity_id=F("from_entity_id")).values("from_entity_id")
@@ -121,10 +153,9 @@ def _group_volumes(organization, mode: str, since: datetime, until: datetime) ->
         from_entity_id=F("to_entity_id")).values("to_entity_id")
     fiat = FiatEvent.objects.filter(entity__organization=organization, entity__mode=mode, timestamp__gte=since,
                                     timestamp__lt=until).values("entity_id")
-    volumes: dict[GroupKey, dict[str, Decimal]] = defaultdict(lambda: defaultdict(Decimal))
+    volumes: dict[str, Decimal] = defaultdict(Decimal)
     for query in (sent, received, fiat):
         for entity_id, volume in query.annotate(volume=Sum("usd_value")).values_list(query.query.values_select[0], "volume").order_by():
-            group = group_of.get(str(entity_id))
-            if group is not None:
-                volumes[group][str(entity_id)] += volume or Decimal(0)
-    return {group: Group.of(size, dict(volumes.get(group, {}))) for group, size in sizes.items()}
+            if volume:
+                volumes[str(entity_id)] += volume
+    return dict(volumes)

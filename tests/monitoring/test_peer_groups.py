@@ -6,6 +6,7 @@ from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 
 import pytest
+from django.core.cache import cache
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
@@ -70,3 +71,31 @@ def test_a_days_figures_are_computed_once_for_every_process(org, book, django_ca
     with CaptureQueriesContext(connection) as queries:  # the next day is a new window
         peers.peer_group_stats(org, "live", rows(businesses), END + timedelta(days=1), window_days=30)
     assert [q for q in queries.captured_queries if "monitoring_transaction" in q["sql"]]
+
+
+def test_the_next_days_volumes_by_difference_equal_a_whole_recount(org, book, django_capture_on_commit_callbacks):
+    """Day D+1 from day D's shared volumes (the day entering the window added, the day leaving it taken
+    off) gives what one aggregate over D+1's window gives."""
+    businesses, people = book
+    everyone = rows(businesses + people)
+    leaving = END - timedelta(days=30)  # inside D's window ([END's day - 30 d, END's day)), out of D+1's
+    Transaction.objects.create(organization=org, mode="live", chain_id=1, tx_hash="0xold", log_index=0, from_address="0xa",
+                               to_address="0xb", amount=Decimal(70), asset="USDC", usd_value=Decimal(70),
+                               timestamp=leaving, from_entity=businesses[1])
+    with django_capture_on_commit_callbacks(execute=True):
+        day_one = peers.peer_group_stats(org, "live", everyone, END, window_days=30)
+    assert day_one[str(businesses[0].pk)].mean_volume_usd == Decimal("290.00")  # (370 + 500 + 0) / 3
+    peers._kept.clear()
+    with django_capture_on_commit_callbacks(execute=True), CaptureQueriesContext(connection) as queries:
+        by_difference = peers.peer_group_stats(org, "live", everyone, END + timedelta(days=1), window_days=30)
+    windows = [q["sql"] for q in queries.captured_queries if "SUM" in q["sql"] and "monitoring_transaction" in q["sql"]]
+    assert len(windows) == 4  # sent and received, for the day entering and the day leaving
+    peers._kept.clear()
+    for day in (END, END + timedelta(days=1)):  # nothing shared left for this organization: a whole recount
+        cache.delete(f"peer-volumes:{org.pk}:live:30:{day.date().isoformat()}")
+    recounted = peers.peer_group_stats(org, "live", everyone, END + timedelta(days=1), window_days=30)
+    assert by_difference == recounted
+    fourth = by_difference[str(businesses[3].pk)]  # today's 9,000 entered; 0xold left: peers 100, 300, 500
+    assert (fourth.mean_volume_usd, fourth.active) == (Decimal("300.00"), 3)
+    first = by_difference[str(businesses[0].pk)]  # peers 300, 500, 9,000
+    assert (first.mean_volume_usd, first.active) == (Decimal("3266.67"), 3)
