@@ -300,13 +300,19 @@ def name_tokens(name: str, *, individual: bool = False, party: str | None = None
     If dropping noise words would leave nothing ("THE COMPANY"), the tokens are kept as they were,
     so that a name never normalises to the empty string.
     """
+    party, tokens, dotted = _read(name, individual, party)
+    return _meaningful(tokens, party, dotted)
+
+
+def _read(name: str, individual: bool, party: str | None) -> tuple[str | None, list[str], frozenset[str]]:
+    """(party, raw tokens, abbreviations written with dots) of a name, before noise words are dropped."""
     if individual and party is None:
         party = INDIVIDUAL_PARTY
     folded = fold(_ARABIC_ARTICLE.sub("\u0627\u0644 ", name or ""))
     if individual:
         folded = _surname_first(folded)
     dotted = frozenset(match.group().replace(".", "") for match in _DOTTED.finditer(folded)) if "." in folded else frozenset()
-    return _meaningful(_raw_tokens(folded), party, dotted)
+    return party, _raw_tokens(folded), dotted
 
 
 def _phrase_word(token: str, before: str, after: str) -> str:
@@ -340,13 +346,7 @@ def shifted_readings(name: str, *, individual: bool = False, party: str | None =
     (a legal form or title) appear or vanish: "HafizA bdul" -> ("abdul",) as "Hafiz Abdul", "SBERBANK FINANSO OO" ->
     ("sberbank", "finans") as "... FINANS OOO". `name_tokens` drops noise words before any word break could be
     repaired, so the matcher screens these readings too. Empty for almost every name."""
-    if individual and party is None:
-        party = INDIVIDUAL_PARTY
-    folded = fold(_ARABIC_ARTICLE.sub("\u0627\u0644 ", name or ""))
-    if individual:
-        folded = _surname_first(folded)
-    dotted = frozenset(match.group().replace(".", "") for match in _DOTTED.finditer(folded)) if "." in folded else frozenset()
-    tokens = _raw_tokens(folded)
+    party, tokens, dotted = _read(name, individual, party)
     base = _meaningful(tokens, party, dotted)
     readings: list[tuple[str, ...]] = []
     for position in range(len(tokens) - 1):
