@@ -12,6 +12,7 @@ accepts; tests/monitoring/test_batch_validation.py compares both on valid and ma
 
 from uuid import UUID
 
+from django.utils import timezone
 from rest_framework import serializers
 
 from common.api.serializers import validated
@@ -22,7 +23,9 @@ from monitoring.api.ingest_serializers import MAX_BATCH, BatchItem, BatchRequest
 _ITEM_FIELDS = frozenset(BatchItem().fields)
 _SINGLE_FIELDS = frozenset(IngestedTransactionRequest().fields)
 _BODY_FIELDS = frozenset(BatchRequest().fields)
-_TIMESTAMP = EventTimestampField()  # IngestedTransactionRequest.timestamp's parsing, time zone and future limit
+# IngestedTransactionRequest.timestamp's parsing, time zone and future limit. The zone is the settings'
+# (the API never activates another): DRF would look the current zone up once per item (3 % of a batch).
+_TIMESTAMP = EventTimestampField(default_timezone=timezone.get_default_timezone())
 _CHAIN_MAX, _LOG_INDEX_MAX = MAX_CHAIN_ID, 2**31 - 1
 
 

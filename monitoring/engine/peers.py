@@ -6,8 +6,9 @@ organization and mode at once, and kept in the shared cache (Redis, or the datab
 it) for a day and by the process for an hour: a day's batches (or a replay of that day) read the same
 figures. The shared copy holds each entity's volume; the next day's is the previous day's plus the day
 that enters the window less the day that leaves it (two aggregates over a day's transfers, not one over
-the month's), recomputed whole every MAX_DEPTH days. Each group keeps its members' volumes with their sum
-and sum of squares, so leaving one member out costs two subtractions. (Until session 21 each group cost
+the month's), recomputed whole every MAX_DEPTH days; one process computes a new day's while the others
+wait for it. Each group keeps its members' volumes in cents with their sum and sum of squares, so leaving
+one member out costs two subtractions. (Until session 21 each group cost
 three aggregates over the month in each process, and leaving out summed the whole group again for every
 member: most of a batch's CPU with 10,000 customers in one group.)
 
@@ -22,9 +23,10 @@ from collections import defaultdict
 from dataclasses import dataclass
 from datetime import datetime, time, timedelta
 from decimal import Decimal
-from time import monotonic
+from time import monotonic, sleep
 
-from django.core.cache import cache
+from django.core.cache import cache, caches
+from django.core.cache.backends.db import DatabaseCache
 from django.db import transaction
 from django.db.models import F, Sum
 
@@ -37,35 +39,37 @@ KEEP_SECONDS = 3600
 SHARED_SECONDS = 86_400
 KEEP_DAYS = 64
 MAX_DEPTH = 7
+CLAIM_SECONDS = 60  # how long a process's claim to compute a day's figures holds
+WAIT_SECONDS = 10  # how long the others wait for them before computing their own
+POLL_SECONDS = 0.02
+CENT = Decimal("0.01")
 GroupKey = tuple[str, str]  # (entity type, jurisdiction)
 
 
 @dataclass(frozen=True)
 class Group:
-    """A peer group's members' volumes (members without a priced event are absent: volume 0)."""
+    """A peer group's members' volumes in cents (members without a priced event are absent: volume 0).
+    Whole cents keep the sums exact (`usd_value` has two decimals) and cost a fraction of Decimal's."""
     size: int
-    volumes: dict[str, Decimal]
-    total: Decimal
-    squares: Decimal
+    volumes: dict[str, int]
+    total: int
+    squares: int
     active: int  # members with a volume above 0
 
     @classmethod
-    def of(cls, size: int, volumes: dict[str, Decimal]) -> Group:
-        return cls(size, volumes, sum(volumes.values(), Decimal(0)), sum((v * v for v in volumes.values()), Decimal(0)),
-                   sum(1 for v in volumes.values() if v > 0))
+    def of(cls, size: int, volumes: dict[str, int]) -> Group:
+        return cls(size, volumes, sum(volumes.values()), sum(v * v for v in volumes.values()), sum(1 for v in volumes.values() if v > 0))
 
     def leaving_out(self, entity_id: str) -> PeerGroupStats:
         """The group's statistics without the entity (population standard deviation of the others)."""
         peers = self.size - 1
         if peers < 1:
             return PeerGroupStats(size=0, mean_volume_usd=Decimal(0), stddev_volume_usd=Decimal(0), active=0)
-        own = self.volumes.get(entity_id, Decimal(0))
-        mean = (self.total - own) / peers
-        variance = max((self.squares - own * own) / peers - mean * mean, Decimal(0))
-        cents = Decimal("0.01")
-        active = self.active - (own > 0)
-        return PeerGroupStats(size=peers, mean_volume_usd=mean.quantize(cents), stddev_volume_usd=variance.sqrt().quantize(cents),
-                              active=active)
+        own = self.volumes.get(entity_id, 0)
+        mean = Decimal(self.total - own) / 100 / peers
+        variance = max(Decimal(self.squares - own * own) / 10_000 / peers - mean * mean, Decimal(0))
+        return PeerGroupStats(size=peers, mean_volume_usd=mean.quantize(CENT), stddev_volume_usd=variance.sqrt().quantize(CENT),
+                              active=self.active - (own > 0))
 
 
 _kept: dict[tuple, tuple[float, dict[GroupKey, Group]]] = {}
@@ -75,9 +79,14 @@ def peer_group_stats(organization, mode: str, rows: list[tuple], end: datetime, 
     """{entity id: its peer group's statistics} for ENTITY_COLUMNS rows."""
     day = datetime.combine(end.date(), time(0), tzinfo=end.tzinfo)
     groups = _groups(organization, mode, day, window_days)
-    empty = Group(0, {}, Decimal(0), Decimal(0), 0)
+    empty = Group(0, {}, 0, 0, 0)
     return {entity_id: groups.get((entity_type, jurisdiction), empty).leaving_out(entity_id)
             for entity_id, _, jurisdiction, entity_type, *_ in rows}
+
+
+def shared_key(organization, mode: str, window_days: int, day: datetime) -> str:
+    """The shared cache's key for the volumes of the window that ends at `day` (cents: `-c`)."""
+    return f"peer-volumes-c:{organization.pk}:{mode}:{window_days}:{day.date().isoformat()}"
 
 
 def _groups(organization, mode: str, day: datetime, window_days: int) -> dict[GroupKey, Group]:
@@ -92,37 +101,66 @@ def _groups(organization, mode: str, day: datetime, window_days: int) -> dict[Gr
     return groups
 
 
-def _volumes(organization, mode: str, day: datetime, window_days: int) -> dict[str, Decimal]:
-    """{entity id: its volume in the window that ends at `day`}: from the shared cache, else from the day
-    before's by one day's difference (the day that enters the window less the day that leaves it: two
-    aggregates over a day's transfers instead of one over the window's), else aggregated over the window.
-    A chain of differences is cut after MAX_DEPTH days, so that transfers stored late with an earlier time
-    (a backfill) count within a week."""
-    def shared_key(at: datetime) -> str:
-        return f"peer-volumes:{organization.pk}:{mode}:{window_days}:{at.date().isoformat()}"
+def _volumes(organization, mode: str, day: datetime, window_days: int) -> dict[str, int]:
+    """{entity id: its volume in cents in the window that ends at `day`}: from the shared cache, else
+    from the day before's by one day's difference (the day that enters the window less the day that
+    leaves it: two aggregates over a day's transfers instead of one over the window's), else aggregated
+    over the window. A chain of differences is cut after MAX_DEPTH days, so that transfers stored late
+    with an earlier time (a backfill) count within a week.
 
-    found = _shared(cache.get, shared_key(day))
+    One process computes a day's figures while the others wait for them (`_computed_elsewhere`): on a
+    new day every process's first batch would otherwise run the same aggregates at the same moment."""
+    key = shared_key(organization, mode, window_days, day)
+    found = _shared(cache.get, key) or _computed_elsewhere(key)
     if found is not None:
         return found[1]
-    before = _shared(cache.get, shared_key(day - timedelta(days=1)))
+    before = _shared(cache.get, shared_key(organization, mode, window_days, day - timedelta(days=1)))
     if before is not None and before[0] < MAX_DEPTH:
         depth, volumes = before[0] + 1, dict(before[1])
         one_day = timedelta(days=1)
         for entity_id, volume in _sums(organization, mode, day - one_day, day).items():
-            volumes[entity_id] = volumes.get(entity_id, Decimal(0)) + volume
+            volumes[entity_id] = volumes.get(entity_id, 0) + volume
         left = day - timedelta(days=window_days)
         for entity_id, volume in _sums(organization, mode, left - one_day, left).items():
-            remaining = volumes.get(entity_id, Decimal(0)) - volume
+            remaining = volumes.get(entity_id, 0) - volume
             if remaining > 0:
                 volumes[entity_id] = remaining
             else:
                 volumes.pop(entity_id, None)
     else:
         depth, volumes = 0, _sums(organization, mode, day - timedelta(days=window_days), day)
-    # After the batch commits: the database cache's write would otherwise take a savepoint in the
-    # ingestion's transaction (and be rolled back with it).
-    transaction.on_commit(lambda: _shared(cache.set, shared_key(day), (depth, volumes), SHARED_SECONDS))
+    _publish(key, (depth, volumes))
     return volumes
+
+
+def _computed_elsewhere(key: str) -> tuple | None:
+    """The figures of `key` once another process has computed them, when one claimed the work (a
+    shared cache only: with the database cache each process computes its own, see `_publish`); None
+    when this process is the one to compute them, or the other did not publish within WAIT_SECONDS."""
+    if _database_cache() or _shared(cache.add, f"{key}:computing", 1, CLAIM_SECONDS) is not False:
+        return None
+    deadline = monotonic() + WAIT_SECONDS
+    while monotonic() < deadline:
+        sleep(POLL_SECONDS)
+        found = _shared(cache.get, key)
+        if found is not None:
+            return found
+    return None
+
+
+def _publish(key: str, value: tuple) -> None:
+    """Share a day's figures with the other processes. A shared cache gets them at once: they cover days
+    before the batch's, which its rollback cannot change. The database cache gets them after the batch
+    commits: its write would otherwise take a savepoint in the ingestion's transaction (and be rolled
+    back with it)."""
+    if _database_cache():
+        transaction.on_commit(lambda: _shared(cache.set, key, value, SHARED_SECONDS))
+    else:
+        _shared(cache.set, key, value, SHARED_SECONDS)
+
+
+def _database_cache() -> bool:
+    return isinstance(caches["default"], DatabaseCache)
 
 
 def _shared(operation, *args):
@@ -134,7 +172,7 @@ def _shared(operation, *args):
         return None
 
 
-def _grouped(organization, mode: str, volumes: dict[str, Decimal]) -> dict[GroupKey, Group]:
+def _grouped(organization, mode: str, volumes: dict[str, int]) -> dict[GroupKey, Group]:
     """Every peer group of the organization and mode (entity type, jurisdiction) with its members' volumes."""
     members: dict[GroupKey, list[str]] = defaultdict(list)
     for entity_id, entity_type, jurisdiction in Entity.objects.filter(organization=organization, mode=mode).values_list(
@@ -144,8 +182,8 @@ def _grouped(organization, mode: str, volumes: dict[str, Decimal]) -> dict[Group
             for group, ids in members.items()}
 
 
-def _sums(organization, mode: str, since: datetime, until: datetime) -> dict[str, Decimal]:
-    """{entity id: priced volume in [since, until)}, both channels, in and out, own-wallet transfers left out."""
+def _sums(organization, mode: str, since: datetime, until: datetime) -> dict[str, int]:
+    """{entity id: priced volume in cents in [since, until)}, both channels, in and out, own-wallet transfers left out."""
     window = {"organization": organization, "mode": mode, "timestamp__gte": since, "timestamp__lt": until}
     sent = Transaction.objects.filter(**window, from_entity__isnull=False).exclude(
         to_entity_id=F("from_entity_id")).values("from_entity_id")
@@ -153,9 +191,9 @@ def _sums(organization, mode: str, since: datetime, until: datetime) -> dict[str
         from_entity_id=F("to_entity_id")).values("to_entity_id")
     fiat = FiatEvent.objects.filter(entity__organization=organization, entity__mode=mode, timestamp__gte=since,
                                     timestamp__lt=until).values("entity_id")
-    volumes: dict[str, Decimal] = defaultdict(Decimal)
+    volumes: dict[str, int] = defaultdict(int)
     for query in (sent, received, fiat):
         for entity_id, volume in query.annotate(volume=Sum("usd_value")).values_list(query.query.values_select[0], "volume").order_by():
             if volume:
-                volumes[str(entity_id)] += volume
+                volumes[str(entity_id)] += int((volume * 100).to_integral_value())
     return dict(volumes)

@@ -2,12 +2,15 @@
 organization and mode from one pass, the entity left out, and a day's figures computed once for all
 processes (the shared cache), not once per process."""
 
+import threading
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 
 import pytest
 from django.core.cache import cache
+from django.core.management import call_command
 from django.db import connection
+from django.test import override_settings
 from django.test.utils import CaptureQueriesContext
 
 from monitoring.engine import peers
@@ -92,10 +95,60 @@ def test_the_next_days_volumes_by_difference_equal_a_whole_recount(org, book, dj
     assert len(windows) == 4  # sent and received, for the day entering and the day leaving
     peers._kept.clear()
     for day in (END, END + timedelta(days=1)):  # nothing shared left for this organization: a whole recount
-        cache.delete(f"peer-volumes:{org.pk}:live:30:{day.date().isoformat()}")
+        cache.delete(peers.shared_key(org, "live", 30, day))
     recounted = peers.peer_group_stats(org, "live", everyone, END + timedelta(days=1), window_days=30)
     assert by_difference == recounted
     fourth = by_difference[str(businesses[3].pk)]  # today's 9,000 entered; 0xold left: peers 100, 300, 500
     assert (fourth.mean_volume_usd, fourth.active) == (Decimal("300.00"), 3)
     first = by_difference[str(businesses[0].pk)]  # peers 300, 500, 9,000
     assert (first.mean_volume_usd, first.active) == (Decimal("3266.67"), 3)
+
+
+LOCAL_CACHE = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "peer-groups"}}
+
+
+@override_settings(CACHES=LOCAL_CACHE)
+def test_a_process_waits_for_the_figures_another_is_computing(org, book):
+    """A shared cache: when another process has claimed a new day's figures, this one waits for them and
+    runs no aggregate of its own (a new day would otherwise start the same aggregates in every process)."""
+    businesses, _ = book
+    key = peers.shared_key(org, "live", 30, datetime.combine(END.date(), datetime.min.time(), tzinfo=UTC))
+    assert cache.add(f"{key}:computing", 1, 60)  # the other process's claim
+    others = {str(businesses[1].pk): 30_000, str(businesses[2].pk): 50_000}  # cents: what it will publish
+    publisher = threading.Timer(0.2, cache.set, (key, (0, others), 60))
+    publisher.start()
+    try:
+        with CaptureQueriesContext(connection) as queries:
+            stats = peers.peer_group_stats(org, "live", rows(businesses), END, window_days=30)
+    finally:
+        publisher.join()
+    assert not [q for q in queries.captured_queries if "monitoring_transaction" in q["sql"]]
+    first = stats[str(businesses[0].pk)]  # the published figures, not the stored transfers: peers 300, 500, 0
+    assert (first.size, first.active, first.mean_volume_usd, first.stddev_volume_usd) == (3, 2, Decimal("266.67"), Decimal("205.48"))
+    assert cache.get(key) == (0, others)  # and it wrote nothing over them
+
+
+@override_settings(CACHES=LOCAL_CACHE)
+def test_a_claim_never_published_costs_a_bounded_wait(org, book, monkeypatch):
+    """The claiming process died: after WAIT_SECONDS the others compute the figures themselves and share them."""
+    businesses, _ = book
+    monkeypatch.setattr(peers, "WAIT_SECONDS", 0.1)
+    key = peers.shared_key(org, "live", 30, datetime.combine(END.date(), datetime.min.time(), tzinfo=UTC))
+    cache.add(f"{key}:computing", 1, 60)
+    stats = peers.peer_group_stats(org, "live", rows(businesses), END, window_days=30)
+    assert stats[str(businesses[0].pk)].mean_volume_usd == Decimal("266.67")  # 300, 500, 0 from the stored transfers
+    depth, volumes = cache.get(key)
+    assert (depth, volumes[str(businesses[1].pk)], volumes[str(businesses[2].pk)]) == (0, 30_000, 50_000)
+
+
+@override_settings(CACHES={"default": {"BACKEND": "django.core.cache.backends.db.DatabaseCache", "LOCATION": "svc_cache"}})
+def test_the_database_cache_gets_the_figures_after_the_batch_commits(org, book, django_capture_on_commit_callbacks):
+    """Written inside the batch's transaction, the database cache's row would be rolled back with a failed batch."""
+    businesses, _ = book
+    call_command("createcachetable", verbosity=0)  # a no-op where the settings' cache is already this table
+    key = peers.shared_key(org, "live", 30, datetime.combine(END.date(), datetime.min.time(), tzinfo=UTC))
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
+        peers.peer_group_stats(org, "live", rows(businesses), END, window_days=30)
+    assert cache.get(key) is None and len(callbacks) == 1
+    callbacks[0]()
+    assert cache.get(key)[1][str(businesses[0].pk)] == 10_000
