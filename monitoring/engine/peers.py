@@ -4,13 +4,13 @@ entity's peers (same organization, mode, entity type and jurisdiction), the enti
 Computed over the window that ends at the start of the batch's (UTC) day, for every group of the
 organization and mode at once, and kept in the shared cache (Redis, or the database cache table without
 it) for a day and by the process for an hour: a day's batches (or a replay of that day) read the same
-figures. The shared copy holds each entity's volume; the next day's is the previous day's plus the day
-that enters the window less the day that leaves it (two aggregates over a day's transfers, not one over
-the month's), recomputed whole every MAX_DEPTH days; one process computes a new day's while the others
-wait for it. Each group keeps its members' volumes in cents with their sum and sum of squares, so leaving
-one member out costs two subtractions. (Until session 21 each group cost
-three aggregates over the month in each process, and leaving out summed the whole group again for every
-member: most of a batch's CPU with 10,000 customers in one group.)
+figures. The shared copy holds each group with its members' volumes; the next day's volumes are the
+previous day's plus the day that enters the window less the day that leaves it (two aggregates over a
+day's transfers, not one over the month's), recomputed whole every MAX_DEPTH days; one process computes
+a new day's groups while the others wait for them. Each group keeps its members' volumes in cents with
+their sum and sum of squares, so leaving one member out costs two subtractions. (Until session 21 each
+group cost three aggregates over the month in each process, and leaving out summed the whole group again
+for every member: most of a batch's CPU with 10,000 customers in one group.)
 
 Volumes are as the rule measures them: both channels, in and out, own-wallet transfers left out,
 unpriced events not summed.
@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import logging
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, time, timedelta
 from decimal import Decimal
 from time import monotonic, sleep
@@ -55,6 +55,7 @@ class Group:
     total: int
     squares: int
     active: int  # members with a volume above 0
+    left_out: dict[str, PeerGroupStats] = field(default_factory=dict, compare=False, repr=False)  # by entity, as computed
 
     @classmethod
     def of(cls, size: int, volumes: dict[str, int]) -> Group:
@@ -62,6 +63,12 @@ class Group:
 
     def leaving_out(self, entity_id: str) -> PeerGroupStats:
         """The group's statistics without the entity (population standard deviation of the others)."""
+        stats = self.left_out.get(entity_id)
+        if stats is None:
+            stats = self.left_out[entity_id] = self._without(entity_id)
+        return stats
+
+    def _without(self, entity_id: str) -> PeerGroupStats:
         peers = self.size - 1
         if peers < 1:
             return PeerGroupStats(size=0, mean_volume_usd=Decimal(0), stddev_volume_usd=Decimal(0), active=0)
@@ -70,6 +77,9 @@ class Group:
         variance = max(Decimal(self.squares - own * own) / 10_000 / peers - mean * mean, Decimal(0))
         return PeerGroupStats(size=peers, mean_volume_usd=mean.quantize(CENT), stddev_volume_usd=variance.sqrt().quantize(CENT),
                               active=self.active - (own > 0))
+
+    def __getstate__(self):  # shared without the process's own left-out figures
+        return {**self.__dict__, "left_out": {}}
 
 
 _kept: dict[tuple, tuple[float, dict[GroupKey, Group]]] = {}
@@ -85,8 +95,8 @@ def peer_group_stats(organization, mode: str, rows: list[tuple], end: datetime, 
 
 
 def shared_key(organization, mode: str, window_days: int, day: datetime) -> str:
-    """The shared cache's key for the volumes of the window that ends at `day` (cents: `-c`)."""
-    return f"peer-volumes-c:{organization.pk}:{mode}:{window_days}:{day.date().isoformat()}"
+    """The shared cache's key for the groups of the window that ends at `day` (cents, grouped: `-g`)."""
+    return f"peer-groups-g:{organization.pk}:{mode}:{window_days}:{day.date().isoformat()}"
 
 
 def _groups(organization, mode: str, day: datetime, window_days: int) -> dict[GroupKey, Group]:
@@ -94,21 +104,22 @@ def _groups(organization, mode: str, day: datetime, window_days: int) -> dict[Gr
     kept = _kept.get(key)
     if kept and kept[0] > monotonic():
         return kept[1]
-    groups = _grouped(organization, mode, _volumes(organization, mode, day, window_days))
+    groups = _shared_groups(organization, mode, day, window_days)
     if len(_kept) >= KEEP_DAYS:
         _kept.clear()
     _kept[key] = (monotonic() + KEEP_SECONDS, groups)
     return groups
 
 
-def _volumes(organization, mode: str, day: datetime, window_days: int) -> dict[str, int]:
-    """{entity id: its volume in cents in the window that ends at `day`}: from the shared cache, else
-    from the day before's by one day's difference (the day that enters the window less the day that
-    leaves it: two aggregates over a day's transfers instead of one over the window's), else aggregated
-    over the window. A chain of differences is cut after MAX_DEPTH days, so that transfers stored late
-    with an earlier time (a backfill) count within a week.
+def _shared_groups(organization, mode: str, day: datetime, window_days: int) -> dict[GroupKey, Group]:
+    """The groups of the window that ends at `day`: from the shared cache, else computed and shared.
 
-    One process computes a day's figures while the others wait for them (`_computed_elsewhere`): on a
+    Their volumes come from the day before's by one day's difference (the day that enters the window
+    less the day that leaves it: two aggregates over a day's transfers instead of one over the
+    window's), else from one aggregate over the window. A chain of differences is cut after MAX_DEPTH
+    days, so that transfers stored late with an earlier time (a backfill) count within a week.
+
+    One process computes a day's groups while the others wait for them (`_computed_elsewhere`): on a
     new day every process's first batch would otherwise run the same aggregates at the same moment."""
     key = shared_key(organization, mode, window_days, day)
     found = _shared(cache.get, key) or _computed_elsewhere(key)
@@ -116,7 +127,7 @@ def _volumes(organization, mode: str, day: datetime, window_days: int) -> dict[s
         return found[1]
     before = _shared(cache.get, shared_key(organization, mode, window_days, day - timedelta(days=1)))
     if before is not None and before[0] < MAX_DEPTH:
-        depth, volumes = before[0] + 1, dict(before[1])
+        depth, volumes = before[0] + 1, {entity: volume for group in before[1].values() for entity, volume in group.volumes.items()}
         one_day = timedelta(days=1)
         for entity_id, volume in _sums(organization, mode, day - one_day, day).items():
             volumes[entity_id] = volumes.get(entity_id, 0) + volume
@@ -129,8 +140,9 @@ def _volumes(organization, mode: str, day: datetime, window_days: int) -> dict[s
                 volumes.pop(entity_id, None)
     else:
         depth, volumes = 0, _sums(organization, mode, day - timedelta(days=window_days), day)
-    _publish(key, (depth, volumes))
-    return volumes
+    groups = _grouped(organization, mode, volumes)
+    _publish(key, (depth, groups))
+    return groups
 
 
 def _computed_elsewhere(key: str) -> tuple | None:

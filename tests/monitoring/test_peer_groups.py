@@ -114,8 +114,8 @@ def test_a_process_waits_for_the_figures_another_is_computing(org, book):
     businesses, _ = book
     key = peers.shared_key(org, "live", 30, datetime.combine(END.date(), datetime.min.time(), tzinfo=UTC))
     assert cache.add(f"{key}:computing", 1, 60)  # the other process's claim
-    others = {str(businesses[1].pk): 30_000, str(businesses[2].pk): 50_000}  # cents: what it will publish
-    publisher = threading.Timer(0.2, cache.set, (key, (0, others), 60))
+    others = {("business", "US"): peers.Group.of(4, {str(businesses[1].pk): 30_000, str(businesses[2].pk): 50_000})}  # cents
+    publisher = threading.Timer(0.2, cache.set, (key, (0, others), 60))  # what it will publish
     publisher.start()
     try:
         with CaptureQueriesContext(connection) as queries:
@@ -137,8 +137,10 @@ def test_a_claim_never_published_costs_a_bounded_wait(org, book, monkeypatch):
     cache.add(f"{key}:computing", 1, 60)
     stats = peers.peer_group_stats(org, "live", rows(businesses), END, window_days=30)
     assert stats[str(businesses[0].pk)].mean_volume_usd == Decimal("266.67")  # 300, 500, 0 from the stored transfers
-    depth, volumes = cache.get(key)
-    assert (depth, volumes[str(businesses[1].pk)], volumes[str(businesses[2].pk)]) == (0, 30_000, 50_000)
+    depth, groups = cache.get(key)
+    shared = groups[("business", "US")]
+    assert (depth, shared.size, shared.volumes[str(businesses[1].pk)], shared.volumes[str(businesses[2].pk)]) == (0, 4, 30_000, 50_000)
+    assert shared.left_out == {}  # the process's own left-out figures are not shared
 
 
 @override_settings(CACHES={"default": {"BACKEND": "django.core.cache.backends.db.DatabaseCache", "LOCATION": "svc_cache"}})
@@ -151,4 +153,4 @@ def test_the_database_cache_gets_the_figures_after_the_batch_commits(org, book, 
         peers.peer_group_stats(org, "live", rows(businesses), END, window_days=30)
     assert cache.get(key) is None and len(callbacks) == 1
     callbacks[0]()
-    assert cache.get(key)[1][str(businesses[0].pk)] == 10_000
+    assert cache.get(key)[1][("business", "US")].volumes[str(businesses[0].pk)] == 10_000
