@@ -1,8 +1,9 @@
 """Handing a range's transfers to monitoring: each organization and mode whose registered wallet a transfer touches
 gets it through the ingestion service of POST /v1/monitoring/transfers/batch (source `indexer`, the same idempotency
-key), and the block it was seen in is recorded (what a reorganisation orphans)."""
+key; `transfer.detected`), and the block it was seen in is recorded (what a reorganisation orphans, and what
+monitoring/indexer/confirm.py announces `transfer.confirmed` once deep enough)."""
 
-from collections import defaultdict, namedtuple
+from collections import defaultdict
 from decimal import Decimal
 
 from common.pg import insert_ignoring_conflicts, on_postgres
@@ -11,7 +12,6 @@ from compliance.travel_rule.chain import Execution
 from monitoring.amounts import canonical_amount
 from monitoring.choices import Source
 from monitoring.indexer.extract import Seen
-from monitoring.ingestion.announce import announce_confirmed
 from monitoring.ingestion.services import transactions_ingest_batch
 from monitoring.models import IndexedToken, IndexedTransfer, Transaction
 from organizations.models import Organization
@@ -19,7 +19,6 @@ from organizations.models import Organization
 # The native coin's label per chain id (the price table's asset); ETH elsewhere.
 NATIVE_SYMBOLS = {80002: "POL", 137: "POL"}
 NATIVE_DECIMALS = 18
-Confirmed = namedtuple("Confirmed", "pk from_entity_id to_entity_id chain_id tx_hash block_number")
 
 
 def _whole(raw: int, decimals: int) -> str:
@@ -52,11 +51,10 @@ def executions(chain_id: int, seen: list[Seen], tokens: dict[str, IndexedToken],
     return found
 
 
-def deliver(chain_id: int, seen: list[Seen], registered: dict[str, set[tuple[str, str]]], tokens: dict[str, IndexedToken],
-            confirmations: int = 0) -> dict:
+def deliver(chain_id: int, seen: list[Seen], registered: dict[str, set[tuple[str, str]]], tokens: dict[str, IndexedToken]) -> dict:
     """Ingests each transfer for every (organization, mode) with a registered wallet on either side (`transfer.detected`
-    from the ingestion service), records the blocks and announces the newly stored ones `transfer.confirmed` (their block
-    is `confirmations` deep). Returns {"ingested", "skipped", "alerts", "restored"} summed over them."""
+    from the ingestion service) and records the blocks of the newly stored ones (not confirmed yet). Returns
+    {"ingested", "skipped", "alerts", "restored"} summed over them."""
     groups: dict[tuple[str, str], list[Seen]] = defaultdict(list)
     for transfer in seen:
         for owner in registered.get(transfer.from_address, set()) | registered.get(transfer.to_address, set()):
@@ -71,8 +69,7 @@ def deliver(chain_id: int, seen: list[Seen], registered: dict[str, set[tuple[str
         totals["ingested"] += outcome.ingested
         totals["skipped"] += outcome.skipped
         totals["alerts"] += outcome.alerts_triggered
-        noted = _note_blocks(organization, mode, chain_id, transfers, outcome.records)
-        announce_confirmed(organization=organization, mode=mode, records=noted, confirmations=confirmations)
+        _note_blocks(organization, mode, chain_id, transfers, outcome.records)
     return totals
 
 
@@ -98,10 +95,9 @@ def _restore(organization, mode: str, chain_id: int, transfers: list[Seen]) -> i
     return restored
 
 
-def _note_blocks(organization, mode: str, chain_id: int, transfers: list[Seen], inserted: list[Transaction]) -> list[Confirmed]:
+def _note_blocks(organization, mode: str, chain_id: int, transfers: list[Seen], inserted: list[Transaction]) -> None:
     """Records the block of each transfer stored for the first time: those the ingest just `inserted` (from the rows in
-    hand), and stored ones without a block (sent through the API before; looked up only when the ingest skipped some).
-    Returns them."""
+    hand), and stored ones without a block (sent through the API before; looked up only when the ingest skipped some)."""
     keys = {(transfer.tx_hash, transfer.log_index): transfer for transfer in transfers}
     found = [(record.pk, record.tx_hash, record.log_index, record.from_entity_id, record.to_entity_id) for record in inserted]
     new = {(record.tx_hash, record.log_index) for record in inserted}
@@ -109,16 +105,13 @@ def _note_blocks(organization, mode: str, chain_id: int, transfers: list[Seen], 
     if left:
         found += _stored(organization, mode, chain_id, left).filter(indexed__isnull=True).values_list(
             "pk", "tx_hash", "log_index", "from_entity_id", "to_entity_id")
-    rows, hashes = [], []
+    rows = []
     for pk, tx_hash, log_index, from_entity_id, to_entity_id in found:
         transfer = keys.get((tx_hash, log_index))
         if transfer is not None:
-            hashes.append(tx_hash)
             rows.append(IndexedTransfer(transaction_id=pk, chain_id=chain_id, block_number=transfer.block_number,
                                         block_hash=transfer.block_hash, from_entity_id=from_entity_id, to_entity_id=to_entity_id))
     if on_postgres():  # one statement of a fixed size, whatever the number of rows
         insert_ignoring_conflicts(IndexedTransfer, rows)
     else:
         IndexedTransfer.objects.bulk_create(rows, ignore_conflicts=True)
-    return [Confirmed(row.transaction_id, row.from_entity_id, row.to_entity_id, chain_id, keys_tx, row.block_number)
-            for row, keys_tx in zip(rows, hashes, strict=True)]
