@@ -1,4 +1,5 @@
-"""`transfer.confirmed` for indexed transfers whose block reached the chain's confirmations.
+"""`transfer.confirmed` for indexed transfers whose block reached the chain's confirmations after they were stored
+(those already deep enough when stored, a catch-up's, are confirmed as they are recorded: delivery._note_blocks).
 
 The indexer stores (and monitors, announcing `transfer.detected`) a transfer as soon as its block is read, up to the
 node's head; this announces it confirmed once its block is `confirmations` deep, exactly once: the row's `confirmed`

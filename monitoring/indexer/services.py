@@ -127,10 +127,11 @@ def _index(rpc: ChainRpc, cursor: ChainCursor, end: int, result: PassResult, pro
                 if following <= end and not out_of_time():
                     last = min(end, following + rpc.span - 1)
                     ahead = (following, last, node.submit(reader.read, following, last, blocks[-1].hash))
-                totals = deliver(chain.chain_id, seen, registered, tokens)
+                totals = deliver(chain.chain_id, seen, registered, tokens, deep=head - chain.confirmations,
+                                 confirmations=chain.confirmations)
                 transfers_executed(executions(chain.chain_id, seen, tokens, head))
                 _advance(cursor, blocks)
-                result.confirmed += _confirm(cursor)
+                result.confirmed += totals["confirmed"] + _confirm(cursor)
                 result.start = start if result.start is None else result.start
                 result.end, result.transfers = stop_at, result.transfers + len(seen)
                 result.ingested, result.skipped, result.alerts = (result.ingested + totals["ingested"], result.skipped + totals["skipped"],
