@@ -163,7 +163,8 @@ def test_the_api_marks_an_orphaned_transfer_and_the_alert_it_opened(api, key, or
     orphan = Transaction.objects.get(tx_hash=large)
     detail = client.get(f"{entity}/transfers/{orphan.pk}").json()
     assert detail["orphaned"] is True and detail["tx_hash"] == large
-    assert {(row["id"], row["orphaned"]) for row in detail["alerts"]} == {(str(pk), True) for pk in orphan.alerts.values_list("pk", flat=True)}
+    its_alerts = {(str(pk), True) for pk in orphan.alerts.values_list("pk", flat=True)}
+    assert {(row["id"], row["orphaned"]) for row in detail["alerts"]} == its_alerts
     assert str(alert.pk) in {row["id"] for row in detail["alerts"]}
     alert_detail = client.get(f"{entity}/alerts/{alert.pk}").json()
     assert alert_detail["orphaned"] is True and alert_detail["transaction_ids"] == [str(orphan.pk)]
