@@ -73,12 +73,17 @@ def _lease_end():
     return timezone.now() + timedelta(seconds=settings.INDEXER_LEASE_SECONDS)
 
 
+def _window_size(cursor: ChainCursor) -> int:
+    """Blocks of the unfinalised window: `reorg_window`, and never fewer than the blocks not yet confirmed."""
+    return max(1, cursor.reorg_window, cursor.chain.confirmations + 1)
+
+
 def _advance(cursor: ChainCursor, blocks) -> None:
     """The cursor and the window past `blocks`; the lease renewed (a long run keeps its lock). The window holds at least
     the blocks not yet confirmed, whatever `reorg_window` says: a reorganisation of any of them is seen."""
     cursor.last_block, cursor.last_block_time = blocks[-1].number, blocks[-1].timestamp
     window = cursor.window + [[block.number, block.hash, block.parent_hash] for block in blocks]
-    cursor.window = window[-max(1, cursor.reorg_window, cursor.chain.confirmations + 1):]
+    cursor.window = window[-_window_size(cursor):]
     cursor.lease_until = _lease_end()
     cursor.save(update_fields=["last_block", "last_block_time", "window", "lease_until", "updated_at"])
 
@@ -94,7 +99,7 @@ def _index(rpc: ChainRpc, cursor: ChainCursor, end: int, result: PassResult, pro
     registered, tokens = selectors.registrations(chain.chain_id), selectors.tokens(chain)
     head = result.target
     reader = RangeReader(rpc, set(registered), chunk=settings.INDEXER_WALLET_CHUNK, local_above=settings.INDEXER_LOCAL_FILTER_ABOVE,
-                         by_hash_from=head - cursor.reorg_window + 1)
+                         by_hash_from=head - _window_size(cursor) + 1)
 
     def out_of_time() -> bool:
         return deadline is not None and bool(result.ranges) and time.monotonic() > deadline

@@ -63,6 +63,7 @@ def test_transfers_touching_registered_wallets_reach_their_organizations(api, ke
 def test_blocks_are_indexed_up_to_the_head_and_confirmed_at_the_chains_confirmations(api, key, org, chain, w3, accounts):
     chain.confirmations = 2
     chain.save()
+    ChainCursor.objects.create(chain=chain, reorg_window=1)  # the window still holds every unconfirmed block
     register(api, key, org, [accounts[2]])
     first = send_eth(w3, accounts[4], accounts[2], ETH)
     send_eth(w3, accounts[4], accounts[5], ETH)
@@ -74,7 +75,9 @@ def test_blocks_are_indexed_up_to_the_head_and_confirmed_at_the_chains_confirmat
     assert {row[2] for row in stored()} == {first, last}  # both stored and monitored at once
     assert dict(IndexedTransfer.objects.values_list("transaction__tx_hash", "confirmed")) == {first: True, last: False}
     assert result.confirmed == 1
-    assert ChainCursor.objects.get(chain=chain).last_block == w3.eth.block_number
+    cursor = ChainCursor.objects.get(chain=chain)
+    assert cursor.last_block == w3.eth.block_number
+    assert [entry[0] for entry in cursor.window] == [w3.eth.block_number - 2, w3.eth.block_number - 1, w3.eth.block_number]
 
 
 def test_a_transfer_is_detected_at_the_head_and_confirmed_once_its_block_is_deep_enough(api, key, org, chain, w3, accounts):
