@@ -1,6 +1,6 @@
 """Alert, transfer and fiat-event reads, scoped to one organization and mode, ordered, related rows loaded."""
 
-from django.db.models import Count, OuterRef, Prefetch, Q, QuerySet, Subquery
+from django.db.models import Count, Exists, OuterRef, Prefetch, Q, QuerySet, Subquery
 from django.db.models.functions import Coalesce
 
 from monitoring.choices import AlertStatus
@@ -8,11 +8,12 @@ from monitoring.models import Alert, AlertHit, FiatEvent, Transaction
 
 
 def with_transaction_count(alerts: QuerySet[Alert]) -> QuerySet[Alert]:
-    """Adds `transaction_count`, which every customer view of an alert shows (list, detail, transfer, case).
-    A subquery rather than a joined Count: prefetched through a transfer, the join would count only that transfer."""
-    links = (Alert.transactions.through.objects.filter(alert_id=OuterRef("pk")).order_by().values("alert_id")
-             .annotate(n=Count("transaction_id")).values("n"))
-    return alerts.annotate(transaction_count=Coalesce(Subquery(links), 0))
+    """Adds `transaction_count` and `orphaned` (a transfer of the alert is in a block a chain reorganisation orphaned),
+    which every customer view of an alert shows (list, detail, transfer, case). Subqueries rather than a joined Count:
+    prefetched through a transfer, the join would count only that transfer."""
+    through = Alert.transactions.through.objects.filter(alert_id=OuterRef("pk"))
+    links = through.order_by().values("alert_id").annotate(n=Count("transaction_id")).values("n")
+    return alerts.annotate(transaction_count=Coalesce(Subquery(links), 0), orphaned=Exists(through.filter(transaction__orphaned=True)))
 
 
 def alerts_of(*, organization, mode: str) -> QuerySet[Alert]:
@@ -71,11 +72,23 @@ def disposition_rates(*, organization, mode: str, rule_code: str, excluding=None
 
 def transfers_of_entity(*, organization, mode: str, entity_id, chain_id: int | None = None, from_date=None,
                         to_date=None) -> QuerySet[Transaction]:
-    transfers = Transaction.objects.filter(Q(from_entity_id=entity_id) | Q(to_entity_id=entity_id),
-                                           organization=organization, mode=mode)
+    """The entity's transfers, with those a chain reorganisation orphaned (their customer columns are cleared: they
+    are out of every rule's history, but the customer still sees them, marked `orphaned`)."""
+    sides = Q(from_entity_id=entity_id) | Q(to_entity_id=entity_id)
+    orphans = _orphaned_of(organization, mode, entity_id)
+    if orphans:
+        sides |= Q(pk__in=orphans)
+    transfers = Transaction.objects.filter(sides, organization=organization, mode=mode).select_related("indexed")
     if chain_id is not None:
         transfers = transfers.filter(chain_id=chain_id)
     return _newest_first_between(transfers, from_date, to_date)
+
+
+def _orphaned_of(organization, mode: str, entity_id) -> list:
+    """The ids of the entity's orphaned transfers (few: the partial index `transaction_orphaned`), whose customers are
+    kept on their IndexedTransfer row."""
+    return list(Transaction.objects.filter(organization=organization, mode=mode, orphaned=True)
+                .filter(Q(indexed__from_entity_id=entity_id) | Q(indexed__to_entity_id=entity_id)).values_list("pk", flat=True))
 
 
 def _alerts_of_event() -> Prefetch:

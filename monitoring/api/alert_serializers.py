@@ -34,11 +34,15 @@ class CustomerAlertResponse(serializers.ModelSerializer):
     case_id = serializers.UUIDField(source="case_link.case_id", default=None, allow_null=True,
                                     help_text="The investigation case the alert belongs to.")
     disposition = OptionalChoiceField(choices=Disposition.choices, help_text="null until the alert is disposed.")
+    orphaned = serializers.BooleanField(
+        read_only=True, help_text="true when a transfer of the alert was in a block a chain reorganisation orphaned "
+                                  "(docs/indexer.md): the transfer is kept, marked orphaned, and out of every rule's history; "
+                                  "the alert stays for an investigator.")
 
     class Meta:
         model = Alert
         fields = ["id", "entity_id", "case_id", "rule_id", "rule_code", "rule_name", "severity", "status", "description", "hit_count",
-                  "transaction_count", "first_triggered_at", "last_triggered_at", "sla_due_at", "disposition", "disposed_at",
+                  "transaction_count", "orphaned", "first_triggered_at", "last_triggered_at", "sla_due_at", "disposition", "disposed_at",
                   "created_at"]
         read_only_fields = fields
 
@@ -97,16 +101,20 @@ class TransferListQuery(PeriodQuery):
 
 class CustomerTransferResponse(serializers.ModelSerializer):
     direction = serializers.SerializerMethodField()
+    orphaned = serializers.BooleanField(
+        read_only=True, help_text="true when the chain indexer saw the transfer in a block a reorganisation later orphaned "
+                                  "(docs/indexer.md): kept for audit, out of every rule's history and of reports.")
 
     class Meta:
         model = Transaction
         fields = ["id", "chain_id", "tx_hash", "log_index", "from_address", "to_address", "amount", "asset", "usd_value",
-                  "timestamp", "reference", "direction", "monitored", "created_at"]
+                  "timestamp", "reference", "direction", "monitored", "orphaned", "created_at"]
         read_only_fields = fields
 
     def get_direction(self, tx) -> str:
         entity_id = str(self.context["entity_id"])
-        sender, receiver = str(tx.from_entity_id) == entity_id, str(tx.to_entity_id) == entity_id
+        sides = tx.indexed if tx.orphaned else tx  # an orphan's customers are kept on its IndexedTransfer row
+        sender, receiver = str(sides.from_entity_id) == entity_id, str(sides.to_entity_id) == entity_id
         return "self" if sender and receiver else "out" if sender else "in"
 
 

@@ -30,8 +30,9 @@ def enabled_chain_ids() -> list[int]:
 
 @dataclass(frozen=True)
 class Lag:
-    """How far a chain's indexer is behind, from what its last run noted (no RPC call): blocks past the head minus the
-    confirmations not indexed yet, and the seconds between the last indexed block and the head."""
+    """How far a chain's indexer is behind, from what its last run noted (no RPC call): blocks up to the head not indexed
+    yet (the indexer follows the head; confirmations only delay `transfer.confirmed`), and the seconds between the last
+    indexed block and the head."""
 
     blocks: int | None
     seconds: int | None
@@ -41,7 +42,7 @@ def lag_of(cursor: ChainCursor) -> Lag:
     if cursor.head is None:
         return Lag(None, None)
     indexed = cursor.last_block if cursor.last_block is not None else cursor.start_block - 1
-    blocks = max(0, cursor.head - cursor.chain.confirmations - indexed)
+    blocks = max(0, cursor.head - indexed)
     seconds = None
     if cursor.head_time is not None:
         seconds = max(0, int((cursor.head_time - (cursor.last_block_time or cursor.head_time)).total_seconds()))

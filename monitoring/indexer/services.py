@@ -1,9 +1,10 @@
 """An indexing pass of one chain and a reindex, under the chain's lock (docs/indexer.md).
 
 A pass: take the lock; check the window against the node (a mismatch orphans above the fork point and rewinds; a
-mismatch deeper than the window stops the chain); then index from the cursor up to the head minus the chain's
-confirmations, a range at a time: read it, hand its transfers to monitoring, and move the cursor (and the window)
-past it. A run that fails resumes from the cursor: the ingest skips what was stored before."""
+mismatch deeper than the window stops the chain); then index from the cursor up to the node's head, a range at a
+time: read it, hand its transfers to monitoring (stored, monitored and `transfer.detected` at once), move the cursor
+(and the window) past it, and announce `transfer.confirmed` for the transfers whose block is now the chain's
+confirmations deep. A run that fails resumes from the cursor: the ingest skips what was stored before."""
 
 import logging
 import time
@@ -21,6 +22,7 @@ from compliance.models import Chain
 from compliance.onchain.publisher.common import connect
 from compliance.travel_rule.chain import transfers_executed
 from monitoring.indexer import selectors
+from monitoring.indexer.confirm import confirm_through
 from monitoring.indexer.delivery import deliver, executions
 from monitoring.indexer.extract import RangeReader
 from monitoring.indexer.reorg import DeepReorg, fork_point, orphan_above, stop
@@ -35,11 +37,12 @@ class PassResult:
     chain_id: int
     start: int | None = None
     end: int | None = None  # the last block indexed in this run
-    target: int | None = None  # head minus confirmations
+    target: int | None = None  # the node's head
     transfers: int = 0  # transfers read that touch a registered wallet
     ingested: int = 0  # rows stored (over all organizations)
     skipped: int = 0  # rows stored before
     alerts: int = 0
+    confirmed: int = 0  # transfers announced `transfer.confirmed`
     orphaned: int = 0
     ranges: list[tuple[int, int]] = field(default_factory=list)
     narrowed: int = 0  # ranges the node refused or timed out on, tried again at half the span
@@ -70,11 +73,17 @@ def _lease_end():
     return timezone.now() + timedelta(seconds=settings.INDEXER_LEASE_SECONDS)
 
 
+def _window_size(cursor: ChainCursor) -> int:
+    """Blocks of the unfinalised window: `reorg_window`, and never fewer than the blocks not yet confirmed."""
+    return max(1, cursor.reorg_window, cursor.chain.confirmations + 1)
+
+
 def _advance(cursor: ChainCursor, blocks) -> None:
-    """The cursor and the window past `blocks`; the lease renewed (a long run keeps its lock)."""
+    """The cursor and the window past `blocks`; the lease renewed (a long run keeps its lock). The window holds at least
+    the blocks not yet confirmed, whatever `reorg_window` says: a reorganisation of any of them is seen."""
     cursor.last_block, cursor.last_block_time = blocks[-1].number, blocks[-1].timestamp
     window = cursor.window + [[block.number, block.hash, block.parent_hash] for block in blocks]
-    cursor.window = window[-max(1, cursor.reorg_window):]
+    cursor.window = window[-_window_size(cursor):]
     cursor.lease_until = _lease_end()
     cursor.save(update_fields=["last_block", "last_block_time", "window", "lease_until", "updated_at"])
 
@@ -88,9 +97,9 @@ def _index(rpc: ChainRpc, cursor: ChainCursor, end: int, result: PassResult, pro
     thread of its own (the node's), building on the last block read. Only that thread calls the node while a run reads."""
     chain = cursor.chain
     registered, tokens = selectors.registrations(chain.chain_id), selectors.tokens(chain)
-    head = result.target + chain.confirmations
+    head = result.target
     reader = RangeReader(rpc, set(registered), chunk=settings.INDEXER_WALLET_CHUNK, local_above=settings.INDEXER_LOCAL_FILTER_ABOVE,
-                         by_hash_from=head - cursor.reorg_window + 1)
+                         by_hash_from=head - _window_size(cursor) + 1)
 
     def out_of_time() -> bool:
         return deadline is not None and bool(result.ranges) and time.monotonic() > deadline
@@ -123,9 +132,11 @@ def _index(rpc: ChainRpc, cursor: ChainCursor, end: int, result: PassResult, pro
                 if following <= end and not out_of_time():
                     last = min(end, following + rpc.span - 1)
                     ahead = (following, last, node.submit(reader.read, following, last, blocks[-1].hash))
-                totals = deliver(chain.chain_id, seen, registered, tokens, chain.confirmations)
+                totals = deliver(chain.chain_id, seen, registered, tokens, deep=head - chain.confirmations,
+                                 confirmations=chain.confirmations)
                 transfers_executed(executions(chain.chain_id, seen, tokens, head))
                 _advance(cursor, blocks)
+                result.confirmed += totals["confirmed"] + _confirm(cursor)
                 result.start = start if result.start is None else result.start
                 result.end, result.transfers = stop_at, result.transfers + len(seen)
                 result.ingested, result.skipped, result.alerts = (result.ingested + totals["ingested"], result.skipped + totals["skipped"],
@@ -136,6 +147,14 @@ def _index(rpc: ChainRpc, cursor: ChainCursor, end: int, result: PassResult, pro
         finally:
             if ahead is not None:
                 ahead[2].cancel()  # not begun: dropped; under way: its result is not used
+
+
+def _confirm(cursor: ChainCursor) -> int:
+    """`transfer.confirmed` for the indexed transfers up to the cursor whose block is the chain's confirmations deep."""
+    if cursor.last_block is None or cursor.head is None:
+        return 0
+    chain = cursor.chain
+    return confirm_through(chain.chain_id, min(cursor.last_block, cursor.head - chain.confirmations), chain.confirmations)
 
 
 def _run(chain: Chain, cursor: ChainCursor, result: PassResult, work: Callable[[ChainRpc], None]) -> PassResult:
@@ -156,10 +175,10 @@ def _run(chain: Chain, cursor: ChainCursor, result: PassResult, work: Callable[[
 
 
 def _target(rpc: ChainRpc, cursor: ChainCursor) -> int:
-    """The node's head (noted on the cursor with its time, for the console's and /health's lag) minus the confirmations."""
+    """The node's head, noted on the cursor with its time (for the console's and /health's lag, and the confirmations)."""
     head = rpc.block(rpc.head(), full=False)
     cursor.head, cursor.head_time = int(head["number"], 16), datetime.fromtimestamp(int(head["timestamp"], 16), tz=UTC)
-    return cursor.head - cursor.chain.confirmations
+    return cursor.head
 
 
 def index_pass(chain: Chain, *, max_blocks: int | None = None, progress: Callable | None = None) -> PassResult:
@@ -183,13 +202,14 @@ def index_pass(chain: Chain, *, max_blocks: int | None = None, progress: Callabl
             first = cursor.last_block + 1 if cursor.last_block is not None else cursor.start_block
             end = min(result.target, first + (max_blocks or settings.INDEXER_BLOCKS_PER_RUN) - 1)
             _index(rpc, cursor, end, result, progress, deadline=began + settings.INDEXER_RUN_SECONDS)
+            result.confirmed += _confirm(cursor)  # the head moved on with nothing new to index
             result.behind = result.target > (cursor.last_block if cursor.last_block is not None else -1)
 
         return _run(chain, cursor, result, work)
 
 
 def reindex(chain: Chain, *, from_block: int, to_block: int | None = None, progress: Callable | None = None) -> PassResult:
-    """Indexes [from_block, to_block] again (up to the head minus confirmations by default): the cursor is set back to
+    """Indexes [from_block, to_block] again (up to the head by default): the cursor is set back to
     from_block - 1 with an empty window, and the ranges are read and delivered as in a pass; stored transfers are
     skipped by the ingest (so reindexing twice stores the same), orphaned ones seen again are restored. Clears
     `stopped`. Later passes go on from where it ends."""

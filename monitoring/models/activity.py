@@ -51,6 +51,8 @@ class Transaction(TenantModel):
             models.Index(fields=["to_entity", "timestamp"], include=["usd_value", "from_entity"], name="transaction_receiver_time"),
             models.Index(fields=["organization", "mode", "timestamp"]),
             models.Index(fields=["organization", "mode", "monitored", "timestamp"]),
+            # An entity's orphaned transfers (monitoring.alerts.selectors): few, their customers on IndexedTransfer.
+            models.Index(fields=["organization", "mode"], condition=models.Q(orphaned=True), name="transaction_orphaned"),
         ]
 
     def __str__(self):

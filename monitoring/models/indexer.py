@@ -59,10 +59,14 @@ class IndexedTransfer(BaseModel):
     block_hash = models.CharField(max_length=66)
     from_entity_id = models.UUIDField(null=True, blank=True)
     to_entity_id = models.UUIDField(null=True, blank=True)
+    # `transfer.confirmed` announced: the block reached the chain's confirmations (monitoring/indexer/confirm.py).
+    confirmed = models.BooleanField(default=False)
 
     class Meta:
         ordering = ["chain_id", "block_number"]
-        indexes = [models.Index(fields=["chain_id", "block_number"])]
+        indexes = [models.Index(fields=["chain_id", "block_number"]),
+                   models.Index(fields=["chain_id", "block_number"], condition=models.Q(confirmed=False),
+                                name="indexed_transfer_unconfirmed")]
 
     def __str__(self):
         return f"{self.transaction_id} in {self.chain_id}:{self.block_number}"

@@ -6,7 +6,7 @@ from django.test import override_settings
 
 from monitoring.indexer.extract import INTERNAL_LOG_INDEX, NATIVE_LOG_INDEX
 from monitoring.indexer.services import index_pass
-from monitoring.models import ChainCursor, IndexedToken, IndexedTransfer, Transaction
+from monitoring.models import Alert, AssetPrice, ChainCursor, IndexedToken, IndexedTransfer, Transaction
 from tests.monitoring.indexer.helpers import forward, register, send_eth, send_token, stored
 from tests.webhooks.conftest import principal_of
 from tests.webhooks.test_api import URL
@@ -60,9 +60,10 @@ def test_transfers_touching_registered_wallets_reach_their_organizations(api, ke
     assert again.end is None and again.ingested == 0 and Transaction.objects.count() == 5
 
 
-def test_confirmations_hold_back_the_newest_blocks(api, key, org, chain, w3, accounts):
+def test_blocks_are_indexed_up_to_the_head_and_confirmed_at_the_chains_confirmations(api, key, org, chain, w3, accounts):
     chain.confirmations = 2
     chain.save()
+    ChainCursor.objects.create(chain=chain, reorg_window=1)  # the window still holds every unconfirmed block
     register(api, key, org, [accounts[2]])
     first = send_eth(w3, accounts[4], accounts[2], ETH)
     send_eth(w3, accounts[4], accounts[5], ETH)
@@ -70,31 +71,47 @@ def test_confirmations_hold_back_the_newest_blocks(api, key, org, chain, w3, acc
 
     result = index_pass(chain)
 
-    assert result.target == w3.eth.block_number - 2
-    assert {row[2] for row in stored()} == {first}
-    assert last not in {row[2] for row in stored()}
+    assert result.target == w3.eth.block_number and result.end == w3.eth.block_number and result.behind is False
+    assert {row[2] for row in stored()} == {first, last}  # both stored and monitored at once
+    assert dict(IndexedTransfer.objects.values_list("transaction__tx_hash", "confirmed")) == {first: True, last: False}
+    assert result.confirmed == 1
+    cursor = ChainCursor.objects.get(chain=chain)
+    assert cursor.last_block == w3.eth.block_number
+    assert [entry[0] for entry in cursor.window] == [w3.eth.block_number - 2, w3.eth.block_number - 1, w3.eth.block_number]
 
 
-def test_indexed_transfers_are_announced_detected_and_confirmed(api, key, org, chain, w3, accounts):
+def test_a_transfer_is_detected_at_the_head_and_confirmed_once_its_block_is_deep_enough(api, key, org, chain, w3, accounts):
     chain.confirmations = 2
     chain.save()
+    AssetPrice.objects.create(organization=org, asset="ETH", usd_rate=3000)
     endpoint = services.endpoint_create(principal=principal_of(org, mode="test"), url=URL,
                                         event_types=["transfer.detected", "transfer.confirmed"])
     customer = register(api, key, org, [accounts[2]])
-    tx_hash = send_eth(w3, accounts[4], accounts[2], 10**18)
+    tx_hash = send_eth(w3, accounts[4], accounts[2], 10 * ETH)  # 30,000 USD: the large-transfer rule
     block = w3.eth.block_number
-    assert index_pass(chain).ingested == 0  # not 2 blocks deep yet
-    assert not Event.objects.filter(type__startswith="transfer.").exists()
 
-    send_eth(w3, accounts[5], accounts[6], 1)
-    send_eth(w3, accounts[5], accounts[6], 1)
-    assert index_pass(chain).ingested == 1
+    first = index_pass(chain)  # the transfer's block is the head: seen, stored, monitored, not confirmed
+    assert first.ingested == 1 and first.confirmed == 0
     stored = Transaction.objects.get(tx_hash=tx_hash)
-    detected, confirmed = Event.objects.get(type="transfer.detected"), Event.objects.get(type="transfer.confirmed")
+    detected = Event.objects.get(type="transfer.detected")
     assert detected.data["transfer_id"] == str(stored.pk) and detected.data["entity_id"] == customer["id"]
+    assert {delivery.endpoint for delivery in Delivery.objects.filter(event=detected)} == {endpoint}
+    assert Alert.objects.filter(rule_code="large_transfer", transactions=stored).exists()  # alerted before its confirmations
+    assert not Event.objects.filter(type="transfer.confirmed").exists()
+
+    send_eth(w3, accounts[5], accounts[6], 1)  # one block deep: not yet
+    assert index_pass(chain).confirmed == 0
+    assert not Event.objects.filter(type="transfer.confirmed").exists()
+
+    send_eth(w3, accounts[5], accounts[6], 1)  # two blocks deep
+    assert index_pass(chain).confirmed == 1
+    confirmed = Event.objects.get(type="transfer.confirmed")
     assert confirmed.data == {"transfer_id": str(stored.pk), "entity_id": customer["id"], "chain_id": 31337, "tx_hash": tx_hash,
                               "block_number": block, "confirmations": 2, "confirmed_at": confirmed.data["confirmed_at"]}
     assert {delivery.endpoint for delivery in Delivery.objects.filter(event=confirmed)} == {endpoint}
 
-    assert index_pass(chain).ingested == 0
-    assert Event.objects.filter(type="transfer.confirmed").count() == 1  # once
+    send_eth(w3, accounts[5], accounts[6], 1)
+    again = index_pass(chain)
+    assert again.ingested == 0 and again.confirmed == 0
+    assert Event.objects.filter(type="transfer.detected").count() == 1  # once each
+    assert Event.objects.filter(type="transfer.confirmed").count() == 1

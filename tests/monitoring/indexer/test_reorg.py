@@ -15,6 +15,10 @@ from monitoring.indexer.extract import NATIVE_LOG_INDEX
 from monitoring.indexer.services import index_pass
 from monitoring.models import Alert, AssetPrice, ChainCursor, IndexedTransfer, Transaction
 from tests.monitoring.indexer.helpers import register, send_eth, stored
+from tests.webhooks.conftest import principal_of
+from tests.webhooks.test_api import URL
+from webhooks import services
+from webhooks.models import Event
 
 pytestmark = pytest.mark.django_db
 ETH = 10**18
@@ -111,3 +115,59 @@ def test_an_alert_whose_transfer_is_orphaned_says_so_in_the_console_and_its_case
     assert note.actor_id is None  # the system
     page = admin_client.get(f"/admin/monitoring/alert/{alert.pk}/change/").content.decode()
     assert re.search(rf'data-copy="{large}".*?</span>\s*<strong class="orphaned"[^>]*>ORPHANED</strong>', page)
+
+
+def test_a_reorg_before_the_confirmations_orphans_the_detected_transfer_and_it_is_never_confirmed(api, key, org, chain, node, w3,
+                                                                                                    accounts):
+    chain.confirmations = 3
+    chain.save()
+    services.endpoint_create(principal=principal_of(org, mode="test"), url=URL, event_types=["transfer.detected", "transfer.confirmed"])
+    register(api, key, org, [accounts[2]])
+    dropped = send_eth(w3, accounts[4], accounts[2], 2 * ETH)
+    assert index_pass(chain).ingested == 1  # detected at the head
+    assert Event.objects.get(type="transfer.detected").data["tx_hash"] == dropped
+
+    # Its block is replaced, before it had its confirmations, by one carrying another transfer to the customer.
+    rpc(node.url, "anvil_reorg", [1, [[{"from": w3.eth.accounts[6], "to": w3.eth.accounts[2], "value": hex(4 * ETH)}, 0]]])
+    replacement = w3.eth.get_block("latest", full_transactions=True)["transactions"][0]["hash"].to_0x_hex()
+    result = index_pass(chain)
+    assert result.orphaned == 1 and result.ingested == 1 and result.confirmed == 0
+    assert Transaction.objects.get(tx_hash=dropped).orphaned is True
+
+    for _ in range(3):  # the new branch's block three deep
+        send_eth(w3, accounts[5], accounts[6], 1)
+    assert index_pass(chain).confirmed == 1
+    assert index_pass(chain).confirmed == 0
+    assert [event.data["tx_hash"] for event in Event.objects.filter(type="transfer.confirmed")] == [replacement]
+    assert sorted(event.data["tx_hash"] for event in Event.objects.filter(type="transfer.detected")) == sorted([dropped, replacement])
+    assert dict(IndexedTransfer.objects.values_list("transaction__tx_hash", "confirmed")) == {dropped: False, replacement: True}
+
+
+def test_the_api_marks_an_orphaned_transfer_and_the_alert_it_opened(api, key, org, chain, node, w3, accounts):
+    AssetPrice.objects.create(organization=org, asset="ETH", usd_rate=3000)
+    customer = register(api, key, org, [accounts[2]])
+    large = send_eth(w3, accounts[4], accounts[2], 10 * ETH)  # 30,000 USD: the large-transfer rule
+    kept = send_eth(w3, accounts[4], accounts[2], ETH // 10)
+    index_pass(chain)
+    client = api(key(org, role="l2_investigator", mode="test"))
+    entity = f"/v1/onboarding/entities/{customer['id']}"
+    alert = Alert.objects.get(rule_code="large_transfer")
+    assert client.get(f"{entity}/alerts/{alert.pk}").json()["orphaned"] is False
+    assert {row["tx_hash"]: row["orphaned"] for row in client.get(f"{entity}/transfers").json()["data"]} == {large: False, kept: False}
+
+    rpc(node.url, "anvil_reorg", [2, [[{"from": w3.eth.accounts[6], "to": w3.eth.accounts[7], "value": hex(ETH)}, 0]]])
+    assert index_pass(chain).orphaned == 2
+
+    listed = client.get(f"{entity}/transfers").json()
+    assert {(row["tx_hash"], row["orphaned"], row["direction"]) for row in listed["data"]} == {(large, True, "in"), (kept, True, "in")}
+    orphan = Transaction.objects.get(tx_hash=large)
+    detail = client.get(f"{entity}/transfers/{orphan.pk}").json()
+    assert detail["orphaned"] is True and detail["tx_hash"] == large
+    its_alerts = {(str(pk), True) for pk in orphan.alerts.values_list("pk", flat=True)}
+    assert {(row["id"], row["orphaned"]) for row in detail["alerts"]} == its_alerts
+    assert str(alert.pk) in {row["id"] for row in detail["alerts"]}
+    alert_detail = client.get(f"{entity}/alerts/{alert.pk}").json()
+    assert alert_detail["orphaned"] is True and alert_detail["transaction_ids"] == [str(orphan.pk)]
+    every = {(str(pk), True) for pk in Alert.objects.values_list("pk", flat=True)}  # each opened by one of the two transfers
+    assert {(row["id"], row["orphaned"]) for row in client.get(f"{entity}/alerts").json()["data"]} == every
+    assert {(row["id"], row["orphaned"]) for row in client.get("/v1/monitoring/alerts").json()["data"]} == every
