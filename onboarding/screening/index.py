@@ -131,6 +131,7 @@ class ScreeningIndex:
     built_seconds: float = 0.0
     _masks: dict[frozenset, bytes] = field(default_factory=dict, repr=False)  # sources -> name_mask
     _similar: dict[str, frozenset[str]] = field(default_factory=dict, repr=False)  # query token -> similar_tokens
+    _gains: dict[tuple, tuple] = field(default_factory=dict, repr=False)  # (query token, script flags) -> matcher._token_gains
 
     def sources_of(self, category: str, sources: frozenset[str] | None = None) -> frozenset[str]:
         """The loaded lists of `category` (sanctions | pep), of `sources` only when given."""
@@ -176,6 +177,16 @@ class ScreeningIndex:
                 self._similar.clear()
             found = self._similar[token] = frozenset(self._similar_tokens(token))
         return found
+
+    def gains_of(self, key: tuple) -> tuple | None:
+        """What matcher._token_gains kept for `key`, or None."""
+        return self._gains.get(key)
+
+    def keep_gains(self, key: tuple, gains: tuple) -> None:
+        """Keep matcher._token_gains's answer for `key` (up to SIMILAR_KEPT, as similar_tokens)."""
+        if len(self._gains) >= SIMILAR_KEPT:
+            self._gains.clear()
+        self._gains[key] = gains
 
     def _similar_tokens(self, token: str) -> set[str]:
         found: set[str] = set()

@@ -111,13 +111,7 @@ def _candidates(index: ScreeningIndex, tokens: tuple[str, ...], similarities: Si
     postings = index.form_postings
     for token in sorted(blocking_tokens(tokens), key=lambda token: (-weights[token], token)):
         best: dict[int, float] = {}
-        for listed in index.similar_tokens(token):
-            value, _how = similarities[token, listed]
-            if value <= 0:
-                if abs(len(token) - len(listed)) != 1 or not _break_shifted(token, listed):
-                    continue
-                value = BREAK_SHIFT_GAIN
-            gain = value * weights[listed]
+        for listed, gain in _token_gains(index, token, similarities):
             members = index.broad.get(listed)
             if members is not None and explained:
                 reach = [form for form in explained if form in members]  # masked already
@@ -133,6 +127,30 @@ def _candidates(index: ScreeningIndex, tokens: tuple[str, ...], similarities: Si
     size, sizes = len(tokens), index.form_sizes
     # Ties go to the earlier form (forms are numbered in the lists' own order), not to the order of a set.
     return heapq.nlargest(CANDIDATE_LIMIT, explained, key=lambda form: (explained[form] - 0.05 * abs(sizes[form] - size), -form))
+
+
+def _token_gains(index: ScreeningIndex, token: str, similarities: Similarities) -> tuple[tuple[str, float], ...]:
+    """The vocabulary tokens `token` reaches (index.similar_tokens) with what each adds to a form's candidate rank: its
+    similarity (BREAK_SHIFT_GAIN for a letter moved across a word break) times its weight. A pure function of the token,
+    the index and the query's script (Similarities' flags), kept in the index (ScreeningIndex.gains_of) across
+    screenings: customers' names share most of their words."""
+    key = (token, similarities.abjad, similarities.syllabic)
+    kept = similarities.lossy is index.lossy_tokens
+    found = index.gains_of(key) if kept else None
+    if found is None:
+        weights = index.weights
+        gains = []
+        for listed in index.similar_tokens(token):
+            value, _how = similarities[token, listed]
+            if value <= 0:
+                if abs(len(token) - len(listed)) != 1 or not _break_shifted(token, listed):
+                    continue
+                value = BREAK_SHIFT_GAIN
+            gains.append((listed, value * weights[listed]))
+        found = tuple(gains)
+        if kept:
+            index.keep_gains(key, found)
+    return found
 
 
 def _break_shifted(token: str, listed: str) -> bool:
