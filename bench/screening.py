@@ -1,6 +1,6 @@
 """Sanctions screening benchmark: list loading time, and the time to screen one name / one address.
 
-    .venv/bin/python bench/screening.py [--names 1000] [--seed 7] [--json bench/results/screening.json]
+    .venv/bin/python bench/screening.py [--names 1000] [--seed 7] [--old-ref REF] [--json bench/results/screening.json]
 
 Sets Django up on a fresh SQLite database in a temporary DATA_DIR (or on DATABASE_URL if set),
 loads the bundled lists (onboarding/sanctions/snapshot/) with the real `load_sanctions`
@@ -11,22 +11,32 @@ median and p99 time per name and per address, and, as a check of the thresholds,
 variants reach the review threshold on their own entry and how many ordinary names reach it at all.
 The names are screened again as an organization that chose its lists would screen them: against all
 the loaded lists passed as `sources`, and against one list only.
+
+With `--old-ref REF` (a commit, branch or tag: `main`), the matcher of REF (its onboarding/screening modules read
+with `git show` into a temporary package, as bench/screening_quality.py does) builds its own index from the same
+database, and both matchers screen every name of the mix in turn (old, new; new, old alternately), before anything
+else is screened, in two passes (caches cold, then holding the names' words): the median and p99 of each, and their
+ratio, measured on the same machine at the same moment ("old_and_new").
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import io
 import json
 import os
 import random
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+# The matcher's modules, read from another commit by old_matcher.
+OLD_MODULES = ("thresholds", "common_names", "normalize", "scoring", "index", "evidence", "matcher")
 
 
 def _words(text: str) -> list[str]:
@@ -114,6 +124,46 @@ def percentile(values: list[float], share: float) -> float:
     return ordered[min(len(ordered) - 1, int(round(share * (len(ordered) - 1))))]
 
 
+def old_matcher(ref: str, workdir: str):
+    """The onboarding/screening modules of `ref`, importable as the package `old_screening`: (matcher, index) modules."""
+    package = Path(workdir) / "old_screening"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    for module in OLD_MODULES:
+        shown = subprocess.run(["git", "show", f"{ref}:onboarding/screening/{module}.py"], cwd=ROOT, capture_output=True, text=True)
+        if shown.returncode:
+            continue  # a module the old matcher did not have yet
+        source = shown.stdout
+        (package / f"{module}.py").write_text(source.replace("from onboarding.screening.", "from old_screening."))
+    sys.path.insert(0, workdir)
+    return importlib.import_module("old_screening.matcher"), importlib.import_module("old_screening.index")
+
+
+def bench_old_and_new(queries, matchers: dict, indexes: dict) -> dict:
+    """Every query screened by each matcher in turn, which goes first alternating: median and p99 ms of each, new/old.
+    Two passes over the names: the first with both matchers' caches cold (but for 50 names), the second with the
+    caches holding these names' words (as a customer base's repeated words would). Run before anything else screens."""
+    labels = list(matchers)
+    for query, _style, _expected in queries[:50]:
+        for label in labels:
+            matchers[label](query, index=indexes[label])  # first use of each index
+    figures: dict = {}
+    for run in ("first_pass", "second_pass"):
+        timings: dict[str, list[float]] = {label: [] for label in labels}
+        for number, (query, _style, _expected) in enumerate(queries):
+            for label in labels if number % 2 == 0 else reversed(labels):
+                started = time.perf_counter()
+                matchers[label](query, index=indexes[label])
+                timings[label].append((time.perf_counter() - started) * 1000)
+        passed = {label: {"median_ms": round(statistics.median(values), 3), "p99_ms": round(percentile(values, 0.99), 3),
+                          "mean_ms": round(statistics.fmean(values), 3)} for label, values in timings.items()}
+        passed["new_over_old_median"] = round(passed["new"]["median_ms"] / passed["old"]["median_ms"], 3)
+        passed["new_over_old_p99"] = round(passed["new"]["p99_ms"] / passed["old"]["p99_ms"], 3)
+        passed["load_average"] = [round(value, 2) for value in os.getloadavg()]
+        figures[run] = passed
+    return figures
+
+
 def load_lists() -> dict:
     from django.core.management import call_command
 
@@ -197,6 +247,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--names", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--old-ref", default="", help="Also time the matcher of this commit on the same names, alternating.")
     parser.add_argument("--json", help="Also write the figures to this file.")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-screening-") as data_dir:
@@ -215,7 +266,13 @@ def main() -> None:
         rng = random.Random(args.seed)
         queries = build_queries(index, args.names, rng)
         listed_on = {entry.id: entry.source for entry in index.entries}
+        figures: dict = {}
+        if args.old_ref:  # first, so that neither matcher's caches have seen the names
+            old, old_index = old_matcher(args.old_ref, tempfile.mkdtemp(prefix="old-screening-", dir=data_dir))
+            figures["old_and_new"] = {"old_ref": args.old_ref, **bench_old_and_new(
+                queries, {"old": old.screen_name, "new": screen_name}, {"old": old_index.build_index(), "new": index})}
         figures = {
+            **figures,
             "loading": loading,
             "names": bench_names(queries, screen_name, review_threshold()),
             # An organization's chosen lists: all of them (nothing to filter), then one of them (its
@@ -241,6 +298,11 @@ def main() -> None:
         f"p99 {one['p99_ms']} ms; "
         f"one address: median {addresses['median_ms']} ms, p99 {addresses['p99_ms']} ms"
     )
+    for run in ("first_pass", "second_pass") if args.old_ref else ():
+        both = figures["old_and_new"][run]
+        print(f"same names, alternating, {run.replace('_', ' ')}: old ({args.old_ref}) median {both['old']['median_ms']} ms, "
+              f"p99 {both['old']['p99_ms']} ms; new median {both['new']['median_ms']} ms, p99 {both['new']['p99_ms']} ms; "
+              f"new/old {both['new_over_old_median']} (p99 {both['new_over_old_p99']}); load average {both['load_average']}")
     if args.json:
         Path(args.json).parent.mkdir(parents=True, exist_ok=True)
         Path(args.json).write_text(json.dumps(figures, indent=2))

@@ -26,21 +26,18 @@ bench/screening.py's mix of names (which both matchers read) and on all the quer
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
 import random
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
 import unicodedata
 from pathlib import Path
 
-from screening import build_queries, load_lists, percentile, set_up_django  # bench/screening.py
+from screening import build_queries, load_lists, old_matcher, percentile, set_up_django  # bench/screening.py
 
 ROOT = Path(__file__).resolve().parent.parent
-OLD_MODULES = ("thresholds", "common_names", "normalize", "scoring", "index", "evidence", "matcher")
 REVIEW = 0.85
 # A negative whose best hit reaches this is the listed name itself, spelt as the list spells it or transliterated
 # ("राजेश गुप्ता" for "GUPTA, Rajesh"): a namesake, counted apart from the false positives.
@@ -105,21 +102,6 @@ VOWELS = "aeiou"
 
 
 # --- The matchers ---------------------------------------------------------------------------------
-
-def old_matcher(ref: str, workdir: str):
-    """The onboarding/screening modules of `ref`, importable as the package `old_screening`."""
-    package = Path(workdir) / "old_screening"
-    package.mkdir()
-    (package / "__init__.py").write_text("")
-    for module in OLD_MODULES:
-        shown = subprocess.run(["git", "show", f"{ref}:onboarding/screening/{module}.py"], cwd=ROOT, capture_output=True, text=True)
-        if shown.returncode:
-            continue  # a module the old matcher did not have yet
-        source = shown.stdout
-        (package / f"{module}.py").write_text(source.replace("from onboarding.screening.", "from old_screening."))
-    sys.path.insert(0, workdir)
-    return importlib.import_module("old_screening.matcher"), importlib.import_module("old_screening.index")
-
 
 # --- Positives ------------------------------------------------------------------------------------
 

@@ -103,6 +103,12 @@ def _country(entry: EntryRecord, country: str | None, *, field: str = "country",
     return Adjustment(field, code, listed, mismatch, "mismatch")
 
 
+def largest_raise(*, date_of_birth: date | None = None, country: str | None = None, jurisdiction: str | None = None) -> float:
+    """The most the evidence given can add to any entry's name score (a full date of birth, a country or a
+    jurisdiction agreeing): a name scoring under the reporting threshold less this can never be reported."""
+    return (DOB_EXACT if date_of_birth is not None else 0.0) + (COUNTRY_MATCH if country or jurisdiction else 0.0)
+
+
 def weigh_evidence(
     entry: EntryRecord, *, kind: str | None = None, date_of_birth: date | None = None, country: str | None = None,
     jurisdiction: str | None = None, name_score: float | None = None, review: float | None = None,

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from anyascii import anyascii
 
 from onboarding.screening.normalize import INDIVIDUAL_PARTY, ORGANIZATION_PARTY, is_abjad, name_tokens, sound_keys
+from onboarding.screening.scoring import missing_weights
 
 # How often a process re-checks that its index matches the lists in the database. Settings may
 # override it (SANCTIONS_INDEX_CHECK_SECONDS); a reload reaches every process within this time.
@@ -121,10 +122,16 @@ class ScreeningIndex:
     form_postings: dict[str, list[int]] = field(default_factory=dict)  # vocabulary token -> form ids
     form_sizes: list[int] = field(default_factory=list)  # token count of each form, for candidate ranking
     form_lengths: list[int] = field(default_factory=list)  # letters of each form, for scoring.compact_possible
+    # Per form, for scoring.score_tokens and scoring.score_bound: each token's weight and what it costs when missing,
+    # and the sum of the latter (read for every candidate of every screening, computed once here).
+    form_weights: list[tuple[float, ...]] = field(default_factory=list)
+    form_missing: list[tuple[float, ...]] = field(default_factory=list)
+    form_missing_totals: list[float] = field(default_factory=list)
     unseen_weight: float = 1.0
     built_seconds: float = 0.0
     _masks: dict[frozenset, bytes] = field(default_factory=dict, repr=False)  # sources -> name_mask
     _similar: dict[str, frozenset[str]] = field(default_factory=dict, repr=False)  # query token -> similar_tokens
+    _gains: dict[tuple, tuple] = field(default_factory=dict, repr=False)  # (query token, script flags) -> matcher._token_gains
 
     def sources_of(self, category: str, sources: frozenset[str] | None = None) -> frozenset[str]:
         """The loaded lists of `category` (sanctions | pep), of `sources` only when given."""
@@ -170,6 +177,16 @@ class ScreeningIndex:
                 self._similar.clear()
             found = self._similar[token] = frozenset(self._similar_tokens(token))
         return found
+
+    def gains_of(self, key: tuple) -> tuple | None:
+        """What matcher._token_gains kept for `key`, or None."""
+        return self._gains.get(key)
+
+    def keep_gains(self, key: tuple, gains: tuple) -> None:
+        """Keep matcher._token_gains's answer for `key` (up to SIMILAR_KEPT, as similar_tokens)."""
+        if len(self._gains) >= SIMILAR_KEPT:
+            self._gains.clear()
+        self._gains[key] = gains
 
     def _similar_tokens(self, token: str) -> set[str]:
         found: set[str] = set()
@@ -268,6 +285,12 @@ def _idf(index: ScreeningIndex) -> None:
                                  unseen=index.unseen_weight)
 
 
+def _form_weights(index: ScreeningIndex) -> None:
+    index.form_weights = [tuple(index.weights[token] for token in tokens) for tokens in index.forms]
+    index.form_missing = [missing_weights(tokens, weights) for tokens, weights in zip(index.forms, index.form_weights, strict=True)]
+    index.form_missing_totals = [sum(missing) for missing in index.form_missing]
+
+
 def build_index_from_rows(signature: tuple, lists: list[ListInfo], entries: list[EntryRecord], names, addresses) -> ScreeningIndex:
     """Build from plain rows: `names` as (entry id, name, kind), `addresses` as (entry id, currency,
     address, as listed). Pure: no database access.
@@ -318,6 +341,7 @@ def build_index_from_rows(signature: tuple, lists: list[ListInfo], entries: list
         if entry_id in position:
             index.addresses.setdefault(address, []).append(DigitalAddressRecord(position[entry_id], currency, address, listed))
     _idf(index)
+    _form_weights(index)
     _blocking_keys(index)
     index.built_seconds = time.perf_counter() - started
     return index

@@ -22,7 +22,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import date
 
 from onboarding.sanctions.addresses import canonical_address
-from onboarding.screening.evidence import BUSINESS, INDIVIDUAL, party_kind, weigh_evidence
+from onboarding.screening.evidence import BUSINESS, INDIVIDUAL, largest_raise, party_kind, weigh_evidence
 from onboarding.screening.index import EntryRecord, NameRecord, ScreeningIndex, get_index
 from onboarding.screening.normalize import (
     INDIVIDUAL_PARTY,
@@ -40,6 +40,7 @@ from onboarding.screening.scoring import (
     NameScore,
     Similarities,
     compact_possible,
+    score_bound,
     score_compact,
     score_tokens,
 )
@@ -52,6 +53,9 @@ WEAK_ALIAS_FACTOR = 0.90
 # What a query token that may have lost or gained a letter across a word break adds to a name's candidate
 # rank (its score comes from scoring.score_compact).
 BREAK_SHIFT_GAIN = 0.5
+# Below the reporting threshold less the evidence's largest raise by more than this, a listed name is not scored in full
+# (scoring.score_bound): a hit's score is rounded to 4 places, and float sums differ by far less.
+BOUND_MARGIN = 1e-4
 # A query token shorter than this (an initial) does not look names up; it only scores.
 MIN_BLOCKING_LENGTH = 2
 
@@ -107,13 +111,7 @@ def _candidates(index: ScreeningIndex, tokens: tuple[str, ...], similarities: Si
     postings = index.form_postings
     for token in sorted(blocking_tokens(tokens), key=lambda token: (-weights[token], token)):
         best: dict[int, float] = {}
-        for listed in index.similar_tokens(token):
-            value, _how = similarities[token, listed]
-            if value <= 0:
-                if abs(len(token) - len(listed)) != 1 or not _break_shifted(token, listed):
-                    continue
-                value = BREAK_SHIFT_GAIN
-            gain = value * weights[listed]
+        for listed, gain in _token_gains(index, token, similarities):
             members = index.broad.get(listed)
             if members is not None and explained:
                 reach = [form for form in explained if form in members]  # masked already
@@ -129,6 +127,30 @@ def _candidates(index: ScreeningIndex, tokens: tuple[str, ...], similarities: Si
     size, sizes = len(tokens), index.form_sizes
     # Ties go to the earlier form (forms are numbered in the lists' own order), not to the order of a set.
     return heapq.nlargest(CANDIDATE_LIMIT, explained, key=lambda form: (explained[form] - 0.05 * abs(sizes[form] - size), -form))
+
+
+def _token_gains(index: ScreeningIndex, token: str, similarities: Similarities) -> tuple[tuple[str, float], ...]:
+    """The vocabulary tokens `token` reaches (index.similar_tokens) with what each adds to a form's candidate rank: its
+    similarity (BREAK_SHIFT_GAIN for a letter moved across a word break) times its weight. A pure function of the token,
+    the index and the query's script (Similarities' flags), kept in the index (ScreeningIndex.gains_of) across
+    screenings: customers' names share most of their words."""
+    key = (token, similarities.abjad, similarities.syllabic)
+    kept = similarities.lossy is index.lossy_tokens
+    found = index.gains_of(key) if kept else None
+    if found is None:
+        weights = index.weights
+        gains = []
+        for listed in index.similar_tokens(token):
+            value, _how = similarities[token, listed]
+            if value <= 0:
+                if abs(len(token) - len(listed)) != 1 or not _break_shifted(token, listed):
+                    continue
+                value = BREAK_SHIFT_GAIN
+            gains.append((listed, value * weights[listed]))
+        found = tuple(gains)
+        if kept:
+            index.keep_gains(key, found)
+    return found
 
 
 def _break_shifted(token: str, listed: str) -> bool:
@@ -188,13 +210,21 @@ def blocking_tokens(tokens) -> set[str]:
     return blocking or set(tokens)
 
 
-def _score_form(tokens: tuple[str, ...], form: int, index: ScreeningIndex, similarities: Similarities, query_length: int) -> float:
+def _score_form(tokens: tuple[str, ...], form: int, index: ScreeningIndex, similarities: Similarities, query_length: int,
+                query_weights: tuple[float, ...], cutoff: float) -> float | None:
     """The score of a form (ScreeningIndex.forms) before a weak alias's factor: what every name of that form scores (a listed
-    person and a listed organization share 0.5 alike, scoring.MAJOR_SHARE_*, so the entry's kind does not enter)."""
+    person and a listed organization share 0.5 alike, scoring.MAJOR_SHARE_*, so the entry's kind does not enter).
+    None when the form surely scores under `cutoff` (scoring.score_bound; a form whose word breaks may differ from the
+    query's is always scored): none of its names could be reported, so its exact score does not matter."""
     listed = index.forms[form]
+    compact = compact_possible(tokens, query_length, listed, index.form_lengths[form])
+    if not compact and score_bound(tokens, listed, query_weights=query_weights, listed_weights=index.form_weights[form],
+                                   missing_total=index.form_missing_totals[form], similarities=similarities,
+                                   major_share=MAJOR_SHARE_INDIVIDUAL) < cutoff:
+        return None
     scored = score_tokens(tokens, listed, weight=index.weights.__getitem__, similarities=similarities, major_share=MAJOR_SHARE_INDIVIDUAL,
-                          explain=False).score
-    if compact_possible(tokens, query_length, listed, index.form_lengths[form]):
+                          explain=False, listed_weights=index.form_weights[form], listed_missing=index.form_missing[form]).score
+    if compact:
         scored = max(scored, score_compact(tokens, listed))
     return scored
 
@@ -311,6 +341,8 @@ def screen_name(
     """
     index = _loaded_index(index, sources)
     floor = report_threshold() if min_score is None else min_score
+    # A name scoring under this cannot be reported whatever the evidence adds (BOUND_MARGIN: the hit's score is rounded).
+    cutoff = floor - largest_raise(date_of_birth=date_of_birth, country=country, jurisdiction=jurisdiction) - BOUND_MARGIN
     tokens = query_tokens(name, kind=kind)
     if not tokens:
         if unreadable_letters(name):
@@ -332,8 +364,11 @@ def screen_name(
         else:
             forms = list(wanted.items())
         query_length = sum(map(len, reading))
+        query_weights = tuple(index.weights[token] for token in reading)
         for form, positions in forms:
-            form_score = _score_form(reading, form, index, similarities, query_length)
+            form_score = _score_form(reading, form, index, similarities, query_length, query_weights, cutoff)
+            if form_score is None:
+                continue
             for position in positions:
                 if mask is not None and not mask[position]:
                     continue
@@ -347,6 +382,8 @@ def screen_name(
     context = _context(index)
     written = tokens
     for entry_position, (name_score, listed, position, tokens) in best.items():
+        if name_score < cutoff:
+            continue  # under the floor whatever the evidence adds
         entry = index.entries[entry_position]
         adjustments = weigh_evidence(entry, kind=kind, date_of_birth=date_of_birth, country=country, jurisdiction=jurisdiction,
                                      name_score=name_score, review=context["thresholds"]["review"])

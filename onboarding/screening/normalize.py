@@ -190,7 +190,7 @@ def _drop_legal_phrases(tokens: list[str]) -> list[str]:
     kept: list[str] = []
     index = 0
     while index < len(tokens):
-        for phrase in LEGAL_FORM_PHRASES:
+        for phrase in _PHRASES_BY_FIRST_WORD.get(tokens[index], ()):
             if tuple(tokens[index : index + len(phrase)]) == phrase:
                 index += len(phrase)
                 break
@@ -198,6 +198,17 @@ def _drop_legal_phrases(tokens: list[str]) -> list[str]:
             kept.append(tokens[index])
             index += 1
     return kept
+
+
+def _phrases_by_first_word() -> dict[str, tuple[tuple[str, ...], ...]]:
+    """LEGAL_FORM_PHRASES by their first word, each word's in their order: only those can start at a token."""
+    grouped: dict[str, list[tuple[str, ...]]] = {}
+    for phrase in LEGAL_FORM_PHRASES:
+        grouped.setdefault(phrase[0], []).append(phrase)
+    return {word: tuple(phrases) for word, phrases in grouped.items()}
+
+
+_PHRASES_BY_FIRST_WORD = _phrases_by_first_word()
 
 
 def _surname_first(folded: str) -> str:
@@ -223,6 +234,8 @@ _LEGAL_WORDS = tuple(sorted({word for word in LEGAL_FORMS if len(word) >= 3}
 
 _LEGAL_WORD_SET = frozenset(_LEGAL_WORDS) | LEGAL_FORMS
 _PHRASE_WORDS = tuple(sorted({word for phrase in LEGAL_FORM_PHRASES for word in phrase if len(word) >= 5}))
+# Each legal word with its letters sorted, for legal_word's test of two swapped letters.
+_LEGAL_WORD_LETTERS = tuple((word, sorted(word)) for word in _LEGAL_WORDS)
 
 
 @lru_cache(maxsize=65536)
@@ -238,16 +251,25 @@ def legal_word(token: str) -> str:
     if len(token) == 4:
         return token
     allowed = 0 if len(token) == 3 else 1 if len(token) <= 7 else 2
-    for word in _LEGAL_WORDS:
+    letters = sorted(token)  # once, not once per legal word
+    for word, word_letters in _legal_words_near(len(token)):
         if len(token) == 3:
-            if len(word) == 3 and sorted(word) == sorted(token) and OSA.distance(word, token) == 1:
+            if word_letters == letters and OSA.distance(word, token) == 1:
                 return word
             continue
-        if abs(len(word) - len(token)) > allowed:
-            continue
-        if (word[0] == token[0] or sorted(word) == sorted(token)) and OSA.distance(word, token, score_cutoff=allowed) <= allowed:
+        if (word[0] == token[0] or word_letters == letters) and OSA.distance(word, token, score_cutoff=allowed) <= allowed:
             return word
     return token
+
+
+@lru_cache(maxsize=64)
+def _legal_words_near(length: int) -> tuple[tuple[str, list[str]], ...]:
+    """The legal words (with their letters sorted) legal_word compares a token of `length` letters with, in _LEGAL_WORDS
+    order: three letters for three, else within the typo allowance in length."""
+    if length == 3:
+        return tuple((word, letters) for word, letters in _LEGAL_WORD_LETTERS if len(word) == 3)
+    allowed = 1 if length <= 7 else 2
+    return tuple((word, letters) for word, letters in _LEGAL_WORD_LETTERS if abs(len(word) - length) <= allowed)
 
 
 def _one_doubled_less(token: str) -> set[str]:
@@ -259,7 +281,10 @@ _DOUBLED = re.compile(r"(.)\1+")
 # Titles of four letters or more, with their letters keyed twice written once ("sayyid" -> "sayid", "hajji" -> "haji").
 _LONG_HONORIFICS = frozenset(word for word in HONORIFICS if len(word) >= 4)
 # Titles and particles of three letters or more, which two swapped neighbours still name ("aHji", "HTE").
-_SWAPPABLE = tuple(sorted(word for word in HONORIFICS | PARTICLES if len(word) >= 3))
+# By length, each word with its letters sorted (the test of two swapped neighbours compares words of one length).
+_SWAPPABLE: dict[int, tuple[tuple[str, list[str]], ...]] = {
+    length: tuple((word, sorted(word)) for word in sorted(HONORIFICS | PARTICLES) if len(word) == length)
+    for length in {len(word) for word in HONORIFICS | PARTICLES if len(word) >= 3}}
 _SINGLE_HONORIFICS = frozenset(_DOUBLED.sub(r"\1", word) for word in _LONG_HONORIFICS)
 
 
@@ -275,8 +300,9 @@ def honorific(token: str) -> bool:
         return False
     if len(token) >= 4 and _DOUBLED.sub(r"\1", token) in _SINGLE_HONORIFICS:
         return True
-    return any(len(word) == len(token) and sorted(word) == sorted(token) and OSA.distance(word, token, score_cutoff=1) == 1
-               for word in _SWAPPABLE)
+    letters = sorted(token)
+    return any(word_letters == letters and OSA.distance(word, token, score_cutoff=1) == 1
+               for word, word_letters in _SWAPPABLE.get(len(token), ()))
 
 
 def _is_noise(token: str, party: str | None, dotted: frozenset[str], trailing: bool = False) -> bool:

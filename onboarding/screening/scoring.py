@@ -343,10 +343,13 @@ def score_tokens(
     similarities: Similarities | None = None,
     major_share: float = MAJOR_SHARE_INDIVIDUAL,
     explain: bool = True,
+    listed_weights: tuple[float, ...] | None = None,
+    listed_missing: tuple[float, ...] | None = None,
 ) -> NameScore:
     """Score two token sequences 0-1 (see the module docstring). With `explain=False` only the score and
     the coverages are filled in (the same numbers, without the token matches a hit shows): what a
-    screening needs to rank its candidates, most of which never become hits."""
+    screening needs to rank its candidates, most of which never become hits. `listed_weights` and `listed_missing`:
+    weight(token) and `_missing_weight` of each listed token when the caller keeps them (the index does, per form)."""
     if similarities is None:
         similarities = Similarities()
     if not query or not listed:
@@ -356,12 +359,14 @@ def score_tokens(
     matched_l = {listed_position for _q, listed_position, _v, _h in aligned}
     # An aligned pair weighs what the listed token weighs on both sides: a misspelt query token
     # is not in the vocabulary, and would otherwise look rarer than the word it misspells.
-    listed_weights = [weight(token) for token in listed]
+    if listed_weights is None:
+        listed_weights = tuple(weight(token) for token in listed)
+    if listed_missing is None:
+        listed_missing = missing_weights(listed, listed_weights)
     explained = sum(listed_weights[l_position] * value for _q, l_position, value, _h in aligned)
     pair_weight = sum(listed_weights[l_position] for _q, l_position, _v, _h in aligned)
     query_total = pair_weight + sum(weight(token) for position, token in enumerate(query) if position not in matched_q)
-    listed_total = pair_weight + sum(_missing_weight(listed[position], listed_weights[position])
-                                     for position in range(len(listed)) if position not in matched_l)
+    listed_total = pair_weight + sum(listed_missing[position] for position in range(len(listed)) if position not in matched_l)
     coverage_query = explained / query_total if query_total else 0.0
     coverage_listed = explained / listed_total if listed_total else 0.0
     score = major_share * max(coverage_query, coverage_listed) + (1 - major_share) * min(coverage_query, coverage_listed)
@@ -376,7 +381,7 @@ def score_tokens(
         notes["common_given_names_only"] = {"cap": GIVEN_NAMES_ONLY_CAP,
                                             "matched": [listed[l_position] for _q, l_position, _v, _h in aligned]}
     if len(matched_l) < len(listed):
-        notes["missing_listed_words"] = {listed[position]: round(_missing_weight(listed[position], listed_weights[position]), 3)
+        notes["missing_listed_words"] = {listed[position]: round(listed_missing[position], 3)
                                          for position in range(len(listed)) if position not in matched_l}
     different = {query[q]: listed[l_position] for q, l_position, _v, how in aligned if how == DIFFERENT_WORD}
     if different:
@@ -398,6 +403,52 @@ def score_tokens(
         unmatched_listed=[token for position, token in enumerate(listed) if position not in matched_l],
         reordered=reordered, coverage_query=coverage_query, coverage_listed=coverage_listed, notes=notes,
     )
+
+
+def score_bound(query: tuple[str, ...], listed: tuple[str, ...], *, query_weights: tuple[float, ...] | list[float],
+                listed_weights: tuple[float, ...], missing_total: float, similarities: Similarities,
+                major_share: float = MAJOR_SHARE_INDIVIDUAL) -> float:
+    """An upper bound of `score_tokens(query, listed).score`, from the token similarities alone (no alignment, no
+    explanation): what lets the matcher skip the full scoring of a listed name that cannot reach the reporting threshold.
+
+    `query_weights`: weight(token) of each query token; `listed_weights`: weight(token) of each listed token;
+    `missing_total`: the sum of `_missing_weight` over the listed tokens (the index keeps both per form). Why it is a bound,
+    with b(l) the best similarity of listed token l to any query token and A the aligned pairs of score_tokens:
+    - listed side: explained = sum over A of w(l)·v <= sum of w(l)·b(l); listed_total = sum over A of w(l) + the missing
+      weights of the others >= the missing weights of all (a missing weight is at most the weight), so
+      coverage_listed <= min(1, sum w(l)·b(l) / missing_total);
+    - query side: a query token similar to no listed token is never aligned, so with c the weight of those and
+      P = sum over A of w(l) (at most the weight of the listed tokens similar to something), explained <= P and
+      coverage_query <= P / (P + c) <= P_max / (P_max + c);
+    - the score is increasing in both coverages; the common-given-names cap only lowers it.
+    Words breaks (score_compact) are not bounded here: the caller scores those names in full."""
+    best = [0.0] * len(listed)
+    unmatched = 0.0
+    for q_position, q_token in enumerate(query):
+        found = False
+        for l_position, l_token in enumerate(listed):
+            value = similarities[q_token, l_token][0]
+            if value > 0:
+                found = True
+                if value > best[l_position]:
+                    best[l_position] = value
+        if not found:
+            unmatched += query_weights[q_position]
+    reachable = explained = 0.0
+    for l_position, value in enumerate(best):
+        if value > 0:
+            reachable += listed_weights[l_position]
+            explained += listed_weights[l_position] * value
+    if not reachable:
+        return 0.0
+    bound_query = reachable / (reachable + unmatched)
+    bound_listed = min(1.0, explained / missing_total) if missing_total else 1.0
+    return major_share * max(bound_query, bound_listed) + (1 - major_share) * min(bound_query, bound_listed)
+
+
+def missing_weights(listed: tuple[str, ...], weights: tuple[float, ...]) -> tuple[float, ...]:
+    """What each listed token costs when the query lacks it (`_missing_weight`), for the index to keep per form."""
+    return tuple(_missing_weight(token, weight) for token, weight in zip(listed, weights, strict=True))
 
 
 def _missing_weight(token: str, weight: float) -> float:

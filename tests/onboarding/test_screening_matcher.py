@@ -269,3 +269,50 @@ def test_the_same_lists_give_the_same_hits_whatever_the_row_order(sanctions_inde
     queries = ["Michael Martin", "Mohammed Ali", "aleksei mozovy", "dagomush ali", "Ali Hassan", "Kim Chol", "Abdul Rahman", "Ivanov"]
     assert all(seen(sanctions_index, query) == seen(other, query) for query in queries)
     assert any(len(seen(other, query)) > 5 for query in queries)
+
+
+# Names that reach listed names in every way the scoring knows: exact, reordered, typos, initials, a missing or an
+# extra word, joined words (score_compact), Cyrillic and Arabic script, legal forms, common given names, a weak alias.
+BOUND_TABLE = [
+    *(query for query, *_rest in POSITIVES), *NEGATIVES,
+    "Mohammed Ali", "Mohammad Hassan", "Ali Hassan", "Kim Chol", "Abdul Rahman", "Ivanov", "Maria Elena Garcia", "BNC",
+    "Usama bin Laden", "Kim Jon Gun", "Zambad Agarcia", "Omra Patel", "Anna", "Vladimir V. Putin", "محمد علي", "أحمد الحسن",
+    "Сергей Иванов", "Bank Melli Iran", "Rosneft Oil Company OJSC", "Hafiz Abdul Rehman", "HafizA bdul REHMAN", "C ORP Cuba",
+]
+
+
+@pytest.mark.parametrize("evidence", [{}, {"date_of_birth": date(1985, 3, 3), "country": "RU"}, {"kind": "business", "jurisdiction": "IR"},
+                                      {"kind": "individual", "date_of_birth": date(1960, 1, 1)}])
+def test_the_bound_never_changes_a_result(screen, evidence):
+    """matcher._score_form skips a listed name whose scoring.score_bound is under the reporting threshold less what the
+    evidence can add. With min_score 0 nothing is skipped (the bound is never negative): the hits at or above the
+    threshold, first ten, are then the same hits with the same explanations as a screening that skips."""
+    for floor in (0.70, 0.85, 0.5):
+        for query in BOUND_TABLE:
+            pruned = [hit.as_dict() for hit in screen(query, min_score=floor, **evidence)]
+            everything = [hit.as_dict() for hit in screen(query, min_score=0.0, limit=10_000, **evidence) if hit.score >= floor][:10]
+            assert pruned == everything, query
+
+
+def test_the_bound_is_never_below_the_score(sanctions_index):
+    """scoring.score_bound >= score_tokens over every pair of the table's readings and the listed forms they reach."""
+    from onboarding.screening.matcher import _candidates, query_tokens
+    from onboarding.screening.normalize import article_family_names, is_abjad, is_han
+    from onboarding.screening.scoring import MAJOR_SHARE_INDIVIDUAL, Similarities, score_bound, score_tokens
+
+    index = sanctions_index
+    checked = 0
+    for query in BOUND_TABLE:
+        tokens = query_tokens(query)
+        similarities = Similarities(abjad=is_abjad(query), lossy=index.lossy_tokens, syllabic=is_han(query),
+                                    family=article_family_names(query))
+        weights = tuple(index.weights[token] for token in tokens)
+        for form in _candidates(index, tokens, similarities):
+            listed = index.forms[form]
+            exact = score_tokens(tokens, listed, weight=index.weights.__getitem__, similarities=similarities,
+                                 major_share=MAJOR_SHARE_INDIVIDUAL, explain=False).score
+            bound = score_bound(tokens, listed, query_weights=weights, listed_weights=index.form_weights[form],
+                                missing_total=index.form_missing_totals[form], similarities=similarities)
+            assert bound >= exact - 1e-12, (query, listed, bound, exact)
+            checked += 1
+    assert checked > 1000
