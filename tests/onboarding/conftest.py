@@ -1,44 +1,63 @@
 """Fixtures for the sanctions tests: the real OFAC SDN and UN lists, loaded once per test worker.
 
 The lists are loaded with the real `load_sanctions` command into the worker's test database,
-outside any test transaction, so every test of the worker sees them and rolls back only its own
-changes. (pytest-xdist with --dist loadfile: each worker loads them once, about ten seconds.)
+outside any test transaction, so every test of the module sees them and rolls back only its own
+changes. The command runs once per worker process (and in each module that reads its output); later
+modules get the rows it wrote back from memory (tests/onboarding/lists_snapshot.py), in about a
+second instead of 15 to 50.
 """
 
-import io
 from pathlib import Path
 
 import pytest
-from django.core.management import call_command
 
 from onboarding.models import SanctionsList
 from onboarding.sanctions.files import read_blob
 from onboarding.sanctions.registry import SNAPSHOT_DIR
 from onboarding.screening.index import get_index, invalidate_index
+from tests.onboarding.lists_snapshot import SnapshotRows
 
 # The bundled snapshot (gzip-compressed files; the parsers read them as they are).
 OFAC_DIR = SNAPSHOT_DIR / "ofac_sdn"
 UN_FILE = SNAPSHOT_DIR / "un_consolidated" / "consolidated.xml.gz"
 
 
-@pytest.fixture(scope="module")
-def sanctions_load_output(django_db_setup, django_db_blocker):
-    """Load both real lists for the module; the command's output, for the tests that read it.
+_snapshot: SnapshotRows | None = None  # what this process's last real load wrote
 
-    Committed outside the tests' transactions, so every test of the module sees them; deleted when
-    the module ends, so test modules that run later on the same worker start without them."""
-    out = io.StringIO()
+
+def _loaded_for_module(django_db_blocker, *, real: bool):
+    """Load the real lists, committed outside the tests' transactions so every test of the module
+    sees them; yield the command's output; delete them when the module ends, so test modules that
+    run later on the same worker start without them. With `real`, or the first time in the process,
+    the command runs; otherwise the rows it wrote are written back."""
+    global _snapshot
     with django_db_blocker.unblock():
-        call_command("load_sanctions", stdout=out)
+        if real or _snapshot is None:
+            _snapshot = SnapshotRows.capture()
+        else:
+            _snapshot.restore()
         invalidate_index()
-    yield out.getvalue()
+    yield _snapshot.output
     with django_db_blocker.unblock():
         SanctionsList.objects.all().delete()
         invalidate_index()
 
 
 @pytest.fixture(scope="module")
-def sanctions_index(sanctions_load_output, django_db_blocker):
+def sanctions_load_output(django_db_setup, django_db_blocker):
+    """Both real lists loaded for the module by the real command; its output, for the tests that read it."""
+    yield from _loaded_for_module(django_db_blocker, real=True)
+
+
+@pytest.fixture(scope="module")
+def sanctions_lists(django_db_setup, django_db_blocker):
+    """The real lists in place for the module, as `load_sanctions` writes them (written back from memory
+    after the process's first real load)."""
+    yield from _loaded_for_module(django_db_blocker, real=False)
+
+
+@pytest.fixture(scope="module")
+def sanctions_index(sanctions_lists, django_db_blocker):
     """The in-memory screening index built from the real lists."""
     with django_db_blocker.unblock():
         invalidate_index()

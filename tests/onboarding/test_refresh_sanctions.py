@@ -23,7 +23,7 @@ from onboarding.sanctions.selectors import refresh_failures
 from onboarding.screening import on_lists_changed, remove_lists_changed
 from tests.onboarding.publisher import Publisher
 
-pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("sanctions_load_output", "fresh_index")]
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("sanctions_lists", "fresh_index")]
 
 OFAC = list_spec("ofac_sdn")
 UN = list_spec("un_consolidated")

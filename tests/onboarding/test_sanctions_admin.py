@@ -12,7 +12,7 @@ from onboarding.sanctions.registry import list_spec, snapshot_blobs
 from tests.onboarding.publisher import Publisher
 from tests.onboarding.test_refresh_sanctions import BNC, NEW_ROW, edited
 
-pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("sanctions_load_output", "fresh_index")]
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("sanctions_lists", "fresh_index")]
 
 OFAC = list_spec("ofac_sdn")
 LISTS = "/admin/onboarding/sanctionslist/"
