@@ -2,9 +2,10 @@
 
 A pass: take the lock; check the window against the node (a mismatch orphans above the fork point and rewinds; a
 mismatch deeper than the window stops the chain); then index from the cursor up to the node's head, a range at a
-time: read it, hand its transfers to monitoring (stored, monitored and `transfer.detected` at once), move the cursor
-(and the window) past it, and announce `transfer.confirmed` for the transfers whose block is now the chain's
-confirmations deep. A run that fails resumes from the cursor: the ingest skips what was stored before."""
+time: read it, hand its transfers to monitoring (stored, monitored and `transfer.detected` at once), and move the
+cursor (and the window) past it. `transfer.confirmed` goes out for the transfers of earlier runs whose block is now the
+chain's confirmations deep, once per pass, and for this run's deep ones as they are recorded. A run that fails
+resumes from the cursor: the ingest skips what was stored before."""
 
 import logging
 import time
@@ -136,7 +137,7 @@ def _index(rpc: ChainRpc, cursor: ChainCursor, end: int, result: PassResult, pro
                                  confirmations=chain.confirmations)
                 transfers_executed(executions(chain.chain_id, seen, tokens, head))
                 _advance(cursor, blocks)
-                result.confirmed += totals["confirmed"] + _confirm(cursor)
+                result.confirmed += totals["confirmed"]
                 result.start = start if result.start is None else result.start
                 result.end, result.transfers = stop_at, result.transfers + len(seen)
                 result.ingested, result.skipped, result.alerts = (result.ingested + totals["ingested"], result.skipped + totals["skipped"],
@@ -201,8 +202,10 @@ def index_pass(chain: Chain, *, max_blocks: int | None = None, progress: Callabl
             result.target = _target(rpc, cursor)
             first = cursor.last_block + 1 if cursor.last_block is not None else cursor.start_block
             end = min(result.target, first + (max_blocks or settings.INDEXER_BLOCKS_PER_RUN) - 1)
+            # Once per pass: the head is fixed for the run, so only transfers stored by earlier runs can have become
+            # deep enough; this run's deep ones go in confirmed as they are recorded (delivery._note_blocks).
+            result.confirmed += _confirm(cursor)
             _index(rpc, cursor, end, result, progress, deadline=began + settings.INDEXER_RUN_SECONDS)
-            result.confirmed += _confirm(cursor)  # the head moved on with nothing new to index
             result.behind = result.target > (cursor.last_block if cursor.last_block is not None else -1)
 
         return _run(chain, cursor, result, work)
@@ -226,6 +229,7 @@ def reindex(chain: Chain, *, from_block: int, to_block: int | None = None, progr
             result.target = _target(rpc, cursor)
             end = result.target if to_block is None else min(to_block, result.target)
             _index(rpc, cursor, end, result, progress)
+            result.confirmed += _confirm(cursor)  # rows stored before the reindex, in its range, deep enough now
             result.behind = result.target > (cursor.last_block if cursor.last_block is not None else -1)
 
         return _run(chain, cursor, result, work)
