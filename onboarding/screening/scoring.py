@@ -369,7 +369,7 @@ def score_tokens(
     listed_total = pair_weight + sum(listed_missing[position] for position in range(len(listed)) if position not in matched_l)
     coverage_query = explained / query_total if query_total else 0.0
     coverage_listed = explained / listed_total if listed_total else 0.0
-    score = major_share * max(coverage_query, coverage_listed) + (1 - major_share) * min(coverage_query, coverage_listed)
+    score = _combined(coverage_query, coverage_listed, major_share)
     given_names_only = (score > GIVEN_NAMES_ONLY_CAP or explain) and _given_names_only(
         aligned, query, listed, complete=_family_as_given(aligned, query, listed, similarities))
     if given_names_only and score > GIVEN_NAMES_ONLY_CAP:
@@ -443,7 +443,13 @@ def score_bound(query: tuple[str, ...], listed: tuple[str, ...], *, query_weight
         return 0.0
     bound_query = reachable / (reachable + unmatched)
     bound_listed = min(1.0, explained / missing_total) if missing_total else 1.0
-    return major_share * max(bound_query, bound_listed) + (1 - major_share) * min(bound_query, bound_listed)
+    return _combined(bound_query, bound_listed, major_share)
+
+
+def _combined(coverage_query: float, coverage_listed: float, major_share: float) -> float:
+    """A name's score from its two coverages: the larger weighs `major_share` (increasing in both, which score_bound
+    relies on)."""
+    return major_share * max(coverage_query, coverage_listed) + (1 - major_share) * min(coverage_query, coverage_listed)
 
 
 def missing_weights(listed: tuple[str, ...], weights: tuple[float, ...]) -> tuple[float, ...]:
