@@ -20,6 +20,8 @@ COMMON_GIVEN_NAMES: frozenset[str] = _words(
     "mohammed muhammad mohamed mohammad muhammed ahmed ahmad mahmoud mahmud ali omar umar abdul abdullah abdallah hassan hasan "
     "hussein husain hussain husayn ibrahim ismail yusuf youssef yousef yousif yousuf khalid khaled said saeed salim salem karim "
     "fatima fatma aisha ayesha khadija maryam mariam zainab amina nour layla leila sara sarah hamza bilal tariq osman usman rashid walid "
+    "ammar amer amir tarek ziad zaid samir sami nabil jamal adel adil majid hamid rami fadi faisal mustafa mostafa othman anas "
+    "imad emad hani hisham yasser yasir nasser naser jamil kamal "
     # English, Romance, Germanic, Slavic
     "john james robert michael william david richard joseph thomas charles mary patricia jennifer linda elizabeth barbara susan "
     "jessica karen emma olivia sophie lucas hugo louis jean pierre marie anne anna hans peter klaus laura paolo giulia marco "

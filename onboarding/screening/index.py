@@ -29,7 +29,8 @@ from dataclasses import dataclass, field
 
 from anyascii import anyascii
 
-from onboarding.screening.normalize import INDIVIDUAL_PARTY, ORGANIZATION_PARTY, is_abjad, name_tokens, sound_keys
+from onboarding.screening.common_names import COMMON_GIVEN_NAMES, COMMON_SURNAMES
+from onboarding.screening.normalize import INDIVIDUAL_PARTY, ORGANIZATION_PARTY, is_abjad, name_tokens, near_noise, sound_keys
 from onboarding.screening.scoring import missing_weights
 
 # How often a process re-checks that its index matches the lists in the database. Settings may
@@ -38,6 +39,9 @@ INDEX_CHECK_SECONDS = 30.0
 DELETE_MIN_LENGTH = 3
 # A word the lists do not know weighs as much as a word in this many listed names (see _idf).
 UNSEEN_AS_IF_IN = 20
+# A query word that may be a misspelt title, particle or legal form (normalize.near_noise), when it meets nothing in a
+# listed name, weighs at most as a word in this many listed names: about what "Mohammed" weighs.
+NOISE_AS_IF_IN = 1000
 # A token in more names than this ("mohammed", "trading") is "broad": the matcher lets it add to
 # candidates reached through a rarer token instead of enumerating all of its names.
 BROAD_POSTINGS = 300
@@ -91,12 +95,29 @@ class TokenWeights(dict):
     """Token -> weight, and the weight of a token the lists do not hold (`unseen`) for any other: looked up with
     `weights[token]`, a plain dict read for a listed token (scoring reads it for every token of every candidate)."""
 
-    def __init__(self, items=(), *, unseen: float = 1.0):
+    def __init__(self, items=(), *, unseen: float = 1.0, noise: float | None = None):
         super().__init__(items)
         self.unseen = unseen
+        self.noise = unseen if noise is None else noise
+        self._unmatched: dict[str, float] = {}
 
     def __missing__(self, token: str) -> float:
         return self.unseen
+
+    def unmatched(self, token: str) -> float:
+        """What a query word that meets no word of a listed name costs that name: its weight, or at most `noise` for a
+        word that may be a misspelt title, particle or legal form ("Huji", "Hafaz", "FZCE", "OAA", a "DOO" kept in a
+        name of unknown kind; normalize.near_noise) and is not a common given name or surname ("Ana" is no "and")."""
+        found = self._unmatched.get(token)
+        if found is None:
+            found = self[token]
+            if found > self.noise and token not in _COMMON_NAMES and near_noise(token):
+                found = self.noise
+            self._unmatched[token] = found
+        return found
+
+
+_COMMON_NAMES = COMMON_GIVEN_NAMES | COMMON_SURNAMES
 
 
 @dataclass
@@ -282,7 +303,7 @@ def _idf(index: ScreeningIndex) -> None:
     total = max(len(index.names), 1)
     index.unseen_weight = math.log(1 + total / UNSEEN_AS_IF_IN)
     index.weights = TokenWeights(((token, math.log(1 + total / len(positions))) for token, positions in index.postings.items()),
-                                 unseen=index.unseen_weight)
+                                 unseen=index.unseen_weight, noise=math.log(1 + total / NOISE_AS_IF_IN))
 
 
 def _form_weights(index: ScreeningIndex) -> None:

@@ -223,7 +223,8 @@ def _score_form(tokens: tuple[str, ...], form: int, index: ScreeningIndex, simil
                                    major_share=MAJOR_SHARE_INDIVIDUAL) < cutoff:
         return None
     scored = score_tokens(tokens, listed, weight=index.weights.__getitem__, similarities=similarities, major_share=MAJOR_SHARE_INDIVIDUAL,
-                          explain=False, listed_weights=index.form_weights[form], listed_missing=index.form_missing[form]).score
+                          explain=False, listed_weights=index.form_weights[form], listed_missing=index.form_missing[form],
+                          unmatched_weight=index.weights.unmatched).score
     if compact:
         scored = max(scored, score_compact(tokens, listed))
     return scored
@@ -239,7 +240,7 @@ def _score_name(tokens: tuple[str, ...], position: int, index: ScreeningIndex, s
     individual = index.entries[name.entry].kind == "individual"
     share = MAJOR_SHARE_INDIVIDUAL if individual else MAJOR_SHARE_ORGANIZATION
     scored = score_tokens(tokens, name.tokens, weight=index.weights.__getitem__, similarities=similarities, major_share=share,
-                          explain=explain)
+                          explain=explain, unmatched_weight=index.weights.unmatched)
     listed_length = index.name_lengths[position]
     compact = score_compact(tokens, name.tokens) if compact_possible(tokens, query_length, name.tokens, listed_length) else 0.0
     if compact > scored.score:
@@ -364,7 +365,7 @@ def screen_name(
         else:
             forms = list(wanted.items())
         query_length = sum(map(len, reading))
-        query_weights = tuple(index.weights[token] for token in reading)
+        query_weights = tuple(index.weights.unmatched(token) for token in reading)
         for form, positions in forms:
             form_score = _score_form(reading, form, index, similarities, query_length, query_weights, cutoff)
             if form_score is None:

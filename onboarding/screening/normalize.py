@@ -399,6 +399,35 @@ def _noise_like(word: str) -> bool:
     return word in NOISE_WORDS or honorific(word) or legal_word(word) in LEGAL_FORMS
 
 
+# Titles, particles and legal forms of three letters or more, by length: what near_noise compares a word with.
+_NOISE_BY_LENGTH: dict[int, tuple[str, ...]] = {
+    length: tuple(sorted(word for word in NOISE_WORDS | _LEGAL_WORD_SET if len(word) == length))
+    for length in {len(word) for word in NOISE_WORDS | _LEGAL_WORD_SET if len(word) >= 3}}
+
+
+@lru_cache(maxsize=65536)
+def near_noise(token: str) -> bool:
+    """A word that may be a title, particle or legal form, kept or misspelt: a noise word kept (an ambiguous legal form
+    in a name of unknown kind: "DOO", "SPA"), a title or legal form misspelt as `honorific` and `legal_word` read them,
+    or one edit from a noise word of three letters or more: a letter changed in three letters, the first kept or a vowel
+    for a vowel ("THI", "OAA", "FZO", "IND"; "XSA" is no "ASA"), any
+    one edit (changed, dropped, added, two neighbours swapped) from four ("Huji", "Hafaz", "Mllah", "FCZO", "GINERAL",
+    "IBSHCHESTVO"), or a letter keyed twice ("TTHE"). The scorer lets such a word, when it meets nothing in the listed
+    name, weigh little (scoring.score_tokens): a misspelt title must not sink a name as a misspelt name word does."""
+    if len(token) < 3:
+        return False
+    if token in NOISE_WORDS or honorific(token) or legal_word(token) in LEGAL_FORMS or collapse_doubled(token) in NOISE_WORDS:
+        return True
+    for length in (len(token) - 1, len(token), len(token) + 1):
+        for word in _NOISE_BY_LENGTH.get(length, ()):
+            if length >= 4 and OSA.distance(word, token, score_cutoff=1) <= 1:
+                return True
+            if length == len(token) == 3 and (word[0] == token[0] or {word[0], token[0]} <= _VOWEL_START) and (
+                    OSA.distance(word, token, score_cutoff=1) <= 1):
+                return True
+    return False
+
+
 def normalize_name(name: str, *, individual: bool = False) -> str:
     """The normalised form stored beside every listed name: tokens joined by single spaces."""
     return " ".join(name_tokens(name, individual=individual, party=INDIVIDUAL_PARTY if individual else ORGANIZATION_PARTY))

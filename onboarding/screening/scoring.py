@@ -184,7 +184,8 @@ def token_similarity(query: str, listed: str, *, abjad: bool = False) -> tuple[f
         other_anchored, other_skeleton = sound_keys(listed)
         if abjad and len(anchored) >= 3 and anchored == other_anchored:
             similarity, how = CONSONANT_SIMILARITY, "consonants"
-        elif ((anchored and anchored == other_anchored and (len(anchored) >= 3 or edits / length < 0.5)
+        elif ((anchored and anchored == other_anchored
+               and (len(anchored) >= 3 or edits <= 1 or (edits / length < 0.5 and not first_differs))
                and (abjad or abs(len(query) - len(listed)) <= 2))
                 or (len(skeleton) >= 3 and skeleton == other_skeleton and abs(len(query) - len(listed)) <= 1)):
             similarity, how = PHONETIC_SIMILARITY, "phonetic"
@@ -345,11 +346,14 @@ def score_tokens(
     explain: bool = True,
     listed_weights: tuple[float, ...] | None = None,
     listed_missing: tuple[float, ...] | None = None,
+    unmatched_weight: Callable[[str], float] | None = None,
 ) -> NameScore:
     """Score two token sequences 0-1 (see the module docstring). With `explain=False` only the score and
     the coverages are filled in (the same numbers, without the token matches a hit shows): what a
     screening needs to rank its candidates, most of which never become hits. `listed_weights` and `listed_missing`:
-    weight(token) and `_missing_weight` of each listed token when the caller keeps them (the index does, per form)."""
+    weight(token) and `_missing_weight` of each listed token when the caller keeps them (the index does, per form).
+    `unmatched_weight`: what a query token aligned with nothing costs (default `weight`; the index's
+    TokenWeights.unmatched lets a word that may be a misspelt title or legal form cost little)."""
     if similarities is None:
         similarities = Similarities()
     if not query or not listed:
@@ -365,21 +369,23 @@ def score_tokens(
         listed_missing = missing_weights(listed, listed_weights)
     explained = sum(listed_weights[l_position] * value for _q, l_position, value, _h in aligned)
     pair_weight = sum(listed_weights[l_position] for _q, l_position, _v, _h in aligned)
-    query_total = pair_weight + sum(weight(token) for position, token in enumerate(query) if position not in matched_q)
+    unmatched_weight = unmatched_weight or weight
+    query_total = pair_weight + sum(unmatched_weight(token) for position, token in enumerate(query) if position not in matched_q)
     listed_total = pair_weight + sum(listed_missing[position] for position in range(len(listed)) if position not in matched_l)
     coverage_query = explained / query_total if query_total else 0.0
     coverage_listed = explained / listed_total if listed_total else 0.0
     score = _combined(coverage_query, coverage_listed, major_share)
-    given_names_only = (score > GIVEN_NAMES_ONLY_CAP or explain) and _given_names_only(
-        aligned, query, listed, complete=_family_as_given(aligned, query, listed, similarities))
-    if given_names_only and score > GIVEN_NAMES_ONLY_CAP:
+    capped_by = (score > GIVEN_NAMES_ONLY_CAP or explain) and _common_names_cap(
+        aligned, query, listed, complete=_family_as_given(aligned, query, listed, similarities),
+        unmatched_query=any(unmatched_weight(token) >= weight(token) for position, token in enumerate(query) if position not in matched_q),
+        lossy=similarities.lossy)
+    if capped_by and score > GIVEN_NAMES_ONLY_CAP:
         score = GIVEN_NAMES_ONLY_CAP
     if not explain:
         return NameScore(score=score, method="", coverage_query=coverage_query, coverage_listed=coverage_listed)
     notes: dict = {}
-    if given_names_only:
-        notes["common_given_names_only"] = {"cap": GIVEN_NAMES_ONLY_CAP,
-                                            "matched": [listed[l_position] for _q, l_position, _v, _h in aligned]}
+    if capped_by:
+        notes[capped_by] = {"cap": GIVEN_NAMES_ONLY_CAP, "matched": [listed[l_position] for _q, l_position, _v, _h in aligned]}
     if len(matched_l) < len(listed):
         notes["missing_listed_words"] = {listed[position]: round(listed_missing[position], 3)
                                          for position in range(len(listed)) if position not in matched_l}
@@ -389,6 +395,10 @@ def score_tokens(
     capped = [token for position, token in enumerate(query) if position not in matched_q and token not in _known(weight)]
     if capped:
         notes["unknown_word_weight_capped"] = {"words": capped, "weight": round(weight(capped[0]), 3)}
+    noise_like = {token: round(unmatched_weight(token), 3) for position, token in enumerate(query)
+                  if position not in matched_q and unmatched_weight(token) < weight(token)}
+    if noise_like:
+        notes["title_or_legal_form_like_words"] = noise_like
     listed_order = [l_position for _q, l_position, _v, _h in aligned]
     matches = [TokenMatch(query[q], listed[l_position], round(value, 4), how) for q, l_position, value, how in aligned]
     exact = score >= 0.9999 and len(query) == len(listed)
@@ -411,7 +421,8 @@ def score_bound(query: tuple[str, ...], listed: tuple[str, ...], *, query_weight
     """An upper bound of `score_tokens(query, listed).score`, from the token similarities alone (no alignment, no
     explanation): what lets the matcher skip the full scoring of a listed name that cannot reach the reporting threshold.
 
-    `query_weights`: weight(token) of each query token; `listed_weights`: weight(token) of each listed token;
+    `query_weights`: what each query token costs when aligned with nothing (score_tokens' `unmatched_weight`);
+    `listed_weights`: weight(token) of each listed token;
     `missing_total`: the sum of `_missing_weight` over the listed tokens (the index keeps both per form). Why it is a bound,
     with b(l) the best similarity of listed token l to any query token and A the aligned pairs of score_tokens:
     - listed side: explained = sum over A of w(l)·v <= sum of w(l)·b(l); listed_total = sum over A of w(l) + the missing
@@ -462,12 +473,35 @@ def _missing_weight(token: str, weight: float) -> float:
     return weight * PATRONYMIC_MISSING_FACTOR if _PATRONYMIC.search(token) else weight
 
 
-def _given_names_only(aligned, query: tuple[str, ...], listed: tuple[str, ...], *, complete: bool = False) -> bool:
-    """Every matched listed word a common given name or a short syllable, and something left unmatched (or, with
-    `complete`, even with nothing left)."""
-    return (bool(aligned) and (complete or len(aligned) < len(listed) or len(aligned) < len(query))
-            and all(listed[l_position] in COMMON_GIVEN_NAMES or len(listed[l_position]) <= SHORT_WORD
-                    for _q, l_position, _v, _h in aligned))
+def _common_names_cap(aligned, query: tuple[str, ...], listed: tuple[str, ...], *, complete: bool = False,
+                      unmatched_query: bool = True, lossy: frozenset[str] = frozenset()) -> str | None:
+    """The rule that caps a match resting on common names, or None:
+    - "common_given_names_only": every matched listed word a common given name or a short syllable, and something left
+      unmatched on either side (`unmatched_query`: a query word other than a misspelt title or legal form), or, with
+      `complete`, even with nothing left;
+    - "common_names_only": every matched listed word a common given name, a common surname or a short syllable, and a
+      listed word missing: "Mariam Saleh" is not "SALEH, Mariam Mahmoud", nor "Abdullah Saleh" "SALEH, Ali Abdullah"
+      (the listed person's father's name, or his father). A rare listed word matched lifts both.
+    A listed word romanised from an abjad (`lossy`: the UN list's original-script names, written without short vowels)
+    is common when its sound key is a common name's ("mhmd" is Muhammad's, "abrahym" Ibrahim's, "amry" Omar's)."""
+    if not aligned:
+        return None
+    matched = [listed[l_position] for _q, l_position, _v, _h in aligned]
+    if all(_is_common(word, COMMON_GIVEN_NAMES, _GIVEN_KEYS, lossy) for word in matched) and (
+            complete or len(aligned) < len(listed) or unmatched_query):
+        return "common_given_names_only"
+    if len(aligned) < len(listed) and all(_is_common(word, _COMMON_WORDS, _COMMON_KEYS, lossy) for word in matched):
+        return "common_names_only"
+    return None
+
+
+def _is_common(word: str, names: frozenset[str], keys: frozenset[str], lossy: frozenset[str]) -> bool:
+    return word in names or len(word) <= SHORT_WORD or (word in lossy and sound_keys(word)[0] in keys)
+
+
+_COMMON_WORDS = COMMON_GIVEN_NAMES | COMMON_SURNAMES
+_GIVEN_KEYS = frozenset(filter(None, (sound_keys(word)[0] for word in COMMON_GIVEN_NAMES)))
+_COMMON_KEYS = frozenset(filter(None, (sound_keys(word)[0] for word in _COMMON_WORDS)))
 
 
 def _family_as_given(aligned, query: tuple[str, ...], listed: tuple[str, ...], similarities: Similarities) -> bool:
