@@ -132,6 +132,7 @@ class ScreeningIndex:
     sounds: dict[str, list[str]] = field(default_factory=dict)  # anchored sound key -> vocabulary tokens
     skeletons: dict[str, list[str]] = field(default_factory=dict)  # consonant skeleton -> vocabulary tokens
     lossy_tokens: frozenset[str] = frozenset()  # tokens only names in an abjad spell (normalize.is_abjad)
+    native_tokens: frozenset[str] = frozenset()  # tokens any name in an abjad spells (also a Latin word: "agha", "krym")
     weights: TokenWeights = field(default_factory=lambda: TokenWeights())  # vocabulary token -> inverse document frequency
     name_sizes: list[int] = field(default_factory=list)  # token count of each name, for candidate ranking
     name_lengths: list[int] = field(default_factory=list)  # letters of each name, for scoring.compact_possible
@@ -355,6 +356,7 @@ def build_index_from_rows(signature: tuple, lists: list[ListInfo], entries: list
     # Only words that no name in another script spells: "sindhi" from an Arabic-script name is also a Latin word,
     # and with the abjad waiver on it any "sunita" would meet it by its consonants.
     index.lossy_tokens = frozenset(lossy - latin)
+    index.native_tokens = frozenset(lossy)
     index.name_sizes = [len(name.tokens) for name in index.names]
     index.name_lengths = [sum(map(len, name.tokens)) for name in index.names]
     _forms(index)

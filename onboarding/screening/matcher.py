@@ -135,7 +135,7 @@ def _token_gains(index: ScreeningIndex, token: str, similarities: Similarities) 
     the index and the query's script (Similarities' flags), kept in the index (ScreeningIndex.gains_of) across
     screenings: customers' names share most of their words."""
     key = (token, similarities.abjad, similarities.syllabic)
-    kept = similarities.lossy is index.lossy_tokens
+    kept = similarities.lossy is index.lossy_tokens and similarities.native is index.native_tokens
     found = index.gains_of(key) if kept else None
     if found is None:
         weights = index.weights
@@ -349,7 +349,7 @@ def screen_name(
         if unreadable_letters(name):
             raise UnscreenableName(f"cannot read the letters of {name!r}; screen a romanised form of the name")
         return []
-    similarities = Similarities(abjad=is_abjad(name), lossy=index.lossy_tokens, syllabic=is_han(name),
+    similarities = Similarities(abjad=is_abjad(name), lossy=index.lossy_tokens, native=index.native_tokens, syllabic=is_han(name),
                                 family=article_family_names(name))
     best: dict[int, tuple[float, NameRecord, int, tuple[str, ...]]] = {}
     mask = index.name_mask(sources)

@@ -235,11 +235,14 @@ class Similarities(dict):
     """
 
     def __init__(self, *, abjad: bool = False, lossy: frozenset[str] = frozenset(), syllabic: bool = False,
-                 family: frozenset[str] = frozenset()):
+                 family: frozenset[str] = frozenset(), native: frozenset[str] | None = None):
         super().__init__()
         self.family = family  # words an Arabic-script query marks as family names with the article (normalize.article_family_names)
         self.abjad = abjad  # the query is written in an abjad (normalize.is_abjad): its long vowels are written
         self.lossy = lossy  # listed tokens romanised from a vowel-lossy script (ScreeningIndex.lossy_tokens)
+        # Listed tokens any name in an abjad spells, also those a Latin name spells too (ScreeningIndex.native_tokens): an
+        # abjad query compares with them letter by letter as well ("غآا" / "آغا", whose "agha" is also a Latin word).
+        self.native = lossy if native is None else native
         self.syllabic = syllabic  # the query is written in Chinese characters (normalize.is_han)
 
     def __missing__(self, pair: tuple[str, str]) -> tuple[float, str]:
@@ -250,8 +253,6 @@ class Similarities(dict):
             return found
         lossy = listed in self.lossy
         found = _kept_similarity(query, listed, self.abjad or lossy)
-        if lossy and self.abjad and found[0] < PHONETIC_SIMILARITY:
-            found = max(found, native_similarity(query, listed))
         if found[0] > SHORT_TYPO_SIMILARITY and found[1] != "exact" and query in _REAL_SURNAMES:
             # The customer's word is a common surname spelt exactly: that real name, not a typo of another listed word
             # ("Patel" is no misspelt "PATEK"). A weak match keeps it from counting as a missing word, no more.
@@ -259,6 +260,8 @@ class Similarities(dict):
         # Against a Latin spelling only: a listed word in an abjad writes its long vowels as the query does.
         if found[0] and found[1] != "exact" and self.abjad and not lossy and not written_vowels_agree(query, listed):
             found = (0.0, "")
+        if self.abjad and found[0] < PHONETIC_SIMILARITY and listed in self.native:
+            found = max(found, native_similarity(query, listed))
         self[pair] = found
         return found
 
