@@ -31,7 +31,7 @@ from anyascii import anyascii
 
 from onboarding.screening.common_names import COMMON_GIVEN_NAMES, COMMON_SURNAMES
 from onboarding.screening.normalize import INDIVIDUAL_PARTY, ORGANIZATION_PARTY, is_abjad, name_tokens, near_noise, sound_keys
-from onboarding.screening.scoring import missing_weights
+from onboarding.screening.scoring import missing_weights, script_letter_deletions
 
 # How often a process re-checks that its index matches the lists in the database. Settings may
 # override it (SANCTIONS_INDEX_CHECK_SECONDS); a reload reaches every process within this time.
@@ -105,14 +105,18 @@ class TokenWeights(dict):
         return self.unseen
 
     def unmatched(self, token: str) -> float:
-        """What a query word that meets no word of a listed name costs that name: its weight, or at most `noise` for a
-        word that may be a misspelt title, particle or legal form ("Huji", "Hafaz", "FZCE", "OAA", a "DOO" kept in a
-        name of unknown kind; normalize.near_noise) and is not a common given name or surname ("Ana" is no "and")."""
+        """What a query word that meets no word of a listed name costs that name: its weight, or less for a word that
+        may be a misspelt title, particle or legal form (normalize.near_noise) and is not a common given name or surname
+        ("Ana" is no "and"): at most `noise` for a word the lists do not know ("FZCE", "OAA"), and half-way between
+        `noise` and `unseen` for one they know, which is somebody's name somewhere ("Hafaz", "Huji", "Hafez"): a listed
+        name that lacks only such a word reaches review when its other words are rare, not when they are common
+        ("Hafez Ali Khan" is no "KHAN, Ali")."""
         found = self._unmatched.get(token)
         if found is None:
             found = self[token]
             if found > self.noise and token not in _COMMON_NAMES and near_noise(token):
-                found = self.noise
+                # A word the lists know is a name somewhere ("Hafez", "Huji"): it costs no more than a word they do not.
+                found = min(found, (self.noise + self.unseen) / 2) if token in self else self.noise
             self._unmatched[token] = found
         return found
 
@@ -268,6 +272,9 @@ def _blocking_keys(index: ScreeningIndex) -> None:
             sounds[sound].add(token)
         if skeleton:
             skeletons[skeleton].add(token)
+    for token in index.native_tokens:
+        for key in script_letter_deletions(token):
+            deletes[key].add(token)
     index.deletes = {key: sorted(tokens) for key, tokens in deletes.items()}
     index.sounds = {key: sorted(tokens) for key, tokens in sounds.items()}
     index.skeletons = {key: sorted(tokens) for key, tokens in skeletons.items()}

@@ -91,8 +91,10 @@ _NON_ALNUM = re.compile(r"[^a-z0-9]+")
 # The Arabic article is written joined to its noun ("التكريتي"); split it off so it is dropped as "al".
 # "الله" (Allah) only looks like the article and a two-letter word: it is one word ("allh"), and stays one when a letter of
 # it is swapped ("الهل") or moved ("لاله"): split, those became two-letter words no typo allowance could reach.
-_ARABIC_ARTICLE = re.compile(r"(?<![\u0621-\u064a])\u0627\u0644(?!(?:\u0644\u0651?\u0647|\u0647\u0644)(?![\u0621-\u064a]))"
-                             r"(?=[\u0621-\u064a]{2,})")
+# The letters are Arabic's and Persian's (پ چ ژ ک گ ی: "الصیر" is al-Sir as "الصير" is).
+_ARABIC_ARTICLE = re.compile(r"(?<![\u0621-\u064a\u0671-\u06d3])\u0627\u0644"
+                             r"(?!(?:\u0644\u0651?\u0647|\u0647\u0644)(?![\u0621-\u064a\u0671-\u06d3]))"
+                             r"(?=[\u0621-\u064a\u0671-\u06d3]{2,})")
 # Scripts written without short vowels (abjads): Hebrew, Arabic (and its presentation forms), Syriac, Thaana.
 # The Brahmic scripts write their vowels (only the inherent "a" goes missing: "नरेंद्र" -> "nrendr"): not abjads, the
 # ordinary phonetic test reaches their names ("nrendr" / "narendra"), and treating them as abjads made namesakes of

@@ -199,6 +199,19 @@ def _script_letters(token: str) -> str:
     return token
 
 
+def script_letter_deletions(token: str) -> set[str]:
+    """`token` with one of the library's two-letter romanisations of a single Arabic or Persian letter left out ("dghdagh"
+    -> "ddagh", "dghda"): one letter dropped as the script wrote it, which a one-character deletion does not reach. The
+    index keys the words of original-script names by these too."""
+    found = set()
+    for digraph, _letter in _DIGRAPHS:
+        start = token.find(digraph)
+        while start >= 0:
+            found.add(token[:start] + token[start + 2:])
+            start = token.find(digraph, start + 1)
+    return found
+
+
 def native_similarity(query: str, listed: str) -> tuple[float, str]:
     """Two words both written in an abjad (Arabic, Persian, ...), compared letter by letter as the script wrote them:
     one letter dropped, added or changed, or two neighbours swapped, in words of three letters or more ("شبير" /
