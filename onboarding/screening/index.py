@@ -233,10 +233,12 @@ def deletions(token: str) -> set[str]:
 
 
 def deletion_keys(token: str) -> tuple[str, ...]:
-    """The SymSpell keys of a token: itself and its single-character deletions; a token of two letters, itself
-    only (so that "gun" meets "un", a letter moved across a word break: "jon gun" / "jong un")."""
+    """The SymSpell keys of a token: itself and its single-character deletions, and (session 23) its deletions of one
+    two-letter romanised letter of Arabic or Persian ("dghdagh" -> "ddagh": دغداغ with a letter dropped; a query's own
+    token is one of its keys, so "ddagh" meets it); a token of two letters, itself only (so that "gun" meets "un", a
+    letter moved across a word break: "jon gun" / "jong un")."""
     if len(token) >= DELETE_MIN_LENGTH:
-        return (token, *deletions(token))
+        return (token, *(deletions(token) | script_letter_deletions(token)))
     return (token,) if len(token) == 2 else ()
 
 
@@ -272,9 +274,6 @@ def _blocking_keys(index: ScreeningIndex) -> None:
             sounds[sound].add(token)
         if skeleton:
             skeletons[skeleton].add(token)
-    for token in index.native_tokens:
-        for key in script_letter_deletions(token):
-            deletes[key].add(token)
     index.deletes = {key: sorted(tokens) for key, tokens in deletes.items()}
     index.sounds = {key: sorted(tokens) for key, tokens in sounds.items()}
     index.skeletons = {key: sorted(tokens) for key, tokens in skeletons.items()}

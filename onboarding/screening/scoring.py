@@ -202,14 +202,14 @@ def _script_letters(token: str) -> str:
 def script_letter_deletions(token: str) -> set[str]:
     """`token` with one of the library's two-letter romanisations of a single Arabic or Persian letter left out ("dghdagh"
     -> "ddagh", "dghda"): one letter dropped as the script wrote it, which a one-character deletion does not reach. The
-    index keys the words of original-script names by these too."""
+    index's blocking keys include these (index.deletion_keys); keys under two letters say nothing and are left out."""
     found = set()
     for digraph, _letter in _DIGRAPHS:
         start = token.find(digraph)
         while start >= 0:
             found.add(token[:start] + token[start + 2:])
             start = token.find(digraph, start + 1)
-    return found
+    return {key for key in found if len(key) >= 2}
 
 
 def native_similarity(query: str, listed: str) -> tuple[float, str]:
