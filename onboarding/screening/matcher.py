@@ -139,6 +139,9 @@ def _token_gains(index: ScreeningIndex, token: str, similarities: Similarities) 
     found = index.gains_of(key) if kept else None
     if found is None:
         weights = index.weights
+        # A word the lists know adds at most its own weight through any listed word: "muhammad" must not count as the
+        # rarer "mohamad" it resembles, or the forms spelling the variants outrank the listed "'ALI, Muhammad" itself.
+        ceiling = weights[token] if token in weights else float("inf")
         gains = []
         for listed in index.similar_tokens(token):
             value, _how = similarities[token, listed]
@@ -146,7 +149,7 @@ def _token_gains(index: ScreeningIndex, token: str, similarities: Similarities) 
                 if abs(len(token) - len(listed)) != 1 or not _break_shifted(token, listed):
                     continue
                 value = BREAK_SHIFT_GAIN
-            gains.append((listed, value * weights[listed]))
+            gains.append((listed, value * min(weights[listed], ceiling)))
         found = tuple(gains)
         if kept:
             index.keep_gains(key, found)

@@ -23,6 +23,16 @@ UN_FILE = SNAPSHOT_DIR / "un_consolidated" / "consolidated.xml.gz"
 
 
 _snapshot: SnapshotRows | None = None  # what this process's last real load wrote
+_LIST_FIXTURES = frozenset(("sanctions_lists", "sanctions_index", "sanctions_load_output"))
+
+
+def pytest_collection_modifyitems(items):
+    """A test that reads the real lists needs the test database even when it writes nothing: pytest-django creates the
+    databases only for the selected tests marked `django_db`, so a `-k` selection of screening tests that are not would
+    find no tables. Such tests are marked here."""
+    for item in items:
+        if _LIST_FIXTURES & set(getattr(item, "fixturenames", ())) and item.get_closest_marker("django_db") is None:
+            item.add_marker(pytest.mark.django_db)
 
 
 def _loaded_for_module(django_db_blocker, *, real: bool):

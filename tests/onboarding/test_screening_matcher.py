@@ -278,6 +278,10 @@ BOUND_TABLE = [
     "Mohammed Ali", "Mohammad Hassan", "Ali Hassan", "Kim Chol", "Abdul Rahman", "Ivanov", "Maria Elena Garcia", "BNC",
     "Usama bin Laden", "Kim Jon Gun", "Zambad Agarcia", "Omra Patel", "Anna", "Vladimir V. Putin", "محمد علي", "أحمد الحسن",
     "Сергей Иванов", "Bank Melli Iran", "Rosneft Oil Company OJSC", "Hafiz Abdul Rehman", "HafizA bdul REHMAN", "C ORP Cuba",
+    # Session 23: words that may be misspelt titles or legal forms (they cost little when they meet nothing), and abjad
+    # words compared letter by letter with words a Latin name also spells.
+    "Huji Ibrahim KHAN AFRIDI", "Wali Hafaz Sayid KHAN", "AA ENERGY FZCE", "VELCAM TRADE DOO BEOGRAD", "Hafez Ali Khan",
+    "تورک غآا", "أحمد دداغ", "عمر الحسن",
 ]
 
 
@@ -304,13 +308,13 @@ def test_the_bound_is_never_below_the_score(sanctions_index):
     checked = 0
     for query in BOUND_TABLE:
         tokens = query_tokens(query)
-        similarities = Similarities(abjad=is_abjad(query), lossy=index.lossy_tokens, syllabic=is_han(query),
-                                    family=article_family_names(query))
-        weights = tuple(index.weights[token] for token in tokens)
+        similarities = Similarities(abjad=is_abjad(query), lossy=index.lossy_tokens, native=index.native_tokens,
+                                    syllabic=is_han(query), family=article_family_names(query))
+        weights = tuple(index.weights.unmatched(token) for token in tokens)  # as the matcher passes them
         for form in _candidates(index, tokens, similarities):
             listed = index.forms[form]
             exact = score_tokens(tokens, listed, weight=index.weights.__getitem__, similarities=similarities,
-                                 major_share=MAJOR_SHARE_INDIVIDUAL, explain=False).score
+                                 major_share=MAJOR_SHARE_INDIVIDUAL, explain=False, unmatched_weight=index.weights.unmatched).score
             bound = score_bound(tokens, listed, query_weights=weights, listed_weights=index.form_weights[form],
                                 missing_total=index.form_missing_totals[form], similarities=similarities)
             assert bound >= exact - 1e-12, (query, listed, bound, exact)
