@@ -395,6 +395,9 @@ STILL_FOUND_SESSION_23 = [
     ("the whole listed name, first given name and all", "Ali Abdullah Saleh", OFAC, "17387"),
     ("the listed original-script name", "محمد ابراهیم عمری", UN, "111067"),
     ("a title spelt right", "Haji Ibrahim KHAN AFRIDI", OFAC, "7222"),
+    # Two common words, as listed: before, rarer spellings of them ("mohamad", "ala") ranked sixty other forms first.
+    ("a listed name of two common words, as listed", "Muhammad Ali", OFAC, "22113"),
+    ("a listed name of two common words, a letter dropped", "Muhmmad AL-IBRAHIM", OFAC, "21909"),
 ]
 
 
