@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from anyascii import anyascii
 
 from onboarding.screening.common_names import COMMON_GIVEN_NAMES, COMMON_SURNAMES
-from onboarding.screening.normalize import INDIVIDUAL_PARTY, ORGANIZATION_PARTY, is_abjad, name_tokens, near_noise, sound_keys
+from onboarding.screening.normalize import INDIVIDUAL_PARTY, ORGANIZATION_PARTY, is_abjad, name_tokens, near_noise, noise_word, sound_keys
 from onboarding.screening.scoring import missing_weights, script_letter_deletions
 
 # How often a process re-checks that its index matches the lists in the database. Settings may
@@ -107,7 +107,8 @@ class TokenWeights(dict):
     def unmatched(self, token: str) -> float:
         """What a query word that meets no word of a listed name costs that name: its weight, or less for a word that
         may be a misspelt title, particle or legal form (normalize.near_noise) and is not a common given name or surname
-        ("Ana" is no "and"): at most `noise` for a word the lists do not know ("FZCE", "OAA"), and half-way between
+        ("Ana" is no "and"): at most `noise` for a word the lists do not know ("FZCE", "OAA") or a noise word itself (a
+        legal phrase's word apart from its phrase: "JOINT", "STOCK", "OPEN" in a reordered name), and half-way between
         `noise` and `unseen` for one they know, which is somebody's name somewhere ("Hafaz", "Huji", "Hafez"): a listed
         name that lacks only such a word reaches review when its other words are rare, not when they are common
         ("Hafez Ali Khan" is no "KHAN, Ali")."""
@@ -116,7 +117,7 @@ class TokenWeights(dict):
             found = self[token]
             if found > self.noise and token not in _COMMON_NAMES and near_noise(token):
                 # A word the lists know is a name somewhere ("Hafez", "Huji"): it costs no more than a word they do not.
-                found = min(found, (self.noise + self.unseen) / 2) if token in self else self.noise
+                found = min(found, (self.noise + self.unseen) / 2) if token in self and not noise_word(token) else self.noise
             self._unmatched[token] = found
         return found
 

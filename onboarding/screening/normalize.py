@@ -189,6 +189,7 @@ def _raw_tokens(folded: str) -> list[str]:
 
 
 def _drop_legal_phrases(tokens: list[str]) -> list[str]:
+    tokens = _unwrap_legal_phrase(tokens)
     kept: list[str] = []
     index = 0
     while index < len(tokens):
@@ -200,6 +201,21 @@ def _drop_legal_phrases(tokens: list[str]) -> list[str]:
             kept.append(tokens[index])
             index += 1
     return kept
+
+
+def _unwrap_legal_phrase(tokens: list[str]) -> list[str]:
+    """`tokens` without a legal phrase split across the name's end and start, as a name written from another word on
+    reads ("STOCK COMPANY VTB REGISTRAR JOINT", "COMPANY SOUTHERN PROJECT LIMITED LIABILITY"); else `tokens`."""
+    if len(tokens) < 3:
+        return tokens
+    for phrase in LEGAL_FORM_PHRASES:
+        if tokens[-1] not in phrase[:-1]:
+            continue
+        for split in range(1, len(phrase)):
+            head = len(phrase) - split
+            if len(tokens) > len(phrase) and tuple(tokens[-split:]) == phrase[:split] and tuple(tokens[:head]) == phrase[split:]:
+                return tokens[head:-split]
+    return tokens
 
 
 def _phrases_by_first_word() -> dict[str, tuple[tuple[str, ...], ...]]:
@@ -405,6 +421,11 @@ def _noise_like(word: str) -> bool:
 _NOISE_BY_LENGTH: dict[int, tuple[str, ...]] = {
     length: tuple(sorted(word for word in NOISE_WORDS | _LEGAL_WORD_SET if len(word) == length))
     for length in {len(word) for word in NOISE_WORDS | _LEGAL_WORD_SET if len(word) >= 3}}
+
+
+def noise_word(token: str) -> bool:
+    """A title, particle or legal form as such, or a word of a legal phrase ("joint", "stock", "liability")."""
+    return token in NOISE_WORDS or token in _LEGAL_WORD_SET
 
 
 @lru_cache(maxsize=65536)

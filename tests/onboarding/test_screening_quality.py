@@ -352,6 +352,9 @@ EDITS_SESSION_23 = [
      "عبد الله حماد ﻤﺤﻤﺪ ﻛﻴﺮﻡ", UN, "111305", None),
     ("native script: a letter romanised as two dropped", "أحمد دداغ", UN, "2816243", None),
     ("native script: a letter dropped after the article, before a Persian letter", "نظر محمدعبد الصیر", UN, "110962", None),
+    ("a legal phrase split across the name's end and start", "STOCK COMPANY VTB REGISTRAR JOINT", "ofac_consolidated", "18737",
+     None),
+    ("a legal phrase word apart from its phrase", "VTB BANK OPEN", "ofac_consolidated", "17013", "title_or_legal_form_like_words"),
 ]
 
 
@@ -415,6 +418,7 @@ def test_the_listed_names_of_session_23_are_still_found(screen, case, query, sou
     ("smith", False), ("zambada", False), ("ab", False),
 ])
 def test_what_may_be_a_misspelt_title_particle_or_legal_form(token, near):
+    """normalize.near_noise, which TokenWeights.unmatched reads."""
     from onboarding.screening.normalize import near_noise
 
     assert near_noise(token) is near
