@@ -1,7 +1,7 @@
 """Name-screening quality: recall per edit class, false positives, errors per script, old and new matcher in one run.
 
-    .venv/bin/python bench/screening_quality.py [--seed 11] [--per-class 400] [--per-script 1000] [--old-ref REF]
-                                                [--json bench/results/screening_quality.json]
+    .venv/bin/python bench/screening_quality.py [--seed 11 | --seeds 131,137,149] [--per-class 400] [--per-script 1000]
+                                                [--old-ref REF] [--json bench/results/screening_quality.json]
 
 Sets Django up on a fresh SQLite database in a temporary DATA_DIR, loads the bundled lists with the real
 `load_sanctions` command, and screens against every loaded list, with the matcher of this checkout ("new") and
@@ -277,6 +277,8 @@ def _script(name: str) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seed", type=int, default=11)
+    parser.add_argument("--seeds", help="several seeds, comma-separated: one line per seed and the totals (the speed run "
+                                        "uses the first)")
     parser.add_argument("--per-class", type=int, default=400)
     parser.add_argument("--per-script", type=int, default=1000)
     parser.add_argument("--old-ref", default="")
@@ -285,6 +287,7 @@ def main() -> None:
     parser.add_argument("--show-misses", action="store_true",
                         help="list every missed positive and every false positive (else the first 8 per class and 40)")
     args = parser.parse_args()
+    seeds = [int(seed) for seed in args.seeds.split(",")] if args.seeds else [args.seed]
     old_ref = args.old_ref or subprocess.run(["git", "merge-base", "HEAD", "main"], cwd=ROOT, capture_output=True, text=True,
                                              check=True).stdout.strip()
     with tempfile.TemporaryDirectory(prefix="bench-screening-quality-") as data_dir:
@@ -297,21 +300,52 @@ def main() -> None:
         old, old_index_module = old_matcher(old_ref, tempfile.mkdtemp(prefix="old-screening-", dir=data_dir))
         indexes = {"old": old_index_module.build_index(), "new": new_index.build_index()}
         matchers = {"old": old.screen_name, "new": new_matcher.screen_name}
-        rng = random.Random(args.seed)
-        found = positives(indexes["new"], rng, args.per_class)
-        ordinary = negatives(rng, args.per_script)
         listed_names = {frozenset(record.tokens) for record in indexes["new"].names}
-
-        # Warm both (caches, first index use), then measure.
-        run([query for query, _c, _e in found[:50]], matchers, indexes)
-        positive_run = run([query for query, _c, _e in found], matchers, indexes)
-        negative_run = run([query for query, _s in ordinary], matchers, indexes)
+        runs = []
+        for number, seed in enumerate(seeds):
+            rng = random.Random(seed)
+            found = positives(indexes["new"], rng, args.per_class)
+            ordinary = negatives(rng, args.per_script)
+            if number == 0:
+                run([query for query, _c, _e in found[:50]], matchers, indexes)  # warm both (caches, first index use)
+            positive_run = run([query for query, _c, _e in found], matchers, indexes)
+            negative_run = run([query for query, _s in ordinary], matchers, indexes)
+            runs.append((seed, found, ordinary, positive_run, negative_run))
         # Speed on bench/screening.py's mix (listed variants and ordinary Latin names, which both matchers read):
         # the queries above include names the old matcher refused at once, which would flatter its timings.
-        speed_run = run([query for query, _s, _e in build_queries(indexes["new"], args.speed_names, random.Random(args.seed))],
+        speed_run = run([query for query, _s, _e in build_queries(indexes["new"], args.speed_names, random.Random(seeds[0]))],
                         matchers, indexes)
 
-    figures = {"seed": args.seed, "old_ref": old_ref, "positives": len(found), "negatives": len(ordinary), "matchers": {}}
+    per_seed = [_figures(seed, found, ordinary, positive_run, negative_run, matchers, listed_names, name_tokens, args.show_misses)
+                for seed, found, ordinary, positive_run, negative_run in runs]
+    figures = per_seed[0] if len(per_seed) == 1 else {"seeds": seeds, "per_seed": per_seed, "totals": _totals(per_seed, matchers)}
+    figures["old_ref"] = old_ref
+    for label in matchers:
+        speed = speed_run["timings"][label]
+        times = [time for _s, _f, _o, positive_run, negative_run in runs
+                 for time in positive_run["timings"][label] + negative_run["timings"][label]]
+        target = figures["matchers"][label] if len(per_seed) == 1 else figures["totals"][label]
+        target.update({"all_queries_median_ms": round(statistics.median(times), 3), "all_queries_p99_ms": round(percentile(times, 0.99), 3),
+                       "median_ms": round(statistics.median(speed), 3), "p99_ms": round(percentile(speed, 0.99), 3)})
+    print(json.dumps(figures, indent=2, ensure_ascii=False))
+    for data in per_seed if len(per_seed) > 1 else []:
+        for label, numbers in data["matchers"].items():
+            print(f"seed {data['seed']} {label}: recall {numbers['recall_overall']}, false positives {numbers['false_positives']}, "
+                  f"errors {sum(numbers['errors_per_script'].values())}")
+    summary = figures["matchers"] if len(per_seed) == 1 else figures["totals"]
+    for label, data in summary.items():
+        print(f"{label}{' (all seeds)' if len(per_seed) > 1 else ''}: recall {data['recall_overall']}"
+              f"{', lowest ' + data['lowest_recall'] if 'lowest_recall' in data else ''}, false positives {data['false_positives']}, "
+              f"namesakes apart {data['exact_namesakes_on_the_lists']}, errors {sum(data['errors_per_script'].values())}, "
+              f"median {data['median_ms']} ms, p99 {data['p99_ms']} ms")
+    if args.json:
+        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.json).write_text(json.dumps(figures, indent=2, ensure_ascii=False))
+
+
+def _figures(seed, found, ordinary, positive_run, negative_run, matchers, listed_names, name_tokens, show_misses) -> dict:
+    """Recall per class, false positives, namesakes and errors of one seed's queries, per matcher."""
+    figures = {"seed": seed, "positives": len(found), "negatives": len(ordinary), "matchers": {}}
     for label in matchers:
         per_class: dict[str, list[int]] = {}
         errors: dict[str, int] = {}
@@ -342,31 +376,44 @@ def main() -> None:
                     examples.append({"query": query, "matched": raised[0][3], "score": raised[0][2]})
         not_listed = len(ordinary) - namesakes
         edited = sum(tally[0] for tally in per_class.values()), sum(tally[1] for tally in per_class.values())
-        times = positive_run["timings"][label] + negative_run["timings"][label]
-        speed = speed_run["timings"][label]
         figures["matchers"][label] = {
             "recall_per_class": {name: f"{hits}/{total} ({100 * hits / total:.2f} %)" for name, (hits, total) in sorted(per_class.items())},
             "recall_overall": f"{edited[0]}/{edited[1]} ({100 * edited[0] / edited[1]:.2f} %)",
+            "recall_counts": list(edited),
             # Out of the negatives that are not on the lists.
             "false_positives": f"{false_positives}/{not_listed} ({100 * false_positives / not_listed:.3f} %)",
+            "false_positive_counts": [false_positives, not_listed],
             "exact_namesakes_on_the_lists": namesakes,
             "namesake_examples": namesake_examples[:40],
             "errors_per_script": {script: negative_errors.get(script, 0) for script in ["latin", *NATIVE]},
             "positive_errors_per_script": errors,
-            "all_queries_median_ms": round(statistics.median(times), 3), "all_queries_p99_ms": round(percentile(times, 0.99), 3),
-            "median_ms": round(statistics.median(speed), 3), "p99_ms": round(percentile(speed, 0.99), 3),
-            "false_positive_examples": examples if args.show_misses else examples[:40],
-            "missed_examples": {name: found_misses if args.show_misses else found_misses[:8]
-                                for name, found_misses in sorted(misses.items())},
+            "false_positive_examples": examples if show_misses else examples[:40],
+            "missed_examples": {name: found_misses if show_misses else found_misses[:8] for name, found_misses in sorted(misses.items())},
         }
-    print(json.dumps(figures, indent=2, ensure_ascii=False))
-    for label, data in figures["matchers"].items():
-        print(f"{label}: recall {data['recall_overall']}, false positives {data['false_positives']}, "
-              f"namesakes apart {data['exact_namesakes_on_the_lists']}, errors {sum(data['errors_per_script'].values())}, "
-              f"median {data['median_ms']} ms, p99 {data['p99_ms']} ms")
-    if args.json:
-        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.json).write_text(json.dumps(figures, indent=2, ensure_ascii=False))
+    return figures
+
+
+def _totals(per_seed: list[dict], matchers) -> dict:
+    """Every seed's queries together, per matcher, and the lowest recall of any seed."""
+    totals = {}
+    for label in matchers:
+        found = sum(data["matchers"][label]["recall_counts"][0] for data in per_seed)
+        edited = sum(data["matchers"][label]["recall_counts"][1] for data in per_seed)
+        false_positives = sum(data["matchers"][label]["false_positive_counts"][0] for data in per_seed)
+        not_listed = sum(data["matchers"][label]["false_positive_counts"][1] for data in per_seed)
+        lowest = min(per_seed, key=lambda data: data["matchers"][label]["recall_counts"][0] / data["matchers"][label]["recall_counts"][1])
+        errors: dict[str, int] = {}
+        for data in per_seed:
+            for script, count in data["matchers"][label]["errors_per_script"].items():
+                errors[script] = errors.get(script, 0) + count
+        totals[label] = {
+            "recall_overall": f"{found}/{edited} ({100 * found / edited:.2f} %)",
+            "lowest_recall": f"{lowest['matchers'][label]['recall_overall']} (seed {lowest['seed']})",
+            "false_positives": f"{false_positives}/{not_listed} ({100 * false_positives / not_listed:.3f} %)",
+            "exact_namesakes_on_the_lists": sum(data["matchers"][label]["exact_namesakes_on_the_lists"] for data in per_seed),
+            "errors_per_script": errors,
+        }
+    return totals
 
 
 if __name__ == "__main__":
