@@ -277,8 +277,8 @@ def _script(name: str) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seed", type=int, default=11)
-    parser.add_argument("--seeds", help="several seeds, comma-separated: one line per seed and the totals (the speed run "
-                                        "uses the first)")
+    parser.add_argument("--seeds", help="several seeds, comma-separated, instead of --seed: one line per seed and the totals "
+                                        "(the speed run uses the first)")
     parser.add_argument("--per-class", type=int, default=400)
     parser.add_argument("--per-script", type=int, default=1000)
     parser.add_argument("--old-ref", default="")

@@ -15,13 +15,17 @@ def _words(text: str) -> frozenset[str]:
     return frozenset(text.split())
 
 
-COMMON_GIVEN_NAMES: frozenset[str] = _words(
-    # Arabic and Muslim names, in their usual romanisations
+# Arabic and Muslim given names, in their usual romanisations: also what an Arabic-script listed word is compared with
+# by its sound key (scoring._common_names_cap).
+ARABIC_GIVEN_NAMES: frozenset[str] = _words(
     "mohammed muhammad mohamed mohammad muhammed ahmed ahmad mahmoud mahmud ali omar umar abdul abdullah abdallah hassan hasan "
     "hussein husain hussain husayn ibrahim ismail yusuf youssef yousef yousif yousuf khalid khaled said saeed salim salem karim "
     "fatima fatma aisha ayesha khadija maryam mariam zainab amina nour layla leila sara sarah hamza bilal tariq osman usman rashid walid "
     "ammar amer amir tarek ziad zaid samir sami nabil jamal adel adil majid hamid rami fadi faisal mustafa mostafa othman anas "
-    "imad emad hani hisham yasser yasir nasser naser jamil kamal "
+    "imad emad hani hisham yasser yasir nasser naser jamil kamal"
+)
+
+COMMON_GIVEN_NAMES: frozenset[str] = ARABIC_GIVEN_NAMES | _words(
     # English, Romance, Germanic, Slavic
     "john james robert michael william david richard joseph thomas charles mary patricia jennifer linda elizabeth barbara susan "
     "jessica karen emma olivia sophie lucas hugo louis jean pierre marie anne anna hans peter klaus laura paolo giulia marco "
@@ -38,6 +42,9 @@ COMMON_GIVEN_NAMES: frozenset[str] = _words(
     # African
     "kwame kofi amara chinedu emeka ngozi oluwaseun adebayo musa abubakar aminu halima"
 )
+
+# Arab family names in their usual romanisations (also compared by sound key, as ARABIC_GIVEN_NAMES).
+ARABIC_SURNAMES: frozenset[str] = _words("haddad khoury mansour saleh nasser najjar khalil hamdan")
 
 # Common family names, romanised as the normaliser writes them, from the same general knowledge: the most frequent
 # surnames of the largest naming traditions. One rule uses them (scoring.Similarities): a customer's word that is one of
@@ -75,8 +82,8 @@ COMMON_SURNAMES: frozenset[str] = _words(
     "papadopoulos papadakis georgiou oikonomou vasileiou nikolaou karagiannis athanasiou dimitriou ioannou antoniou "
     "christodoulou petropoulos mavridis pappas yilmaz kaya demir sahin celik yildiz yildirim ozturk aydin ozdemir arslan "
     "dogan kilic aslan cetin kara koc kurt ozkan simsek "
-    # Arab and Jewish family names in their usual romanisations
-    "haddad khoury mansour saleh nasser najjar khalil hamdan cohen levi mizrahi peretz friedman katz shapiro "
+    # Jewish family names in their usual romanisations (the Arab ones: ARABIC_SURNAMES, below)
+    "cohen levi mizrahi peretz friedman katz shapiro "
     # South Asian
     "patel sharma singh kumar gupta shah mehta joshi verma mishra yadav reddy nair iyer rao das bose chatterjee banerjee "
     "mukherjee chowdhury agarwal pandey tiwari khan qureshi siddiqui "
@@ -84,4 +91,7 @@ COMMON_SURNAMES: frozenset[str] = _words(
     "chen wang zhang liu yang huang zhao zhou sun ma zhu guo tanaka suzuki watanabe sato takahashi ito yamamoto nakamura "
     "kobayashi kato yoshida yamada sasaki nguyen tran pham hoang phan vu dang bui do ho ngo duong park choi jung kang cho "
     "yoon jang lim okafor mensah okonkwo adeyemi mwangi otieno kamau diallo traore toure"
-)
+) | ARABIC_SURNAMES
+
+# Every common given name and surname.
+COMMON_NAMES: frozenset[str] = COMMON_GIVEN_NAMES | COMMON_SURNAMES

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 
 from anyascii import anyascii
 
-from onboarding.screening.common_names import COMMON_GIVEN_NAMES, COMMON_SURNAMES
+from onboarding.screening.common_names import COMMON_NAMES
 from onboarding.screening.normalize import INDIVIDUAL_PARTY, ORGANIZATION_PARTY, is_abjad, name_tokens, near_noise, noise_word, sound_keys
 from onboarding.screening.scoring import missing_weights, script_letter_deletions
 
@@ -42,6 +42,8 @@ UNSEEN_AS_IF_IN = 20
 # A query word that may be a misspelt title, particle or legal form (normalize.near_noise), when it meets nothing in a
 # listed name, weighs at most as a word in this many listed names: about what "Mohammed" weighs.
 NOISE_AS_IF_IN = 1000
+# Query words whose TokenWeights.unmatched weight is kept (cleared when full, as ScreeningIndex's other caches).
+UNMATCHED_KEPT = 100_000
 # A token in more names than this ("mohammed", "trading") is "broad": the matcher lets it add to
 # candidates reached through a rarer token instead of enumerating all of its names.
 BROAD_POSTINGS = 300
@@ -114,15 +116,15 @@ class TokenWeights(dict):
         ("Hafez Ali Khan" is no "KHAN, Ali")."""
         found = self._unmatched.get(token)
         if found is None:
+            if len(self._unmatched) >= UNMATCHED_KEPT:
+                self._unmatched.clear()
             found = self[token]
-            if found > self.noise and token not in _COMMON_NAMES and near_noise(token):
-                # A word the lists know is a name somewhere ("Hafez", "Huji"): it costs no more than a word they do not.
+            if found > self.noise and token not in COMMON_NAMES and near_noise(token):
+                # A word the lists know is a name somewhere ("Hafez", "Huji"): half-way between a title and an unknown word.
                 found = min(found, (self.noise + self.unseen) / 2) if token in self and not noise_word(token) else self.noise
             self._unmatched[token] = found
         return found
 
-
-_COMMON_NAMES = COMMON_GIVEN_NAMES | COMMON_SURNAMES
 
 
 @dataclass

@@ -131,7 +131,8 @@ def _candidates(index: ScreeningIndex, tokens: tuple[str, ...], similarities: Si
 
 def _token_gains(index: ScreeningIndex, token: str, similarities: Similarities) -> tuple[tuple[str, float], ...]:
     """The vocabulary tokens `token` reaches (index.similar_tokens) with what each adds to a form's candidate rank: its
-    similarity (BREAK_SHIFT_GAIN for a letter moved across a word break) times its weight. A pure function of the token,
+    similarity (BREAK_SHIFT_GAIN for a letter moved across a word break) times its weight, or times `token`'s own weight
+    when that is less and the lists know `token`. A pure function of the token,
     the index and the query's script (Similarities' flags), kept in the index (ScreeningIndex.gains_of) across
     screenings: customers' names share most of their words."""
     key = (token, similarities.abjad, similarities.syllabic)

@@ -92,9 +92,8 @@ _NON_ALNUM = re.compile(r"[^a-z0-9]+")
 # "الله" (Allah) only looks like the article and a two-letter word: it is one word ("allh"), and stays one when a letter of
 # it is swapped ("الهل") or moved ("لاله"): split, those became two-letter words no typo allowance could reach.
 # The letters are Arabic's and Persian's (پ چ ژ ک گ ی: "الصیر" is al-Sir as "الصير" is).
-_ARABIC_ARTICLE = re.compile(r"(?<![\u0621-\u064a\u0671-\u06d3])\u0627\u0644"
-                             r"(?!(?:\u0644\u0651?\u0647|\u0647\u0644)(?![\u0621-\u064a\u0671-\u06d3]))"
-                             r"(?=[\u0621-\u064a\u0671-\u06d3]{2,})")
+_LETTER = "[\u0621-\u064a\u0671-\u06d3]"
+_ARABIC_ARTICLE = re.compile(rf"(?<!{_LETTER})\u0627\u0644(?!(?:\u0644\u0651?\u0647|\u0647\u0644)(?!{_LETTER}))(?={_LETTER}{{2,}})")
 # Scripts written without short vowels (abjads): Hebrew, Arabic (and its presentation forms), Syriac, Thaana.
 # The Brahmic scripts write their vowels (only the inherent "a" goes missing: "नरेंद्र" -> "nrendr"): not abjads, the
 # ordinary phonetic test reaches their names ("nrendr" / "narendra"), and treating them as abjads made namesakes of
@@ -432,23 +431,30 @@ def noise_word(token: str) -> bool:
 def near_noise(token: str) -> bool:
     """A word that may be a title, particle or legal form, kept or misspelt: a noise word kept (an ambiguous legal form
     in a name of unknown kind: "DOO", "SPA"), a title or legal form misspelt as `honorific` and `legal_word` read them,
-    or one edit from a noise word of three letters or more: a letter changed in three letters, the first kept or a vowel
-    for a vowel ("THI", "OAA", "FZO", "IND"; "XSA" is no "ASA"), any
-    one edit (changed, dropped, added, two neighbours swapped) from four ("Huji", "Hafaz", "Mllah", "FCZO", "GINERAL",
-    "IBSHCHESTVO"), or a letter keyed twice ("TTHE"). The scorer lets such a word, when it meets nothing in the listed
-    name, weigh little (scoring.score_tokens): a misspelt title must not sink a name as a misspelt name word does."""
+    a letter keyed twice ("TTHE"), or one slip from a noise word of three letters or more: a vowel for a vowel ("THI",
+    "OAA", "FZO", "IND", "Huji", "Hafaz", "FZCE", "GINERAL", "IBSHCHESTVO"), and from four letters a letter dropped or
+    added or two neighbours swapped ("Mllah", "FCZO"). A consonant for another is a name's ("Hadi" is no "Haji", "Sam"
+    no "SAS", "Owen" no "open"). The scorer lets such a word, when it meets nothing in the listed name, weigh little
+    (index.TokenWeights.unmatched): a misspelt title must not sink a name as a misspelt name word does."""
     if len(token) < 3:
         return False
-    if token in NOISE_WORDS or honorific(token) or legal_word(token) in LEGAL_FORMS or collapse_doubled(token) in NOISE_WORDS:
+    if _noise_like(token) or collapse_doubled(token) in NOISE_WORDS:
         return True
     for length in (len(token) - 1, len(token), len(token) + 1):
+        if length < 4 and length != len(token):
+            continue
         for word in _NOISE_BY_LENGTH.get(length, ()):
-            if length >= 4 and OSA.distance(word, token, score_cutoff=1) <= 1:
-                return True
-            if length == len(token) == 3 and (word[0] == token[0] or {word[0], token[0]} <= _VOWEL_START) and (
-                    OSA.distance(word, token, score_cutoff=1) <= 1):
+            if OSA.distance(word, token, score_cutoff=1) <= 1 and (length != len(token) or _vowel_slip(word, token)):
                 return True
     return False
+
+
+def _vowel_slip(word: str, token: str) -> bool:
+    """Two words of one length, one edit apart: a vowel for a vowel, or (from four letters) two neighbours swapped."""
+    changed = [(a, b) for a, b in zip(word, token, strict=True) if a != b]
+    if len(changed) == 1:
+        return changed[0][0] in _VOWEL_START and changed[0][1] in _VOWEL_START
+    return len(word) >= 4
 
 
 def normalize_name(name: str, *, individual: bool = False) -> str:

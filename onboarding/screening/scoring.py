@@ -70,7 +70,7 @@ from functools import lru_cache
 
 from rapidfuzz.distance import OSA
 
-from onboarding.screening.common_names import COMMON_GIVEN_NAMES, COMMON_SURNAMES
+from onboarding.screening.common_names import ARABIC_GIVEN_NAMES, ARABIC_SURNAMES, COMMON_GIVEN_NAMES, COMMON_NAMES, COMMON_SURNAMES
 from onboarding.screening.normalize import collapse_doubled, sound_keys
 
 PHONETIC_SIMILARITY = 0.80
@@ -202,14 +202,15 @@ def _script_letters(token: str) -> str:
 def script_letter_deletions(token: str) -> set[str]:
     """`token` with one of the library's two-letter romanisations of a single Arabic or Persian letter left out ("dghdagh"
     -> "ddagh", "dghda"): one letter dropped as the script wrote it, which a one-character deletion does not reach. The
-    index's blocking keys include these (index.deletion_keys); keys under two letters say nothing and are left out."""
+    index's blocking keys include these (index.deletion_keys); keys under three letters ("khan" -> "an") would meet
+    every short word, and are left out."""
     found = set()
     for digraph, _letter in _DIGRAPHS:
         start = token.find(digraph)
         while start >= 0:
             found.add(token[:start] + token[start + 2:])
             start = token.find(digraph, start + 1)
-    return {key for key in found if len(key) >= 2}
+    return {key for key in found if len(key) >= 3}
 
 
 def native_similarity(query: str, listed: str) -> tuple[float, str]:
@@ -266,15 +267,15 @@ class Similarities(dict):
             return found
         lossy = listed in self.lossy
         found = _kept_similarity(query, listed, self.abjad or lossy)
-        if found[0] > SHORT_TYPO_SIMILARITY and found[1] != "exact" and query in _REAL_SURNAMES:
-            # The customer's word is a common surname spelt exactly: that real name, not a typo of another listed word
-            # ("Patel" is no misspelt "PATEK"). A weak match keeps it from counting as a missing word, no more.
-            found = (SHORT_TYPO_SIMILARITY, DIFFERENT_WORD)
         # Against a Latin spelling only: a listed word in an abjad writes its long vowels as the query does.
         if found[0] and found[1] != "exact" and self.abjad and not lossy and not written_vowels_agree(query, listed):
             found = (0.0, "")
         if self.abjad and found[0] < PHONETIC_SIMILARITY and listed in self.native:
             found = max(found, native_similarity(query, listed))
+        if found[0] > SHORT_TYPO_SIMILARITY and found[1] != "exact" and query in _REAL_SURNAMES:
+            # The customer's word is a common surname spelt exactly: that real name, not a typo of another listed word
+            # ("Patel" is no misspelt "PATEK", "khan" no "kan"). A weak match keeps it from counting as a missing word.
+            found = (SHORT_TYPO_SIMILARITY, DIFFERENT_WORD)
         self[pair] = found
         return found
 
@@ -489,8 +490,8 @@ def _missing_weight(token: str, weight: float) -> float:
     return weight * PATRONYMIC_MISSING_FACTOR if _PATRONYMIC.search(token) else weight
 
 
-def _common_names_cap(aligned, query: tuple[str, ...], listed: tuple[str, ...], *, complete: bool = False,
-                      unmatched_query: bool = True, lossy: frozenset[str] = frozenset()) -> str | None:
+def _common_names_cap(aligned, query: tuple[str, ...], listed: tuple[str, ...], *, complete: bool, unmatched_query: bool,
+                      lossy: frozenset[str]) -> str | None:
     """The rule that caps a match resting on common names, or None:
     - "common_given_names_only": every matched listed word a common given name or a short syllable, and something left
       unmatched on either side (`unmatched_query`: a query word other than a misspelt title or legal form), or, with
@@ -499,14 +500,15 @@ def _common_names_cap(aligned, query: tuple[str, ...], listed: tuple[str, ...], 
       listed word missing: "Mariam Saleh" is not "SALEH, Mariam Mahmoud", nor "Abdullah Saleh" "SALEH, Ali Abdullah"
       (the listed person's father's name, or his father). A rare listed word matched lifts both.
     A listed word romanised from an abjad (`lossy`: the UN list's original-script names, written without short vowels)
-    is common when its sound key is a common name's ("mhmd" is Muhammad's, "abrahym" Ibrahim's, "amry" Omar's)."""
+    is common when its sound key, of three classes or more, is a common Arabic name's ("abrahym" is Ibrahim's, "amry"
+    Omar's)."""
     if not aligned:
         return None
     matched = [listed[l_position] for _q, l_position, _v, _h in aligned]
     if all(_is_common(word, COMMON_GIVEN_NAMES, _GIVEN_KEYS, lossy) for word in matched) and (
             complete or len(aligned) < len(listed) or unmatched_query):
         return "common_given_names_only"
-    if len(aligned) < len(listed) and all(_is_common(word, _COMMON_WORDS, _COMMON_KEYS, lossy) for word in matched):
+    if len(aligned) < len(listed) and all(_is_common(word, COMMON_NAMES, _COMMON_KEYS, lossy) for word in matched):
         return "common_names_only"
     return None
 
@@ -515,9 +517,14 @@ def _is_common(word: str, names: frozenset[str], keys: frozenset[str], lossy: fr
     return word in names or len(word) <= SHORT_WORD or (word in lossy and sound_keys(word)[0] in keys)
 
 
-_COMMON_WORDS = COMMON_GIVEN_NAMES | COMMON_SURNAMES
-_GIVEN_KEYS = frozenset(filter(None, (sound_keys(word)[0] for word in COMMON_GIVEN_NAMES)))
-_COMMON_KEYS = frozenset(filter(None, (sound_keys(word)[0] for word in _COMMON_WORDS)))
+def _arabic_keys(names: frozenset[str]) -> frozenset[str]:
+    """The anchored sound keys of three classes or more of common Arabic names: what an original-script listed word is
+    compared with. Two classes ("mt", "tr") meet too many rare words ("dhwahry", Zawahiri, would meet "traore")."""
+    return frozenset(key for key in (sound_keys(word)[0] for word in names) if len(key) >= 3)
+
+
+_GIVEN_KEYS = _arabic_keys(ARABIC_GIVEN_NAMES)
+_COMMON_KEYS = _arabic_keys(ARABIC_GIVEN_NAMES | ARABIC_SURNAMES)
 
 
 def _family_as_given(aligned, query: tuple[str, ...], listed: tuple[str, ...], similarities: Similarities) -> bool:

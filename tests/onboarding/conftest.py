@@ -26,6 +26,7 @@ _snapshot: SnapshotRows | None = None  # what this process's last real load wrot
 _LIST_FIXTURES = frozenset(("sanctions_lists", "sanctions_index", "sanctions_load_output"))
 
 
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items):
     """A test that reads the real lists needs the test database even when it writes nothing: pytest-django creates the
     databases only for the selected tests marked `django_db`, so a `-k` selection of screening tests that are not would
