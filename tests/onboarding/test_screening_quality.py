@@ -69,12 +69,6 @@ EDITS_SESSION_21 = [
 ]
 
 
-@pytest.mark.parametrize(("edit", "query", "source", "uid"), EDITS_SESSION_21, ids=[row[0] for row in EDITS_SESSION_21])
-def test_each_edit_class_of_session_21_is_found(screen, edit, query, source, uid):
-    hit = hit_for(screen(query), source, uid)
-    assert hit is not None and hit.score >= REVIEW_THRESHOLD and hit.outcome in ("review", "fail")
-
-
 # ... and what those allowances must not let in: (case, query, listed) tokens that stay apart.
 APART_SESSION_21 = [
     ("a vowel is no consonant", "peya", "pexa"),
@@ -168,20 +162,6 @@ STILL_FOUND = [
     ("common given names, no article, in Arabic script", "عمر حسين", OFAC, "18595"),
     ("a name with Allah, which only looks like the article", "حمد الله الله نور", UN, "111182"),
 ]
-
-
-@pytest.mark.parametrize(("case", "query", "source", "uid"), STILL_FOUND, ids=[row[0] for row in STILL_FOUND])
-def test_the_listed_spelling_of_those_names_is_still_found(screen, case, query, source, uid):
-    hit = hit_for(screen(query), source, uid)
-    assert hit is not None and hit.score >= REVIEW_THRESHOLD
-    assert "different_common_surnames" not in hit.explanation["rules"] and "common_given_names_only" not in hit.explanation["rules"]
-
-
-@pytest.mark.parametrize(("case", "query", "options", "source", "uid", "rule"), FALSE_POSITIVES, ids=[row[0] for row in FALSE_POSITIVES])
-def test_each_false_positive_class_stays_below_review_with_its_reason(screen, case, query, options, source, uid, rule):
-    hit = hit_for(screen(query, **options), source, uid)
-    assert hit is not None and hit.score < REVIEW_THRESHOLD and hit.outcome == "pass"
-    assert rule in hit.explanation["rules"]
 
 
 def test_a_missing_patronymic_costs_half_its_weight(screen):
@@ -358,8 +338,12 @@ EDITS_SESSION_23 = [
 ]
 
 
-@pytest.mark.parametrize(("edit", "query", "source", "uid", "rule"), EDITS_SESSION_23, ids=[row[0] for row in EDITS_SESSION_23])
-def test_each_edit_class_of_session_23_is_found(screen, edit, query, source, uid, rule):
+# Every named edit class of sessions 21 and 23: found at review or above, with the rule it used where one is named.
+NAMED_EDITS = [(*row, None) for row in EDITS_SESSION_21] + EDITS_SESSION_23
+
+
+@pytest.mark.parametrize(("edit", "query", "source", "uid", "rule"), NAMED_EDITS, ids=[row[0] for row in NAMED_EDITS])
+def test_each_named_edit_class_is_found(screen, edit, query, source, uid, rule):
     hit = hit_for(screen(query), source, uid)
     assert hit is not None and hit.score >= REVIEW_THRESHOLD and hit.outcome in ("review", "fail")
     if rule:
@@ -384,10 +368,14 @@ FALSE_POSITIVES_SESSION_23 = [
 ]
 
 
-@pytest.mark.parametrize(("case", "query", "source", "uid", "rule"), FALSE_POSITIVES_SESSION_23,
-                         ids=[row[0] for row in FALSE_POSITIVES_SESSION_23])
-def test_what_the_session_23_rules_keep_below_review(screen, case, query, source, uid, rule):
-    hit = hit_for(screen(query), source, uid)
+ALL_FALSE_POSITIVES = FALSE_POSITIVES + [(case, query, {}, source, uid, rule)
+                                         for case, query, source, uid, rule in FALSE_POSITIVES_SESSION_23]
+
+
+@pytest.mark.parametrize(("case", "query", "options", "source", "uid", "rule"), ALL_FALSE_POSITIVES,
+                         ids=[row[0] for row in ALL_FALSE_POSITIVES])
+def test_each_false_positive_class_stays_below_review_with_its_reason(screen, case, query, options, source, uid, rule):
+    hit = hit_for(screen(query, **options), source, uid)
     assert hit is not None and hit.score < REVIEW_THRESHOLD and hit.outcome == "pass"
     assert rule in hit.explanation["rules"]
 
@@ -404,11 +392,15 @@ STILL_FOUND_SESSION_23 = [
 ]
 
 
-@pytest.mark.parametrize(("case", "query", "source", "uid"), STILL_FOUND_SESSION_23, ids=[row[0] for row in STILL_FOUND_SESSION_23])
-def test_the_listed_names_of_session_23_are_still_found(screen, case, query, source, uid):
+ALL_STILL_FOUND = STILL_FOUND + STILL_FOUND_SESSION_23
+CAPPING_RULES = ("different_common_surnames", "common_given_names_only", "common_names_only")
+
+
+@pytest.mark.parametrize(("case", "query", "source", "uid"), ALL_STILL_FOUND, ids=[row[0] for row in ALL_STILL_FOUND])
+def test_the_listed_spelling_of_those_names_is_still_found(screen, case, query, source, uid):
     hit = hit_for(screen(query), source, uid)
     assert hit is not None and hit.score >= REVIEW_THRESHOLD
-    assert "common_names_only" not in hit.explanation["rules"] and "common_given_names_only" not in hit.explanation["rules"]
+    assert not any(rule in hit.explanation["rules"] for rule in CAPPING_RULES)
 
 
 @pytest.mark.parametrize(("token", "near"), [
