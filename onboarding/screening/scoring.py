@@ -387,14 +387,15 @@ def score_tokens(
     explained = sum(listed_weights[l_position] * value for _q, l_position, value, _h in aligned)
     pair_weight = sum(listed_weights[l_position] for _q, l_position, _v, _h in aligned)
     unmatched_weight = unmatched_weight or weight
-    query_total = pair_weight + sum(unmatched_weight(token) for position, token in enumerate(query) if position not in matched_q)
+    left = [token for position, token in enumerate(query) if position not in matched_q]  # the query tokens aligned with nothing
+    query_total = pair_weight + sum(map(unmatched_weight, left))
     listed_total = pair_weight + sum(listed_missing[position] for position in range(len(listed)) if position not in matched_l)
     coverage_query = explained / query_total if query_total else 0.0
     coverage_listed = explained / listed_total if listed_total else 0.0
     score = _combined(coverage_query, coverage_listed, major_share)
     capped_by = (score > GIVEN_NAMES_ONLY_CAP or explain) and _common_names_cap(
         aligned, query, listed, complete=_family_as_given(aligned, query, listed, similarities),
-        unmatched_query=any(unmatched_weight(token) >= weight(token) for position, token in enumerate(query) if position not in matched_q),
+        unmatched_query=any(unmatched_weight(token) >= weight(token) for token in left),
         lossy=similarities.lossy)
     if capped_by and score > GIVEN_NAMES_ONLY_CAP:
         score = GIVEN_NAMES_ONLY_CAP
@@ -409,11 +410,10 @@ def score_tokens(
     different = {query[q]: listed[l_position] for q, l_position, _v, how in aligned if how == DIFFERENT_WORD}
     if different:
         notes["different_common_surnames"] = {"similarity": SHORT_TYPO_SIMILARITY, "pairs": different}
-    capped = [token for position, token in enumerate(query) if position not in matched_q and token not in _known(weight)]
+    capped = [token for token in left if token not in _known(weight)]
     if capped:
         notes["unknown_word_weight_capped"] = {"words": capped, "weight": round(weight(capped[0]), 3)}
-    noise_like = {token: round(unmatched_weight(token), 3) for position, token in enumerate(query)
-                  if position not in matched_q and unmatched_weight(token) < weight(token)}
+    noise_like = {token: round(unmatched_weight(token), 3) for token in left if unmatched_weight(token) < weight(token)}
     if noise_like:
         notes["title_or_legal_form_like_words"] = noise_like
     listed_order = [l_position for _q, l_position, _v, _h in aligned]
@@ -426,7 +426,7 @@ def score_tokens(
         method = "initials" if any(match.how == "initial" for match in matches) else "token_set"
     return NameScore(
         score=score, method=method, matches=matches,
-        unmatched_query=[token for position, token in enumerate(query) if position not in matched_q],
+        unmatched_query=left,
         unmatched_listed=[token for position, token in enumerate(listed) if position not in matched_l],
         reordered=reordered, coverage_query=coverage_query, coverage_listed=coverage_listed, notes=notes,
     )
